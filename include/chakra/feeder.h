@@ -1,0 +1,120 @@
+/* libchakra: the feeder, a dependency-aware issue queue for simulators.
+ *
+ * A feeder reads one rank's trace and hands out the nodes whose parents
+ * have all completed. Pull style:
+ *
+ *   chakra_feeder *f;
+ *   chakra_feeder_open(&f, "wl.0.et", NULL);
+ *   const chakra_node *n;
+ *   while ((rc = chakra_feeder_next(f, &n)) > 0) {     // n is now in flight
+ *       simulate(n);
+ *       chakra_feeder_complete(f, chakra_node_id(n));  // releases children
+ *   }
+ *   // rc == 0: nothing ready; check chakra_feeder_has_more / in-flight
+ *   // rc < 0: error, e.g. a stall with its blocked nodes and cycle named
+ *
+ * Callback style: set options.ready_cb; each node is passed to it when it
+ * becomes issuable (it is then in flight), from chakra_feeder_drive() and
+ * from chakra_feeder_complete(). Both styles share one core.
+ *
+ * Lifetime: a node's view, and every pointer obtained from it, stays valid
+ * until that node is completed. */
+#ifndef CHAKRA_FEEDER_H
+#define CHAKRA_FEEDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "chakra/export.h"
+#include "chakra/node.h"
+#include "chakra/reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct chakra_feeder chakra_feeder;
+
+/* Which dependencies gate issue. */
+typedef enum chakra_deps {
+	CHAKRA_DEPS_DATA = 1, /* data_deps only: the reference feeder, default */
+	CHAKRA_DEPS_CTRL = 2, /* ctrl_deps only */
+	CHAKRA_DEPS_BOTH = 3
+} chakra_deps;
+
+/* Order among ready nodes. */
+typedef enum chakra_order {
+	CHAKRA_ORDER_ID = 0,  /* lowest id first: the reference feeder, default */
+	CHAKRA_ORDER_FILE = 1 /* file order */
+} chakra_order;
+
+/* Called for each node as it becomes issuable; the node is in flight. */
+typedef void (*chakra_ready_cb)(void *data, chakra_feeder *f, const chakra_node *node);
+
+typedef struct chakra_feeder_options {
+	unsigned version;            /* CHAKRA_FEEDER_OPTIONS_VERSION */
+	chakra_deps deps;            /* 0 = CHAKRA_DEPS_DATA */
+	chakra_order order;
+	/* Nodes read ahead of what is needed: ready nodes are ordered among
+	 * the nodes read so far, so a window that holds the file reproduces
+	 * the reference order exactly. 0 = default (see docs/feeder.md). */
+	uint64_t window;
+	/* Non-zero: control dependencies on ids absent from the file, and
+	 * self control dependencies, are errors instead of warnings. */
+	int strict;
+	chakra_ready_cb ready_cb;    /* NULL: pull style */
+	void *data;                  /* passed to ready_cb */
+	const chakra_reader_options *reader; /* NULL: defaults */
+} chakra_feeder_options;
+
+#define CHAKRA_FEEDER_OPTIONS_VERSION 1
+#define CHAKRA_FEEDER_OPTIONS_INIT \
+	{ CHAKRA_FEEDER_OPTIONS_VERSION, CHAKRA_DEPS_DATA, CHAKRA_ORDER_ID, 0, 0, NULL, NULL, NULL }
+
+CHAKRA_API int chakra_feeder_open(chakra_feeder **out, const char *path,
+                                  const chakra_feeder_options *opts);
+CHAKRA_API int chakra_feeder_open_buffer(chakra_feeder **out, const void *buf, size_t len,
+                                         const chakra_feeder_options *opts);
+CHAKRA_API int chakra_feeder_open_cb(chakra_feeder **out, chakra_read_cb cb, void *cbdata,
+                                     const chakra_feeder_options *opts);
+CHAKRA_API void chakra_feeder_close(chakra_feeder *f);
+
+/* Issue the next ready node: 1 and *node set (now in flight), 0 when none
+ * is ready, negative on error. When nothing is ready, nothing is in flight
+ * and nodes remain, the result is CHAKRA_EDEP or CHAKRA_ECYCLE and the
+ * message names the blocked nodes and their missing parents or the cycle. */
+CHAKRA_API int chakra_feeder_next(chakra_feeder *f, const chakra_node **node);
+/* Complete an in-flight node; releases its children (and, in callback
+ * style, issues those that become ready). CHAKRA_ESTATE when id is not in
+ * flight (never issued, or already completed). */
+CHAKRA_API int chakra_feeder_complete(chakra_feeder *f, uint64_t id);
+/* Return an in-flight node to the ready set, to be issued again. */
+CHAKRA_API int chakra_feeder_push_back(chakra_feeder *f, uint64_t id);
+/* Callback style: issue every ready node through ready_cb. */
+CHAKRA_API int chakra_feeder_drive(chakra_feeder *f);
+/* A node still held (read, not yet completed), or NULL. */
+CHAKRA_API const chakra_node *chakra_feeder_lookup(chakra_feeder *f, uint64_t id);
+/* 1 while any node is unread, held, ready or in flight. */
+CHAKRA_API int chakra_feeder_has_more(const chakra_feeder *f);
+CHAKRA_API uint64_t chakra_feeder_held_count(const chakra_feeder *f);
+CHAKRA_API uint64_t chakra_feeder_ready_count(const chakra_feeder *f);
+CHAKRA_API uint64_t chakra_feeder_inflight_count(const chakra_feeder *f);
+CHAKRA_API uint64_t chakra_feeder_issued_count(const chakra_feeder *f);
+/* Control edges ignored with a warning (absent parents, self edges). */
+CHAKRA_API uint64_t chakra_feeder_warning_count(const chakra_feeder *f);
+CHAKRA_API const chakra_metadata *chakra_feeder_metadata(const chakra_feeder *f);
+CHAKRA_API const char *chakra_feeder_errmsg(const chakra_feeder *f);
+
+/* ---- Multi-rank workloads: PREFIX.0.et ... PREFIX.{N-1}.et ---- */
+typedef struct chakra_workload chakra_workload;
+/* Detects N (also accepts PREFIX.R.et.gz); one feeder per rank. */
+CHAKRA_API int chakra_workload_open(chakra_workload **out, const char *prefix,
+                                    const chakra_feeder_options *opts);
+CHAKRA_API size_t chakra_workload_size(const chakra_workload *w);
+CHAKRA_API chakra_feeder *chakra_workload_feeder(chakra_workload *w, size_t rank);
+CHAKRA_API const char *chakra_workload_errmsg(const chakra_workload *w);
+CHAKRA_API void chakra_workload_close(chakra_workload *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,249 @@
+/* Reference decoding with nanopb (Debian's libprotobuf-nanopb), compared
+ * field by field with the walker's output. The traps listed in
+ * ../shared/docs/nanopb-notes.md are handled here: the whole
+ * AttributeProto is zeroed before each decode (trap 2), string/bytes
+ * values record their own kind (trap 1), and list values get their
+ * `values` callback through submsg_callback (trap 3). */
+#include <string.h>
+
+#include <pb_decode.h>
+
+#include "chakra/error.h"
+#include "et_def.pb.h"
+#include "pbref.h"
+#include "util.h"
+
+typedef struct vctx {
+	const node_full *full;
+	char *err;
+	int bad;
+	size_t i;                 /* element index in the current list */
+	const chakra_attr *attr;  /* attribute being compared */
+	size_t attr_i;
+	int seen_kind;            /* kind recorded by a value callback */
+} vctx;
+
+static bool mismatch(vctx *v, const char *what)
+{
+	if (!v->bad)
+		chakra__errf(v->err, CHAKRA_ECORRUPT, "nanopb disagrees with the fast decoder: %s", what);
+	v->bad = 1;
+	return false;
+}
+
+static bool cmp_string(pb_istream_t *s, const cstr *want, vctx *v, const char *what)
+{
+	if (s->bytes_left != want->len || memcmp(s->state, want->s, want->len) != 0)
+		return mismatch(v, what);
+	return pb_read(s, NULL, s->bytes_left);
+}
+
+/* ---- node-level callbacks ---- */
+
+typedef struct strarg {
+	vctx *v;
+	const cstr *want;
+	const char *what;
+} strarg;
+
+static bool cb_str(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	strarg *a = *arg;
+	return cmp_string(s, a->want, a->v, a->what);
+}
+
+typedef struct deparg {
+	vctx *v;
+	const uint64_t *want;
+	size_t n, i;
+	const char *what;
+} deparg;
+
+static bool cb_deps(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	deparg *d = *arg;
+	while (s->bytes_left) { /* packed and unpacked both land here (trap 5) */
+		uint64_t x;
+		if (!pb_decode_varint(s, &x))
+			return false;
+		if (d->i >= d->n || d->want[d->i] != x)
+			return mismatch(d->v, d->what);
+		d->i++;
+	}
+	return true;
+}
+
+/* ---- attribute values ---- */
+
+static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	vctx *v = *arg;
+	const chakra_attr *a = v->attr;
+	int k = a->kind;
+	if (k == 30 || k == 32) {
+		if (v->i >= a->n)
+			return mismatch(v, "list length");
+		return cmp_string(s, &a->ls[v->i++], v, "string list element");
+	}
+	while (s->bytes_left) {
+		uint64_t u = 0;
+		double d = 0;
+		bool ok;
+		switch (k) {
+		case 4: ok = pb_decode_fixed64(s, &d); break;
+		case 6: { float x; ok = pb_decode_fixed32(s, &x); d = x; break; }
+		case 20: { uint32_t x; ok = pb_decode_fixed32(s, &x); u = x; break; }
+		case 24: { int32_t x; ok = pb_decode_fixed32(s, &x); u = (uint64_t)(int64_t)x; break; }
+		case 22: case 26: ok = pb_decode_fixed64(s, &u); break;
+		case 16: { int64_t x; ok = pb_decode_svarint(s, &x); u = (uint64_t)(int64_t)(int32_t)x; break; }
+		case 18: { int64_t x; ok = pb_decode_svarint(s, &x); u = (uint64_t)x; break; }
+		default:
+			ok = pb_decode_varint(s, &u);
+			if (k == 8) u = (uint64_t)(int64_t)(int32_t)(uint32_t)u;
+			if (k == 12) u = (uint32_t)u;
+			if (k == 28) u = u != 0;
+		}
+		if (!ok)
+			return false;
+		if (v->i >= a->n)
+			return mismatch(v, "list length");
+		int same = (k == 4 || k == 6) ? memcmp(&d, &a->ld[v->i], 8) == 0 : u == a->lu[v->i];
+		if (!same)
+			return mismatch(v, "list element value");
+		v->i++;
+	}
+	return true;
+}
+
+/* Called by nanopb when a oneof member is chosen (submsg_callback). */
+static bool cb_value(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)s;
+	vctx *v = *arg;
+	unsigned tag = f->tag;
+	if (tag % 2 == 0 && tag >= 4 && tag <= 32) {
+		/* Every list message has one callback member `values` at the
+		 * start of the submessage struct. */
+		pb_callback_t *cb = (pb_callback_t *)f->pData;
+		cb->funcs.decode = cb_list_elem;
+		cb->arg = v;
+		v->i = 0;
+		v->seen_kind = (int)tag;
+	}
+	return true;
+}
+
+static bool cb_string_val(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	vctx *v = *arg;
+	v->seen_kind = (int)f->tag; /* which_value is not set for callbacks (trap 1) */
+	return cmp_string(s, &v->attr->s, v, "string/bytes value");
+}
+
+static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	vctx *v = *arg;
+	if (v->attr_i >= v->full->n_attrs)
+		return mismatch(v, "attribute count");
+	const chakra_attr *a = &v->full->attrs[v->attr_i++];
+	v->attr = a;
+	v->seen_kind = 0;
+	ChakraProtoMsg_AttributeProto m;
+	memset(&m, 0, sizeof m); /* trap 2: stale union members are fatal */
+	strarg na = { v, &a->name, "attribute name" }, da = { v, &a->doc, "attribute doc_string" };
+	m.name.funcs.decode = cb_str;
+	m.name.arg = &na;
+	m.doc_string.funcs.decode = cb_str;
+	m.doc_string.arg = &da;
+	m.cb_value.funcs.decode = cb_value;
+	m.cb_value.arg = v;
+	/* string_val / bytes_val share the union; set both callbacks (same slot
+	 * for each member since they overlap at offset 0). */
+	m.value.string_val.funcs.decode = cb_string_val;
+	m.value.string_val.arg = v;
+	if (!pb_decode(s, ChakraProtoMsg_AttributeProto_fields, &m))
+		return false;
+	int kind = m.which_value ? (int)m.which_value : v->seen_kind;
+	if (kind == 29 || kind == 31)
+		kind = v->seen_kind ? v->seen_kind : kind;
+	if (kind != a->kind)
+		return mismatch(v, "attribute value kind");
+	uint64_t u = 0;
+	double d = 0;
+	switch (kind) {
+	case 3: d = m.value.double_val; break;
+	case 5: d = m.value.float_val; break;
+	case 7: u = (uint64_t)(int64_t)m.value.int32_val; break;
+	case 9: u = (uint64_t)m.value.int64_val; break;
+	case 11: u = m.value.uint32_val; break;
+	case 13: u = m.value.uint64_val; break;
+	case 15: u = (uint64_t)(int64_t)m.value.sint32_val; break;
+	case 17: u = (uint64_t)m.value.sint64_val; break;
+	case 19: u = m.value.fixed32_val; break;
+	case 21: u = m.value.fixed64_val; break;
+	case 23: u = (uint64_t)(int64_t)m.value.sfixed32_val; break;
+	case 25: u = (uint64_t)m.value.sfixed64_val; break;
+	case 27: u = m.value.bool_val; break;
+	default:
+		if (kind % 2 == 0 && kind >= 4 && v->i != a->n)
+			return mismatch(v, "list length");
+		return true;
+	}
+	if (kind == 3 || kind == 5 ? memcmp(&d, &a->d, 8) != 0 : u != a->u)
+		return mismatch(v, "attribute scalar value");
+	return true;
+}
+
+int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err)
+{
+	vctx v = { .full = full, .err = err };
+	ChakraProtoMsg_Node n;
+	memset(&n, 0, sizeof n);
+	strarg name = { &v, &full->name, "name" };
+	strarg io[2][3];
+	deparg ctrl = { &v, full->ctrl, full->n_ctrl, 0, "ctrl_deps" };
+	deparg data = { &v, full->data, full->n_data, 0, "data_deps" };
+	n.name.funcs.decode = cb_str;
+	n.name.arg = &name;
+	n.ctrl_deps.funcs.decode = cb_deps;
+	n.ctrl_deps.arg = &ctrl;
+	n.data_deps.funcs.decode = cb_deps;
+	n.data_deps.arg = &data;
+	ChakraProtoMsg_IOInfo *infos[2] = { &n.inputs, &n.outputs };
+	static const char *const ionames[2][3] = {
+		{ "inputs.values", "inputs.shapes", "inputs.types" },
+		{ "outputs.values", "outputs.shapes", "outputs.types" },
+	};
+	for (int w = 0; w < 2; w++) {
+		pb_callback_t *cbs[3] = { &infos[w]->values, &infos[w]->shapes, &infos[w]->types };
+		for (int f = 0; f < 3; f++) {
+			io[w][f] = (strarg){ &v, &full->io[w][f], ionames[w][f] };
+			cbs[f]->funcs.decode = cb_str;
+			cbs[f]->arg = &io[w][f];
+		}
+	}
+	n.attr.funcs.decode = cb_attr;
+	n.attr.arg = &v;
+	pb_istream_t s = pb_istream_from_buffer(msg, len);
+	if (!pb_decode(&s, ChakraProtoMsg_Node_fields, &n)) {
+		if (v.bad)
+			return CHAKRA_ECORRUPT;
+		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb rejects the message: %s", PB_GET_ERROR(&s));
+	}
+	if (v.bad)
+		return CHAKRA_ECORRUPT;
+	if (n.id != id)
+		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb disagrees: id");
+	if ((int)n.type != full->type || n.start_time_micros != full->start ||
+	    n.duration_micros != full->dur)
+		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb disagrees: type/start/duration");
+	if (n.has_inputs != (full->has_io[0] != 0) || n.has_outputs != (full->has_io[1] != 0))
+		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb disagrees: inputs/outputs presence");
+	if (ctrl.i != ctrl.n || data.i != data.n || v.attr_i != full->n_attrs)
+		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb disagrees: dependency or attribute count");
+	return 0;
+}

@@ -1,0 +1,312 @@
+#include "wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chakra/error.h"
+
+int wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt)
+{
+	uint64_t v;
+	switch (wt) {
+	case WT_VARINT:
+		return wire_varint(p, end, &v);
+	case WT_I64:
+		if (end - *p < 8)
+			return -1;
+		*p += 8;
+		return 0;
+	case WT_I32:
+		if (end - *p < 4)
+			return -1;
+		*p += 4;
+		return 0;
+	case WT_LEN:
+		if (wire_varint(p, end, &v) || v > (uint64_t)(end - *p))
+			return -1;
+		*p += v;
+		return 0;
+	default: /* groups are not used by proto3 and are rejected */
+		return -1;
+	}
+}
+
+/* ---- sources ---- */
+
+int source_open_path(source *s, const char *path, char *err)
+{
+	memset(s, 0, sizeof *s);
+	s->kind = SRC_FD;
+	if (!strcmp(path, "-")) {
+		s->fd = 0;
+		return 0;
+	}
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return chakra__errf(err, CHAKRA_EIO, "%s: cannot open: %s", path, strerror(errno));
+	s->own_fd = 1;
+	return 0;
+}
+
+void source_open_mem(source *s, const void *buf, size_t len)
+{
+	memset(s, 0, sizeof *s);
+	s->kind = SRC_MEM;
+	s->mem = buf;
+	s->mem_len = len;
+}
+
+void source_open_cb(source *s, chakra_read_cb cb, void *data)
+{
+	memset(s, 0, sizeof *s);
+	s->kind = SRC_CB;
+	s->cb = cb;
+	s->cbdata = data;
+}
+
+/* Raw bytes from the underlying input. */
+static long raw_read(source *s, void *buf, size_t cap, const char *name, char *err)
+{
+	long n;
+	switch (s->kind) {
+	case SRC_FD:
+		do
+			n = read(s->fd, buf, cap);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return chakra__errf(err, CHAKRA_EIO, "%s: byte %llu: read failed: %s", name,
+			                    (unsigned long long)s->raw_read, strerror(errno));
+		break;
+	case SRC_MEM:
+		n = (long)(s->mem_len - s->mem_pos < cap ? s->mem_len - s->mem_pos : cap);
+		memcpy(buf, s->mem + s->mem_pos, (size_t)n);
+		s->mem_pos += (size_t)n;
+		break;
+	default:
+		n = s->cb(s->cbdata, buf, cap);
+		if (n < 0 || (size_t)n > cap)
+			return chakra__errf(err, CHAKRA_EIO, "%s: byte %llu: read callback failed (%ld)",
+			                    name, (unsigned long long)s->raw_read, n);
+	}
+	s->raw_read += (uint64_t)n;
+	return n;
+}
+
+int source_is_plain_mem(source *s)
+{
+	return s->kind == SRC_MEM &&
+	       !(s->mem_len >= 2 && s->mem[0] == 0x1f && s->mem[1] == 0x8b);
+}
+
+#define ZIN_SIZE (256 * 1024)
+
+/* Look at the first two bytes to decide between plain and gzip. */
+static int probe(source *s, const char *name, char *err)
+{
+	s->probed = 1;
+	while (s->probe_len < 2) {
+		long n = raw_read(s, s->probe + s->probe_len, 2 - s->probe_len, name, err);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break;
+		s->probe_len += (size_t)n;
+	}
+	if (s->probe_len == 2 && s->probe[0] == 0x1f && s->probe[1] == 0x8b) {
+		s->gz = 1;
+		s->zin = malloc(ZIN_SIZE);
+		if (!s->zin)
+			return chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", name);
+		s->zin_cap = ZIN_SIZE;
+		memcpy(s->zin, s->probe, 2);
+		s->zs.next_in = s->zin;
+		s->zs.avail_in = 2;
+		s->probe_pos = s->probe_len;
+		if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
+			return chakra__errf(err, CHAKRA_ENOMEM, "%s: cannot start gzip decoder", name);
+	}
+	return 0;
+}
+
+long source_read(source *s, void *buf, size_t cap, const char *name, char *err)
+{
+	if (cap > (size_t)1 << 30)
+		cap = (size_t)1 << 30;
+	if (!s->probed) {
+		int rc = probe(s, name, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (!s->gz) {
+		if (s->probe_pos < s->probe_len) {
+			size_t n = s->probe_len - s->probe_pos;
+			if (n > cap)
+				n = cap;
+			memcpy(buf, s->probe + s->probe_pos, n);
+			s->probe_pos += n;
+			return (long)n;
+		}
+		return raw_read(s, buf, cap, name, err);
+	}
+	if (s->gz_done)
+		return 0;
+	s->zs.next_out = buf;
+	s->zs.avail_out = (uInt)cap;
+	while (s->zs.avail_out == cap) {
+		if (s->zs.avail_in == 0) {
+			long n = raw_read(s, s->zin, s->zin_cap, name, err);
+			if (n < 0)
+				return n;
+			if (n == 0)
+				return chakra__errf(err, CHAKRA_EGZIP,
+				                    "%s: compressed byte %llu: gzip stream ends early "
+				                    "(truncated .gz file)",
+				                    name, (unsigned long long)s->raw_read);
+			s->zs.next_in = s->zin;
+			s->zs.avail_in = (uInt)n;
+		}
+		int zr = inflate(&s->zs, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END) {
+			/* Another member may follow (concatenated gzip). */
+			if (s->zs.avail_in == 0) {
+				long n = raw_read(s, s->zin, s->zin_cap, name, err);
+				if (n < 0)
+					return n;
+				s->zs.next_in = s->zin;
+				s->zs.avail_in = (uInt)n;
+			}
+			if (s->zs.avail_in == 0) {
+				s->gz_done = 1;
+				break;
+			}
+			if (s->zs.avail_in >= 2 && (s->zs.next_in[0] != 0x1f || s->zs.next_in[1] != 0x8b))
+				return chakra__errf(err, CHAKRA_EGZIP,
+				                    "%s: compressed byte %llu: garbage after gzip stream",
+				                    name,
+				                    (unsigned long long)(s->raw_read - s->zs.avail_in));
+			inflateReset(&s->zs);
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			return chakra__errf(err, CHAKRA_EGZIP, "%s: compressed byte %llu: bad gzip data: %s",
+			                    name, (unsigned long long)(s->raw_read - s->zs.avail_in),
+			                    s->zs.msg ? s->zs.msg : "inflate failed");
+		}
+	}
+	return (long)(cap - s->zs.avail_out);
+}
+
+void source_close(source *s)
+{
+	if (s->gz)
+		inflateEnd(&s->zs);
+	free(s->zin);
+	s->zin = NULL;
+	if (s->own_fd)
+		close(s->fd);
+	s->own_fd = 0;
+	s->gz = 0;
+}
+
+/* ---- framing ---- */
+
+#define FRAME_CHUNK (1024 * 1024)
+
+void framer_init(framer *fr, const char *name, uint64_t max_msg)
+{
+	fr->name = name;
+	fr->max_msg = max_msg ? max_msg : CHAKRA_DEFAULT_MAX_MESSAGE;
+	memset(&fr->buf, 0, sizeof fr->buf);
+	fr->data = NULL;
+	fr->pos = fr->end = 0;
+	fr->base = 0;
+	fr->eof = 0;
+	fr->zero_copy = 0;
+	if (source_is_plain_mem(&fr->src)) {
+		fr->zero_copy = 1;
+		fr->data = fr->src.mem;
+		fr->end = fr->src.mem_len;
+		fr->eof = 1;
+	}
+}
+
+/* Make at least `need` unconsumed bytes available; returns 1 if they are,
+ * 0 if the input ended first, negative on error. Buffers grow only as data
+ * really arrives, so a huge declared length never becomes an allocation. */
+static int fill(framer *fr, size_t need, char *err)
+{
+	while (fr->end - fr->pos < need) {
+		if (fr->eof)
+			return 0;
+		if (fr->pos > 0) { /* compact */
+			memmove(fr->buf.p, fr->buf.p + fr->pos, fr->end - fr->pos);
+			fr->base += fr->pos;
+			fr->end -= fr->pos;
+			fr->pos = 0;
+		}
+		if (fr->buf.cap - fr->end < FRAME_CHUNK / 4) {
+			size_t want = fr->buf.cap ? fr->buf.cap * 2 : FRAME_CHUNK;
+			if (cbuf_reserve(&fr->buf, want))
+				return chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", fr->name);
+		}
+		fr->data = fr->buf.p;
+		long n = source_read(&fr->src, fr->buf.p + fr->end, fr->buf.cap - fr->end, fr->name, err);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			fr->eof = 1;
+		fr->end += (size_t)n;
+	}
+	return 1;
+}
+
+int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err)
+{
+	uint64_t off = fr->base + fr->pos;
+	/* Length prefix: up to 10 bytes. */
+	int rc = fill(fr, 10, err);
+	if (rc < 0)
+		return rc;
+	if (fr->pos == fr->end)
+		return 0;
+	const uint8_t *p = fr->data + fr->pos, *e = fr->data + fr->end;
+	uint64_t L;
+	if (wire_varint(&p, e, &L)) {
+		if (fr->end - fr->pos >= 10) /* fill() gave 10 bytes: not a truncation */
+			return chakra__errf(err, CHAKRA_ECORRUPT,
+			                    "%s: byte %llu: malformed length prefix (varint longer than "
+			                    "10 bytes)",
+			                    fr->name, (unsigned long long)off);
+		return chakra__errf(err, CHAKRA_ETRUNC,
+		                    "%s: byte %llu: file ends inside a length prefix (%zu byte(s) left)",
+		                    fr->name, (unsigned long long)off, fr->end - fr->pos);
+	}
+	size_t hdr = (size_t)(p - (fr->data + fr->pos));
+	if (L > fr->max_msg)
+		return chakra__errf(err, CHAKRA_ETOOBIG,
+		                    "%s: byte %llu: length prefix %llu exceeds the maximum message "
+		                    "size %llu",
+		                    fr->name, (unsigned long long)off, (unsigned long long)L,
+		                    (unsigned long long)fr->max_msg);
+	rc = fill(fr, hdr + (size_t)L, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return chakra__errf(err, CHAKRA_ETRUNC,
+		                    "%s: byte %llu: message declares %llu bytes but only %zu remain "
+		                    "(truncated file)",
+		                    fr->name, (unsigned long long)off, (unsigned long long)L,
+		                    fr->end - fr->pos - hdr);
+	*msg = fr->data + fr->pos + hdr;
+	*len = (size_t)L;
+	*offset = off;
+	fr->pos += hdr + (size_t)L;
+	return 1;
+}
+
+void framer_free(framer *fr)
+{
+	cbuf_free(&fr->buf);
+	source_close(&fr->src);
+}

@@ -1,0 +1,125 @@
+/* Internal wire layer: input sources (file, memory, callback; gzip
+ * detected), length-prefix framing with byte offsets, and protobuf varint
+ * primitives. Knows nothing about Chakra messages. */
+#ifndef CHAKRA_WIRE_H
+#define CHAKRA_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <zlib.h>
+
+#include "chakra/reader.h"
+#include "util.h"
+
+#define CHAKRA_DEFAULT_MAX_MESSAGE ((uint64_t)256 << 20)
+
+/* Protobuf wire types. */
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
+
+/* Decode a varint from [*p, end): advances *p; returns 0, or -1 when the
+ * input ends inside it or it is longer than 10 bytes. */
+static inline int wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *q = *p;
+	if (q < end && *q < 0x80) { /* fast path: one byte */
+		*out = *q;
+		*p = q + 1;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		if (q >= end)
+			return -1;
+		uint8_t b = *q++;
+		if (shift == 63 && b > 1)
+			return -1; /* overflows 64 bits */
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			*p = q;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Encode v at dst (needs 10 bytes); returns bytes written. */
+static inline size_t wire_put_varint(uint8_t *dst, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		dst[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	dst[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline size_t wire_varint_size(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* Skip one field's payload of the given wire type; 0 or -1 (malformed). */
+int wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt);
+
+/* ---- Input ---- */
+typedef enum { SRC_FD, SRC_MEM, SRC_CB } src_kind;
+
+typedef struct source {
+	src_kind kind;
+	int fd, own_fd;
+	const uint8_t *mem;
+	size_t mem_len, mem_pos;
+	chakra_read_cb cb;
+	void *cbdata;
+	/* gzip layer */
+	int probed, gz, gz_done;
+	z_stream zs;
+	uint8_t *zin;
+	size_t zin_cap;
+	uint8_t probe[2];
+	size_t probe_len, probe_pos;
+	uint64_t raw_read; /* bytes taken from the raw input */
+} source;
+
+/* Open a path ("-" = stdin). Returns 0 or a negative chakra_error with a
+ * message in err. */
+int source_open_path(source *s, const char *path, char *err);
+void source_open_mem(source *s, const void *buf, size_t len);
+void source_open_cb(source *s, chakra_read_cb cb, void *data);
+/* Read up to cap decompressed bytes: count, 0 at end, or negative error. */
+long source_read(source *s, void *buf, size_t cap, const char *name, char *err);
+void source_close(source *s);
+/* True for a plain (not gzip) memory source, whose bytes the framer can
+ * use in place. */
+int source_is_plain_mem(source *s);
+
+/* ---- Framing ---- */
+typedef struct framer {
+	source src;
+	const char *name;      /* for messages */
+	uint64_t max_msg;
+	cbuf buf;              /* owned buffer (unused in zero-copy mode) */
+	const uint8_t *data;   /* buf.p, or the caller's memory */
+	size_t pos, end;       /* unconsumed bytes are data[pos, end) */
+	uint64_t base;         /* stream offset of data[0] */
+	int eof, zero_copy;
+} framer;
+
+void framer_init(framer *fr, const char *name, uint64_t max_msg);
+/* Next message: 1 with msg, len and offset (of its length prefix) set,
+ * 0 at a clean end, or a negative chakra_error with the message in err.
+ * The bytes stay valid until the next call. */
+int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err);
+/* Offset where the next message starts. */
+static inline uint64_t framer_offset(const framer *fr) { return fr->base + fr->pos; }
+void framer_free(framer *fr);
+
+#endif

@@ -1,0 +1,291 @@
+/* The writer: frames encoded messages and sends them to a file (through a
+ * temporary name, renamed on success), stdout or a callback, optionally
+ * through gzip. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "builder_impl.h"
+#include "chakra/error.h"
+#include "chakra/writer.h"
+#include "node_impl.h"
+#include "wire.h"
+
+#define FLUSH_AT (1024 * 1024)
+
+struct chakra_writer {
+	chakra_writer_options opts;
+	int fd;
+	char *path, *tmp_path; /* tmp_path: file being written, renamed on close */
+	chakra_write_cb cb;
+	void *cbdata;
+	z_stream zs;
+	int gz_on;
+	cbuf out;   /* framed, uncompressed bytes waiting to be flushed */
+	cbuf zout;  /* compressed bytes */
+	int state;  /* 0: expect metadata, 1: nodes, 2: finished, <0: failed */
+	uint64_t nodes;
+	char err[CHAKRA_ERRMSG_MAX];
+};
+
+static int fail(chakra_writer *w, int code, const char *what)
+{
+	chakra__errf(w->err, code, "%s: %s", w->path ? w->path : "<callback>", what);
+	w->state = code;
+	return code;
+}
+
+static int sink(chakra_writer *w, const void *buf, size_t len)
+{
+	if (w->cb) {
+		if (w->cb(w->cbdata, buf, len) < 0)
+			return fail(w, CHAKRA_EIO, "write callback failed");
+		return 0;
+	}
+	const uint8_t *p = buf;
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(w, CHAKRA_EIO, strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int flush(chakra_writer *w, int finish)
+{
+	if (!w->gz_on) {
+		int rc = sink(w, w->out.p, w->out.len);
+		w->out.len = 0;
+		return rc;
+	}
+	if (cbuf_reserve(&w->zout, 256 * 1024))
+		return fail(w, CHAKRA_ENOMEM, "out of memory");
+	w->zs.next_in = w->out.p;
+	w->zs.avail_in = (uInt)w->out.len;
+	int zr;
+	do {
+		w->zs.next_out = w->zout.p;
+		w->zs.avail_out = (uInt)w->zout.cap;
+		zr = deflate(&w->zs, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (zr == Z_STREAM_ERROR)
+			return fail(w, CHAKRA_EIO, "gzip compression failed");
+		int rc = sink(w, w->zout.p, w->zout.cap - w->zs.avail_out);
+		if (rc < 0)
+			return rc;
+	} while (w->zs.avail_out == 0 || (finish && zr != Z_STREAM_END));
+	w->out.len = 0;
+	return 0;
+}
+
+static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
+{
+	chakra_writer_options def = CHAKRA_WRITER_OPTIONS_INIT;
+	if (o && (o->version < 1 || o->version > CHAKRA_WRITER_OPTIONS_VERSION)) {
+		*rc = CHAKRA_EINVAL;
+		return NULL;
+	}
+	chakra_writer *w = calloc(1, sizeof *w);
+	if (!w) {
+		*rc = CHAKRA_ENOMEM;
+		return NULL;
+	}
+	w->opts = o ? *o : def;
+	w->fd = -1;
+	if (w->opts.gzip) {
+		int lvl = w->opts.gzip_level ? w->opts.gzip_level : Z_DEFAULT_COMPRESSION;
+		if (deflateInit2(&w->zs, lvl, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(w);
+			*rc = CHAKRA_ENOMEM;
+			return NULL;
+		}
+		w->gz_on = 1;
+	}
+	*rc = 0;
+	return w;
+}
+
+int chakra_writer_open(chakra_writer **out, const char *path, const chakra_writer_options *o)
+{
+	int rc;
+	*out = NULL;
+	chakra_writer *w = writer_new(o, &rc);
+	if (!w)
+		return rc;
+	*out = w;
+	if (!strcmp(path, "-")) {
+		w->fd = 1;
+		return 0;
+	}
+	w->path = strdup(path);
+	size_t n = strlen(path) + 16;
+	w->tmp_path = malloc(n);
+	if (!w->path || !w->tmp_path)
+		return fail(w, CHAKRA_ENOMEM, "out of memory");
+	if (!w->opts.overwrite && access(path, F_OK) == 0)
+		return fail(w, CHAKRA_EIO, "exists; not overwriting it (set overwrite to replace)");
+	snprintf(w->tmp_path, n, "%s.tmp-XXXXXX", path);
+	w->fd = mkstemp(w->tmp_path);
+	if (w->fd < 0) {
+		free(w->tmp_path);
+		w->tmp_path = NULL;
+		return fail(w, CHAKRA_EIO, strerror(errno));
+	}
+	fchmod(w->fd, 0644);
+	return 0;
+}
+
+int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
+                          const chakra_writer_options *o)
+{
+	int rc;
+	*out = NULL;
+	if (!cb)
+		return CHAKRA_EINVAL;
+	chakra_writer *w = writer_new(o, &rc);
+	if (!w)
+		return rc;
+	w->cb = cb;
+	w->cbdata = data;
+	*out = w;
+	return 0;
+}
+
+/* Reserve room for a length prefix plus len bytes; returns where the
+ * message body goes. */
+static uint8_t *frame(chakra_writer *w, size_t len)
+{
+	if (cbuf_reserve(&w->out, w->out.len + 10 + len)) {
+		fail(w, CHAKRA_ENOMEM, "out of memory");
+		return NULL;
+	}
+	uint8_t *d = w->out.p + w->out.len;
+	d += wire_put_varint(d, len);
+	w->out.len = (size_t)(d - w->out.p) + len;
+	return d;
+}
+
+static int after_message(chakra_writer *w)
+{
+	return w->out.len >= FLUSH_AT ? flush(w, 0) : 0;
+}
+
+int chakra_writer_write_metadata(chakra_writer *w, const char *version, const chakra_builder *attrs)
+{
+	if (w->state < 0)
+		return w->state;
+	if (w->state != 0)
+		return fail(w, CHAKRA_ESTATE, "metadata written twice, or after finish");
+	size_t vlen = version ? strlen(version) : 0;
+	size_t len = encode_metadata_size(version, vlen, attrs);
+	uint8_t *d = frame(w, len);
+	if (!d)
+		return w->state;
+	encode_metadata(version, vlen, attrs, d);
+	w->state = 1;
+	return after_message(w);
+}
+
+int chakra_writer_copy_metadata(chakra_writer *w, const chakra_metadata *m)
+{
+	chakra_builder *b = chakra_builder_new();
+	if (!b)
+		return fail(w, CHAKRA_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < m->n_attrs && rc == 0; i++)
+		rc = chakra_builder_attr_copy(b, &m->attrs[i]);
+	if (rc == 0)
+		rc = chakra_writer_write_metadata(w, m->version.s, b);
+	chakra_builder_free(b);
+	return rc;
+}
+
+int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
+{
+	if (w->state < 0)
+		return w->state;
+	if (w->state != 1)
+		return fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
+		                                             : "node written after finish");
+	size_t len = encode_node_size(b);
+	uint8_t *d = frame(w, len);
+	if (!d)
+		return w->state;
+	encode_node(b, d);
+	w->nodes++;
+	return after_message(w);
+}
+
+int chakra_writer_write_raw(chakra_writer *w, const void *msg, size_t len)
+{
+	if (w->state < 0)
+		return w->state;
+	if (w->state != 1)
+		return fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
+		                                             : "node written after finish");
+	uint8_t *d = frame(w, len);
+	if (!d)
+		return w->state;
+	memcpy(d, msg, len);
+	w->nodes++;
+	return after_message(w);
+}
+
+static void writer_free(chakra_writer *w)
+{
+	if (w->gz_on)
+		deflateEnd(&w->zs);
+	if (w->tmp_path) { /* not finished: drop the partial output */
+		if (w->fd >= 0)
+			close(w->fd);
+		unlink(w->tmp_path);
+	}
+	cbuf_free(&w->out);
+	cbuf_free(&w->zout);
+	free(w->path);
+	free(w->tmp_path);
+	free(w);
+}
+
+int chakra_writer_finish(chakra_writer *w)
+{
+	if (w->state == 2)
+		return 0;
+	if (w->state < 0)
+		return w->state;
+	if (w->state == 0)
+		return fail(w, CHAKRA_ESTATE, "finished before any metadata was written");
+	int rc = flush(w, 1);
+	if (rc == 0 && w->tmp_path) {
+		int fd = w->fd;
+		w->fd = -1;
+		if (close(fd) < 0)
+			rc = fail(w, CHAKRA_EIO, strerror(errno));
+		else if (rename(w->tmp_path, w->path) < 0)
+			rc = fail(w, CHAKRA_EIO, strerror(errno));
+		else {
+			free(w->tmp_path);
+			w->tmp_path = NULL;
+		}
+	}
+	if (rc == 0)
+		w->state = 2;
+	return rc;
+}
+
+void chakra_writer_close(chakra_writer *w)
+{
+	if (w)
+		writer_free(w);
+}
+
+const char *chakra_writer_errmsg(const chakra_writer *w) { return w ? w->err : "out of memory"; }
+uint64_t chakra_writer_node_count(const chakra_writer *w) { return w->nodes; }
