@@ -1,0 +1,78 @@
+/* `chakra`: dispatch to subcommands registered in each area's commands.def. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+#define CMD(name, fn, help) int fn(int argc, char **argv);
+#include "core/commands.def"
+#include "feed/commands.def"
+#include "sim/commands.def"
+#include "analyze/commands.def"
+#include "gen/commands.def"
+#undef CMD
+
+static const struct cmd {
+	const char *name; /* "jsonize" or two words: "bench feed" */
+	tool_fn fn;
+	const char *help;
+} cmds[] = {
+#define CMD(name, fn, help) { name, fn, help },
+#include "core/commands.def"
+#include "feed/commands.def"
+#include "sim/commands.def"
+#include "analyze/commands.def"
+#include "gen/commands.def"
+#undef CMD
+	{ NULL, NULL, NULL }
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: chakra COMMAND [ARGS...]   (chakra COMMAND --help for details)\n\n"
+	           "Read, write, check, feed and simulate Chakra execution traces.\n\ncommands:\n");
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(f, "  %-20s %s\n", c->name, c->help);
+	fprintf(f, "\nlibchakra %s\n", chakra_version_string());
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || tool_is_help(argv[1])) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("chakra %s\n", chakra_version_string());
+		return 0;
+	}
+	/* Two-word commands ("bench feed") first, then one word. */
+	if (argc >= 3) {
+		for (const struct cmd *c = cmds; c->name; c++) {
+			size_t n = strlen(argv[1]);
+			if (!strncmp(c->name, argv[1], n) && c->name[n] == ' ' &&
+			    !strcmp(c->name + n + 1, argv[2]))
+				return c->fn(argc - 2, argv + 2);
+		}
+	}
+	int group = 0;
+	for (const struct cmd *c = cmds; c->name; c++) {
+		if (!strcmp(c->name, argv[1]))
+			return c->fn(argc - 1, argv + 1);
+		size_t n = strlen(argv[1]);
+		if (!strncmp(c->name, argv[1], n) && c->name[n] == ' ')
+			group = 1;
+	}
+	if (group) {
+		fprintf(stderr, "chakra %s: expected one of:\n", argv[1]);
+		for (const struct cmd *c = cmds; c->name; c++) {
+			size_t n = strlen(argv[1]);
+			if (!strncmp(c->name, argv[1], n) && c->name[n] == ' ')
+				fprintf(stderr, "  %-20s %s\n", c->name, c->help);
+		}
+		return 2;
+	}
+	fprintf(stderr, "chakra: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
