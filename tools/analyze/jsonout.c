@@ -1,0 +1,126 @@
+#include "jsonout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+	fwrite(s, 1, len, (FILE *)ctx);
+}
+
+yajl_gen jo_open(FILE *f, int pretty)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	if (!g)
+		return NULL;
+	yajl_gen_config(g, yajl_gen_print_callback, print_cb, (void *)f);
+	if (pretty) {
+		yajl_gen_config(g, yajl_gen_beautify, 1);
+		yajl_gen_config(g, yajl_gen_indent_string, "  ");
+	}
+	return g;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t k;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		k = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		k = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		k = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return k;
+}
+
+void jo_strn(yajl_gen g, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len && utf8_len(u + i, len - i))
+		i += utf8_len(u + i, len - i);
+	if (i == len) {
+		yajl_gen_string(g, u, len);
+		return;
+	}
+	/* Rare: rebuild with replacement characters. */
+	unsigned char *b = malloc(len * 3 + 1);
+	if (!b) {
+		yajl_gen_string(g, (const unsigned char *)"?", 1);
+		return;
+	}
+	size_t o = 0;
+	for (i = 0; i < len;) {
+		size_t k = utf8_len(u + i, len - i);
+		if (k) {
+			memcpy(b + o, u + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(b + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	yajl_gen_string(g, b, o);
+	free(b);
+}
+
+void jo_str(yajl_gen g, const char *s) { jo_strn(g, s, strlen(s)); }
+
+void jo_u64(yajl_gen g, uint64_t v)
+{
+	char b[32];
+	int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+	yajl_gen_number(g, b, (size_t)n);
+}
+
+void jo_fixed(yajl_gen g, double v)
+{
+	char b[64];
+	int n = snprintf(b, sizeof b, "%.6f", v);
+	if (n <= 0 || (size_t)n >= sizeof b) {
+		yajl_gen_double(g, v);
+		return;
+	}
+	while (n > 1 && b[n - 1] == '0')
+		n--;
+	if (b[n - 1] == '.')
+		n--;
+	if (n == 2 && b[0] == '-' && b[1] == '0')
+		b[0] = '0', n = 1; /* "-0.000000" */
+	yajl_gen_number(g, b, (size_t)n);
+}
+
+void jo_kv_u64(yajl_gen g, const char *key, uint64_t v)
+{
+	jo_str(g, key);
+	jo_u64(g, v);
+}
+
+void jo_kv_str(yajl_gen g, const char *key, const char *v)
+{
+	jo_str(g, key);
+	jo_str(g, v);
+}

@@ -1,0 +1,23 @@
+/* Small helpers over YAJL's generator shared by stats and timeline: a
+ * generator that writes straight to a FILE, and string/number shortcuts. */
+#ifndef CHAKRA_ANALYZE_JSONOUT_H
+#define CHAKRA_ANALYZE_JSONOUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <yajl/yajl_gen.h>
+
+/* Generator printing to f (beautified when pretty). NULL on OOM. */
+yajl_gen jo_open(FILE *f, int pretty);
+/* NUL-terminated string; invalid UTF-8 bytes are written as U+FFFD so the
+ * output is always valid JSON. */
+void jo_str(yajl_gen g, const char *s);
+void jo_strn(yajl_gen g, const char *s, size_t len);
+void jo_u64(yajl_gen g, uint64_t v);
+/* A double printed with up to 6 decimals, trailing zeros dropped. */
+void jo_fixed(yajl_gen g, double v);
+/* "key": value shortcuts. */
+void jo_kv_u64(yajl_gen g, const char *key, uint64_t v);
+void jo_kv_str(yajl_gen g, const char *key, const char *v);
+
+#endif
