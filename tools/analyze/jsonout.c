@@ -1,4 +1,5 @@
 #include "jsonout.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,45 +22,12 @@ yajl_gen jo_open(FILE *f, int pretty)
 	return g;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t k;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		k = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		k = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		k = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (k > n)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 void jo_strn(yajl_gen g, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
-	while (i < len && utf8_len(u + i, len - i))
-		i += utf8_len(u + i, len - i);
+	while (i < len && text_utf8_len(u + i, len - i))
+		i += text_utf8_len(u + i, len - i);
 	if (i == len) {
 		yajl_gen_string(g, u, len);
 		return;
@@ -72,7 +40,7 @@ void jo_strn(yajl_gen g, const char *s, size_t len)
 	}
 	size_t o = 0;
 	for (i = 0; i < len;) {
-		size_t k = utf8_len(u + i, len - i);
+		size_t k = text_utf8_len(u + i, len - i);
 		if (k) {
 			memcpy(b + o, u + i, k);
 			o += k;
