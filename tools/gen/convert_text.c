@@ -1,0 +1,351 @@
+/* `chakra convert text`: ASTRA-sim 1.0 text workload -> one Chakra ET per
+ * NPU, with each collective over its data- or model-parallel group. The
+ * dependency structure follows ASTRA-sim 1.0's training loops
+ * (docs/generate.md lists every rule and why). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "graph.h"
+#include "textwl.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: chakra convert text WORKLOAD.txt --npus N -o PREFIX [options]\n\n"
+	        "Convert an ASTRA-sim 1.0 text workload to PREFIX.0.et .. PREFIX.{N-1}.et and the\n"
+	        "communicator groups PREFIX.comm_groups.json ({\"id\": [ranks...]}).\n\n"
+	        "options:\n"
+	        "  --npus N            number of NPUs (ranks)\n"
+	        "  -o, --output PREFIX output prefix\n"
+	        "  --passes P          training iterations (default 1)\n"
+	        "  --dims D0xD1..      network shape, dim 0 fastest (default: 2-D, near square)\n"
+	        "  -g, --groups PATH   communicator-group file (default PREFIX.comm_groups.json)\n"
+	        "  --no-groups         write no group file\n"
+	        "  --ghz F             clock of the text's cycles (default 1: 1 cycle = 1 ns)\n"
+	        "  --compute-scale X   multiply compute times (default 1)\n"
+	        "  --comm-scale X      multiply communication sizes (default 1)\n"
+	        "  --gzip              write PREFIX.r.et.gz\n"
+	        "  -f, --force         replace existing output files\n");
+}
+
+typedef struct conv {
+	const text_workload *w;
+	gen_graph *g;
+	uint32_t passes;
+	double ns_per_cycle, compute_scale, comm_scale;
+	const char *path;
+	char pass_prefix[32];
+	uint64_t chain;       /* last compute node: compute runs in program order */
+	uint64_t pending[8];  /* collectives the next compute must wait for */
+	int npending;
+	int oom;
+} conv;
+
+static uint64_t ns_of(const conv *c, uint64_t cycles)
+{
+	double v = floor((double)cycles * c->compute_scale * c->ns_per_cycle + 0.5);
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
+static void wait_for(conv *c, uint64_t id)
+{
+	if (id != UINT64_MAX && c->npending < 8)
+		c->pending[c->npending++] = id;
+}
+
+/* A compute node in program order: after the previous compute, the
+ * collectives it must wait for, and extra. */
+static uint64_t comp(conv *c, const text_layer *l, const char *what, uint64_t cycles,
+                     uint64_t extra)
+{
+	char name[200];
+	snprintf(name, sizeof name, "%s%s_%s", c->pass_prefix, l->name, what);
+	uint64_t deps[10];
+	size_t n = 0;
+	deps[n++] = c->chain;
+	for (int i = 0; i < c->npending; i++)
+		deps[n++] = c->pending[i];
+	deps[n++] = extra;
+	uint64_t id = gen_graph_comp(c->g, name, ns_of(c, cycles), 0, 0, deps, n);
+	if (id == UINT64_MAX)
+		c->oom = 1;
+	c->chain = id;
+	c->npending = 0;
+	return id;
+}
+
+/* Groups of ASTRA-sim 1.0's decode_involved_dimensions, as rank sets. */
+static gen_group phase_group(const conv *c, const text_layer *l, int layer_index, int ph)
+{
+	const gen_graph *g = c->g;
+	gen_group world = { g->npus, 1 }, none = { 0, 1 };
+	gen_group d0_inner = { g->dims[0], 1 }, d0_outer = { g->dims[0], 0 };
+	text_policy p = l->policy;
+	if ((p == TP_HYBRID_DLRM || p == TP_HYBRID_DLRM_ENHANCED) && layer_index == 0)
+		return world; /* the embedding layer talks to everyone */
+	switch (p) {
+	case TP_DATA:
+	case TP_MICRO:
+	case TP_HYBRID_DLRM:
+	case TP_HYBRID_DLRM_ENHANCED:
+		return ph == PH_WG ? world : none;
+	case TP_MODEL:
+	case TP_DISTRIBUTED_INFERENCE:
+		return ph == PH_WG ? none : world;
+	case TP_HYBRID_DATA_MODEL: /* model on dim 0, data on the others */
+		return ph == PH_WG ? d0_outer : d0_inner;
+	case TP_HYBRID_MODEL_DATA: /* data on dim 0, model on the others */
+		return ph == PH_WG ? d0_inner : d0_outer;
+	case TP_HYBRID_TRANSFORMER:
+	case TP_HYBRID_TRANSFORMER_FWD_IN_BCKWD: {
+		gen_group model = { (uint32_t)c->w->mp_group, 1 }, data = { (uint32_t)c->w->mp_group, 0 };
+		return ph == PH_WG ? data : model;
+	}
+	default:
+		return none;
+	}
+}
+
+static const char *const phase_names[] = { "fwd", "ig", "wg" };
+
+static uint64_t coll(conv *c, const text_layer *l, int layer_index, int ph, uint64_t dep)
+{
+	if (l->coll[ph] == TC_NONE)
+		return UINT64_MAX;
+	gen_group grp = phase_group(c, l, layer_index, ph);
+	if (!grp.block) {
+		/* ASTRA-sim 1.0 gives this phase no network dimension under the
+		 * layer's parallelism: say so rather than drop it silently. */
+		if (!c->pass_prefix[0] || !strcmp(c->pass_prefix, "p0."))
+			fprintf(stderr,
+			        "chakra: %s:%d: note: layer %s: %s %s under %s spans no network "
+			        "dimension (as in ASTRA-sim 1.0); left out\n",
+			        c->path, l->line, l->name, phase_names[ph], text_coll_name(l->coll[ph]),
+			        text_policy_name(l->policy));
+		return UINT64_MAX;
+	}
+	char name[200];
+	snprintf(name, sizeof name, "%s%s_%s_%s", c->pass_prefix, l->name, phase_names[ph],
+	         text_coll_name(l->coll[ph]));
+	double sz = floor((double)l->comm_size[ph] * c->comm_scale + 0.5);
+	uint64_t size = sz >= 1.8e19 ? UINT64_MAX : (uint64_t)sz;
+	uint64_t id = gen_graph_coll(c->g, name, text_coll_chakra(l->coll[ph]), size, grp, &dep, 1);
+	return id;
+}
+
+static int is_transformer(text_policy p)
+{
+	return p == TP_HYBRID_TRANSFORMER || p == TP_HYBRID_TRANSFORMER_FWD_IN_BCKWD;
+}
+
+static int is_dlrm(text_policy p)
+{
+	return p == TP_HYBRID_DLRM || p == TP_HYBRID_DLRM_ENHANCED;
+}
+
+static int build(conv *c)
+{
+	const text_workload *w = c->w;
+	uint32_t L = w->nlayers;
+	uint64_t *prev_update = malloc(L * sizeof *prev_update);
+	if (!prev_update)
+		return -1;
+	for (uint32_t i = 0; i < L; i++)
+		prev_update[i] = UINT64_MAX;
+	c->chain = UINT64_MAX;
+	c->npending = 0;
+	text_policy P = w->policy;
+	int64_t B = w->dlrm_last_bottom;
+	for (uint32_t p = 0; p < c->passes && !c->oom; p++) {
+		if (c->passes > 1)
+			snprintf(c->pass_prefix, sizeof c->pass_prefix, "p%u.", p);
+		else
+			c->pass_prefix[0] = 0;
+		if (P == TP_MICRO) {
+			/* ASTRA-sim 1.0 issues every pass's collective at once, no compute. */
+			for (uint32_t i = 0; i < L; i++)
+				coll(c, &w->layers[i], (int)i, PH_WG, UINT64_MAX);
+			continue;
+		}
+		/* Forward. */
+		uint64_t emb_fwd = UINT64_MAX, emb_ig = UINT64_MAX;
+		for (uint32_t i = 0; i < L; i++) {
+			const text_layer *l = &w->layers[i];
+			uint64_t extra = prev_update[i];
+			uint64_t f = comp(c, l, "fwd", l->compute[PH_FWD], extra);
+			uint64_t fc = coll(c, l, (int)i, PH_FWD, f);
+			if (is_dlrm(P) && l->coll[PH_FWD] == TC_ALLTOALL)
+				emb_fwd = fc; /* non-blocking; the top MLP waits for it */
+			else
+				wait_for(c, fc);
+			if (is_dlrm(P) && (int64_t)i == B)
+				wait_for(c, emb_fwd);
+		}
+		if (P == TP_DISTRIBUTED_INFERENCE)
+			continue;
+		/* Backward, last layer first. */
+		int wg_first = P == TP_DATA || is_dlrm(P);
+		for (uint32_t k = L; k-- > 0;) {
+			const text_layer *l = &w->layers[k];
+			uint64_t ig_coll = UINT64_MAX;
+			if (P == TP_HYBRID_TRANSFORMER_FWD_IN_BCKWD && l->initiates) {
+				/* Recompute the forward pass from the checkpoint below. */
+				uint32_t start = k;
+				while (start > 0 && !w->layers[start].checkpoint)
+					start--;
+				for (uint32_t j = start; j < k; j++) {
+					const text_layer *r = &w->layers[j];
+					uint64_t f = comp(c, r, "fwd_recompute", r->compute[PH_FWD], UINT64_MAX);
+					wait_for(c, coll(c, r, (int)j, PH_FWD, f));
+				}
+			}
+			if (!wg_first) {
+				uint64_t ig = comp(c, l, "ig", l->compute[PH_IG], UINT64_MAX);
+				if (k > 0 || is_transformer(P)) {
+					ig_coll = coll(c, l, (int)k, PH_IG, ig);
+					if (is_transformer(P)) {
+						wait_for(c, ig_coll); /* blocking in ASTRA-sim 1.0 */
+						ig_coll = UINT64_MAX;
+					}
+				}
+			}
+			if (is_dlrm(P) && k == 0)
+				wait_for(c, emb_ig); /* the embedding gradients it applies */
+			uint64_t wg = comp(c, l, "wg", l->compute[PH_WG], UINT64_MAX);
+			uint64_t wc = coll(c, l, (int)k, PH_WG, wg);
+			uint64_t last = wc != UINT64_MAX ? wc : wg;
+			if (l->update) {
+				char what[] = "update";
+				char name[200];
+				snprintf(name, sizeof name, "%s%s_%s", c->pass_prefix, l->name, what);
+				uint64_t u = gen_graph_comp(c->g, name, ns_of(c, l->update), 0, 0, &last, 1);
+				if (u == UINT64_MAX)
+					c->oom = 1;
+				last = u;
+			}
+			prev_update[k] = last;
+			if (wg_first && k > 0) {
+				uint64_t ig = comp(c, l, "ig", l->compute[PH_IG], UINT64_MAX);
+				if (is_dlrm(P) && (int64_t)k == B + 1)
+					/* The embedding gradients leave as soon as the top MLP's
+					 * input gradient exists; layer 0 waits for them. */
+					emb_ig = coll(c, &w->layers[0], 0, PH_IG, ig);
+				else if (!(is_dlrm(P) && k == 0))
+					ig_coll = coll(c, l, (int)k, PH_IG, ig);
+			}
+			wait_for(c, ig_coll);
+		}
+	}
+	free(prev_update);
+	return c->oom ? -1 : 0;
+}
+
+int cmd_convert_text(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL, *groups = NULL;
+	uint64_t npus = 0, passes = 1;
+	uint32_t dims[16], ndims = 0;
+	double ghz = 1, cscale = 1, mscale = 1;
+	int force = 0, gzip = 0, no_groups = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		int missing = 0;
+		if (tool_is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		} else if ((v = tool_opt(argc, argv, &i, "--npus", &missing))) {
+			if (tool_parse_u64("--npus", v, &npus) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--passes", &missing))) {
+			if (tool_parse_u64("--passes", v, &passes) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--dims", &missing))) {
+			if (gen_parse_dims(v, dims, &ndims) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) ||
+		           (v = tool_opt(argc, argv, &i, "-o", &missing))) {
+			out = v;
+		} else if ((v = tool_opt(argc, argv, &i, "--groups", &missing)) ||
+		           (v = tool_opt(argc, argv, &i, "-g", &missing))) {
+			groups = v;
+		} else if ((v = tool_opt(argc, argv, &i, "--ghz", &missing))) {
+			if (tool_parse_double("--ghz", v, &ghz) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--compute-scale", &missing))) {
+			if (tool_parse_double("--compute-scale", v, &cscale) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--comm-scale", &missing))) {
+			if (tool_parse_double("--comm-scale", v, &mscale) < 0)
+				return 2;
+		} else if (missing) {
+			return tool_usage(argv[0], "%s needs a value", argv[i]);
+		} else if (!strcmp(argv[i], "--no-groups")) {
+			no_groups = 1;
+		} else if (!strcmp(argv[i], "--gzip")) {
+			gzip = 1;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
+			force = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
+		} else if (!in) {
+			in = argv[i];
+		} else {
+			return tool_usage(argv[0], "one workload file at a time ('%s' too)", argv[i]);
+		}
+	}
+	if (!in)
+		return tool_usage(argv[0], "missing WORKLOAD.txt");
+	if (!out)
+		return tool_usage(argv[0], "missing -o PREFIX");
+	if (!npus || npus > 1u << 20)
+		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 20);
+	if (!passes || passes > 1000000)
+		return tool_usage(argv[0], "--passes must be 1..1000000");
+	if (!(ghz > 0) || !(cscale >= 0) || !(mscale >= 0) || isinf(ghz) || isinf(cscale) ||
+	    isinf(mscale))
+		return tool_usage(argv[0], "--ghz must be > 0 and the scales >= 0 (finite)");
+	if (no_groups && groups)
+		return tool_usage(argv[0], "--no-groups and --groups exclude each other");
+	if (!ndims)
+		ndims = gen_default_dims((uint32_t)npus, dims);
+	uint64_t prod = 1;
+	for (uint32_t d = 0; d < ndims; d++)
+		prod *= dims[d];
+	if (prod != npus)
+		return tool_usage(argv[0], "--dims multiply to %llu, not --npus %llu",
+		                  (unsigned long long)prod, (unsigned long long)npus);
+
+	text_workload w;
+	if (text_workload_load(&w, in) < 0)
+		return 1;
+	if (is_transformer(w.policy) && ((uint64_t)w.mp_group > npus || npus % (uint64_t)w.mp_group)) {
+		tool_err("%s: model_parallel_NPU_group %lld must divide --npus %llu", in,
+		         (long long)w.mp_group, (unsigned long long)npus);
+		text_workload_free(&w);
+		return 1;
+	}
+	gen_graph g;
+	gen_graph_init(&g, (uint32_t)npus, dims, ndims);
+	conv c;
+	memset(&c, 0, sizeof c);
+	c.w = &w;
+	c.g = &g;
+	c.passes = (uint32_t)passes;
+	c.ns_per_cycle = 1.0 / ghz;
+	c.compute_scale = cscale;
+	c.comm_scale = mscale;
+	c.path = in;
+	int rc = 1;
+	if (build(&c) < 0) {
+		tool_err("out of memory");
+	} else {
+		gen_write_opts o = { out, no_groups ? "" : groups, in, force, gzip };
+		rc = gen_graph_write(&g, &o);
+	}
+	gen_graph_free(&g);
+	text_workload_free(&w);
+	return rc;
+}

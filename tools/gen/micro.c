@@ -1,0 +1,197 @@
+/* `chakra generate micro`: one-collective microbenchmarks, byte for byte the
+ * files of ASTRA-sim's examples/workload/microbenchmarks (same node name,
+ * id = rank, attribute names, kinds and order), plus a send/recv ring. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: chakra generate micro --collective C --npus N --size BYTES -o PREFIX\n"
+	        "       chakra generate micro --send-recv-ring --npus N --size BYTES -o PREFIX\n\n"
+	        "Write PREFIX.0.et .. PREFIX.{N-1}.et: one collective per NPU, as ASTRA-sim's\n"
+	        "microbenchmarks (C: all_reduce, all_gather, reduce_scatter, all_to_all,\n"
+	        "broadcast), or a ring where every rank sends BYTES to rank+1 and receives\n"
+	        "from rank-1.\n\n"
+	        "options:\n"
+	        "  --gzip        write PREFIX.r.et.gz\n"
+	        "  -f, --force   replace existing output files\n");
+}
+
+static const struct {
+	const char *name;
+	int type;
+} colls[] = {
+	{ "all_reduce", CHAKRA_ALL_REDUCE },         { "all_gather", CHAKRA_ALL_GATHER },
+	{ "reduce_scatter", CHAKRA_REDUCE_SCATTER }, { "all_to_all", CHAKRA_ALL_TO_ALL },
+	{ "broadcast", CHAKRA_BROADCAST },
+};
+
+/* "1MB" as in ASTRA-sim's directory and node names: the largest binary unit
+ * that divides the size. */
+static void size_label(uint64_t b, char *out, size_t cap)
+{
+	if (b && b % (1ull << 30) == 0)
+		snprintf(out, cap, "%lluGB", (unsigned long long)(b >> 30));
+	else if (b && b % (1ull << 20) == 0)
+		snprintf(out, cap, "%lluMB", (unsigned long long)(b >> 20));
+	else if (b && b % 1024 == 0)
+		snprintf(out, cap, "%lluKB", (unsigned long long)(b >> 10));
+	else
+		snprintf(out, cap, "%lluB", (unsigned long long)b);
+}
+
+static int write_one(const char *path, chakra_builder *b, int force, int gzip, int nnodes,
+                     chakra_builder *b2)
+{
+	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
+	wo.overwrite = force;
+	wo.gzip = gzip;
+	chakra_writer *w = NULL;
+	int rc = chakra_writer_open(&w, path, &wo);
+	if (rc == 0)
+		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
+	if (rc == 0)
+		rc = chakra_writer_write_node(w, b);
+	if (rc == 0 && nnodes > 1)
+		rc = chakra_writer_write_node(w, b2);
+	if (rc == 0)
+		rc = chakra_writer_finish(w);
+	if (rc < 0)
+		tool_err("%s: %s", path, w && *chakra_writer_errmsg(w) ? chakra_writer_errmsg(w)
+		                                                       : chakra_strerror(rc));
+	chakra_writer_close(w);
+	return rc < 0 ? -1 : 0;
+}
+
+int cmd_generate_micro(int argc, char **argv)
+{
+	const char *coll = NULL, *out = NULL;
+	uint64_t npus = 0, size = 0;
+	int have_size = 0, ring = 0, force = 0, gzip = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		int missing = 0;
+		if (tool_is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		} else if ((v = tool_opt(argc, argv, &i, "--collective", &missing))) {
+			coll = v;
+		} else if ((v = tool_opt(argc, argv, &i, "--npus", &missing))) {
+			if (tool_parse_u64("--npus", v, &npus) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--size", &missing))) {
+			if (tool_parse_u64("--size", v, &size) < 0)
+				return 2;
+			have_size = 1;
+		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) ||
+		           (v = tool_opt(argc, argv, &i, "-o", &missing))) {
+			out = v;
+		} else if (missing) {
+			return tool_usage(argv[0], "%s needs a value", argv[i]);
+		} else if (!strcmp(argv[i], "--send-recv-ring")) {
+			ring = 1;
+		} else if (!strcmp(argv[i], "--gzip")) {
+			gzip = 1;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
+			force = 1;
+		} else {
+			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
+		}
+	}
+	int type = -1;
+	if (coll) {
+		for (size_t k = 0; k < sizeof colls / sizeof *colls; k++)
+			if (!strcmp(coll, colls[k].name))
+				type = colls[k].type;
+		if (type < 0)
+			return tool_usage(argv[0], "--collective '%s': expected all_reduce, all_gather, "
+			                  "reduce_scatter, all_to_all or broadcast", coll);
+	}
+	if (!!coll == ring)
+		return tool_usage(argv[0], "give exactly one of --collective C and --send-recv-ring");
+	if (!npus || npus > 1u << 20)
+		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 20);
+	if (ring && npus < 2)
+		return tool_usage(argv[0], "a ring needs --npus 2 or more");
+	if (!have_size || size > INT64_MAX)
+		return tool_usage(argv[0], "--size BYTES is required");
+	if (!out || !strcmp(out, "-"))
+		return tool_usage(argv[0], "-o PREFIX is required (files PREFIX.r.et)");
+
+	char label[64], name[128];
+	size_label(size, label, sizeof label);
+	snprintf(name, sizeof name, "%s_%llunpus_%s", ring ? "send_recv_ring" : coll,
+	         (unsigned long long)npus, label);
+	size_t plen = strlen(out) + 40;
+	char *path = malloc(plen);
+	chakra_builder *b = chakra_builder_new(), *b2 = chakra_builder_new();
+	int ret = 1;
+	if (!path || !b || !b2) {
+		tool_err("out of memory");
+		goto out;
+	}
+	if (!force) {
+		for (uint64_t r = 0; r < npus; r++) {
+			struct stat st;
+			snprintf(path, plen, "%s.%llu.et%s", out, (unsigned long long)r, gzip ? ".gz" : "");
+			if (stat(path, &st) == 0) {
+				tool_err("%s exists; use --force to replace it", path);
+				goto out;
+			}
+		}
+	}
+	tool_progress pr;
+	tool_progress_start(&pr, "writing", npus);
+	for (uint64_t r = 0; r < npus; r++) {
+		snprintf(path, plen, "%s.%llu.et%s", out, (unsigned long long)r, gzip ? ".gz" : "");
+		chakra_builder_reset(b);
+		chakra_builder_reset(b2);
+		if (!ring) {
+			/* ASTRA-sim's generator numbers the one node by rank. */
+			chakra_builder_set_id(b, r);
+			chakra_builder_set_name(b, name, (size_t)-1);
+			chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
+			chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
+			chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, type);
+			chakra_builder_attr_uint(b, "comm_size", CHAKRA_ATTR_INT64, size);
+		} else {
+			/* Send and receive are independent: both start at once. */
+			char nm[160];
+			snprintf(nm, sizeof nm, "%s_send", name);
+			chakra_builder_set_id(b, 0);
+			chakra_builder_set_name(b, nm, (size_t)-1);
+			chakra_builder_set_type(b, CHAKRA_COMM_SEND_NODE);
+			chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
+			chakra_builder_attr_int(b, "comm_dst", CHAKRA_ATTR_INT32, (int64_t)((r + 1) % npus));
+			chakra_builder_attr_uint(b, "comm_size", CHAKRA_ATTR_INT64, size);
+			chakra_builder_attr_int(b, "comm_tag", CHAKRA_ATTR_INT32, 0);
+			snprintf(nm, sizeof nm, "%s_recv", name);
+			chakra_builder_set_id(b2, 1);
+			chakra_builder_set_name(b2, nm, (size_t)-1);
+			chakra_builder_set_type(b2, CHAKRA_COMM_RECV_NODE);
+			chakra_builder_attr_int(b2, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
+			chakra_builder_attr_int(b2, "comm_src", CHAKRA_ATTR_INT32,
+			                        (int64_t)((r + npus - 1) % npus));
+			chakra_builder_attr_uint(b2, "comm_size", CHAKRA_ATTR_INT64, size);
+			chakra_builder_attr_int(b2, "comm_tag", CHAKRA_ATTR_INT32, 0);
+		}
+		if (write_one(path, b, force, gzip, ring ? 2 : 1, b2) < 0) {
+			tool_progress_end(&pr);
+			goto out;
+		}
+		tool_progress_update(&pr, r + 1);
+	}
+	tool_progress_end(&pr);
+	ret = 0;
+out:
+	chakra_builder_free(b);
+	chakra_builder_free(b2);
+	free(path);
+	return ret;
+}
