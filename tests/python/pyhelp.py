@@ -1,0 +1,42 @@
+"""Helpers shared by the Python binding tests."""
+
+import os
+import unittest
+
+SHARED = os.environ.get("CHAKRA_SHARED") or os.path.join(
+    os.path.dirname(__file__), "..", "..", "..", "shared")
+TRACE = os.path.join(SHARED, "data", "chakra", "chakra.0.et.gz")
+ORDER_V1 = os.path.join(SHARED, "data", "chakra", "chakra.0.order-v1.txt")
+CHAKRA_EXE = os.environ.get("CHAKRA_EXE")
+
+
+def need(path):
+    """The real-data tests must not pass vacuously: a missing input fails."""
+    if not os.path.exists(path):
+        raise AssertionError("test input missing: %s (set CHAKRA_SHARED)" % path)
+    return path
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+class TmpDirCase(unittest.TestCase):
+    def setUp(self):
+        import tempfile
+        self._tmp = tempfile.TemporaryDirectory(prefix="chakra-py-")
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
