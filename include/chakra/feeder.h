@@ -76,6 +76,9 @@ CHAKRA_API int chakra_feeder_open_buffer(chakra_feeder **out, const void *buf, s
                                          const chakra_feeder_options *opts);
 CHAKRA_API int chakra_feeder_open_cb(chakra_feeder **out, chakra_read_cb cb, void *cbdata,
                                      const chakra_feeder_options *opts);
+/* On an open error *out may still be set: read chakra_feeder_errmsg, then
+ * close it. After any error other than CHAKRA_ESTATE / CHAKRA_EINVAL from
+ * complete / push_back / drive, the feeder keeps returning that error. */
 CHAKRA_API void chakra_feeder_close(chakra_feeder *f);
 
 /* Issue the next ready node: 1 and *node set (now in flight), 0 when none
@@ -99,8 +102,16 @@ CHAKRA_API uint64_t chakra_feeder_held_count(const chakra_feeder *f);
 CHAKRA_API uint64_t chakra_feeder_ready_count(const chakra_feeder *f);
 CHAKRA_API uint64_t chakra_feeder_inflight_count(const chakra_feeder *f);
 CHAKRA_API uint64_t chakra_feeder_issued_count(const chakra_feeder *f);
-/* Control edges ignored with a warning (absent parents, self edges). */
+CHAKRA_API uint64_t chakra_feeder_completed_count(const chakra_feeder *f);
+/* Control edges ignored with a warning, only counted when control
+ * dependencies gate issue: parents that never appear in the file, self
+ * edges, and control edges that close a dependency cycle (real traces
+ * have all three; strict makes each an error). */
 CHAKRA_API uint64_t chakra_feeder_warning_count(const chakra_feeder *f);
+/* Of those, the control edges dropped to break a cycle. */
+CHAKRA_API uint64_t chakra_feeder_cycle_break_count(const chakra_feeder *f);
+/* Parents listed more than once by a node (each counted once). */
+CHAKRA_API uint64_t chakra_feeder_duplicate_dep_count(const chakra_feeder *f);
 CHAKRA_API const chakra_metadata *chakra_feeder_metadata(const chakra_feeder *f);
 CHAKRA_API const char *chakra_feeder_errmsg(const chakra_feeder *f);
 

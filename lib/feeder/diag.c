@@ -1,0 +1,284 @@
+/* Stalls: nothing is ready, nothing is in flight and nodes are still held
+ * after the whole file was read. Real traces (chakra.0.et) have control
+ * edges that contradict data edges (a CPU op with a control dependency on
+ * the kernel that data-depends on it), so with control deps gating, a
+ * cycle that contains a control-only edge is broken there, with a
+ * warning. Otherwise say why: parents that never appear in the file, or a
+ * dependency cycle (printed). Runs only on stalls, so it favours clarity
+ * over speed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chakra/error.h"
+#include "feeder_impl.h"
+#include "wire.h"
+
+typedef struct msgbuf {
+	char *p;
+	size_t cap, len;
+} msgbuf;
+
+static void put(msgbuf *m, const char *fmt, ...) CHAKRA_PRINTF(2, 3);
+static void put(msgbuf *m, const char *fmt, ...)
+{
+	if (m->len + 1 >= m->cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(m->p + m->len, m->cap - m->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		m->len = m->len + (size_t)n < m->cap ? m->len + (size_t)n : m->cap - 1;
+}
+
+/* Blocking parents of a blocked node, as slot numbers (held or absent),
+ * with kind[k] = 1 when only a control dependency makes the edge. */
+static size_t blocking_parents(chakra_feeder *f, fslot *s, uint32_t *out, uint8_t *kind,
+                               size_t cap)
+{
+	uint64_t id;
+	if (node_walk(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id, NULL,
+	              &f->scratch, &f->ws_lazy, f->tmp) < 0)
+		return 0; /* validated when read: cannot happen */
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		int ctrl = pass == 1;
+		if (!(f->opts.deps & (ctrl ? CHAKRA_DEPS_CTRL : CHAKRA_DEPS_DATA)))
+			continue;
+		const uint64_t *d = ctrl ? walk_ctrl(&f->ws_lazy) : walk_data(&f->ws_lazy);
+		size_t nd = ctrl ? walk_n_ctrl(&f->ws_lazy) : walk_n_data(&f->ws_lazy);
+		for (size_t k = 0; k < nd; k++) {
+			uint32_t p = idmap_get(&f->ids, d[k]);
+			if (p == FT_NIL || d[k] == id)
+				continue;
+			/* Control edges to absent ids were dropped at end of file. */
+			if (ctrl && fslot_at(f, p)->state == ST_ABSENT)
+				continue;
+			int seen = 0;
+			for (size_t j = 0; j < n && !seen; j++)
+				seen = out[j] == p;
+			if (!seen && n < cap) {
+				kind[n] = (uint8_t)ctrl;
+				out[n++] = p;
+			}
+		}
+	}
+	return n;
+}
+
+/* Remove the control-only edge parent -> child (made by a control
+ * dependency that closes a cycle). */
+static int drop_ctrl_edge(chakra_feeder *f, uint32_t child, uint32_t parent)
+{
+	fslot *p = fslot_at(f, parent);
+	for (uint32_t *e = &p->child; *e != FT_NIL; e = &f->edges[*e].next) {
+		if (f->edges[*e].child != (child | EDGE_CTRL))
+			continue;
+		uint32_t x = *e;
+		*e = f->edges[x].next;
+		f->edges[x].next = f->free_edge;
+		f->free_edge = x;
+		f->warnings++;
+		f->cycle_drops++;
+		fslot *c = fslot_at(f, child);
+		if (--c->pending == 0) {
+			c->state = ST_READY;
+			uint64_t key = f->opts.order == CHAKRA_ORDER_FILE ? c->v.index : c->v.id;
+			if (heap_push(&f->ready, key, child))
+				return CHAKRA_ENOMEM;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int feeder_resolve_stall(chakra_feeder *f)
+{
+	msgbuf m = { f->err, sizeof f->err, 0 };
+	size_t nb = 0;
+	uint32_t *blocked = NULL, *off = NULL, *par = NULL, *pos = NULL, *stack = NULL, *it = NULL;
+	uint32_t *drops = NULL; /* (child, parent) slot pairs */
+	uint8_t *color = NULL, *kind = NULL;
+	size_t n_par = 0, cap_par = 0, n_drops = 0;
+	int code = CHAKRA_EDEP;
+
+	blocked = malloc((size_t)f->held * sizeof *blocked);
+	off = malloc(((size_t)f->held + 1) * sizeof *off);
+	color = calloc(f->n_slots ? f->n_slots : 1, 1);
+	pos = calloc(f->n_slots ? f->n_slots : 1, sizeof *pos); /* slot -> blocked index */
+	stack = malloc(((size_t)f->held + 1) * sizeof *stack);
+	it = malloc(((size_t)f->held + 1) * sizeof *it);
+	drops = malloc(((size_t)f->held + 1) * 2 * sizeof *drops);
+	if (!blocked || !off || !color || !pos || !stack || !it || !drops)
+		goto nomem;
+	for (uint32_t i = 0; i < f->n_slots; i++)
+		if (fslot_at(f, i)->state == ST_BLOCKED) {
+			pos[i] = (uint32_t)nb;
+			blocked[nb++] = i;
+		}
+	/* Parents of each blocked node in one flat array (CSR). */
+	uint32_t tmp[4096];
+	uint8_t tkind[4096];
+	for (size_t b = 0; b < nb; b++) {
+		size_t k = blocking_parents(f, fslot_at(f, blocked[b]), tmp, tkind, 4096);
+		if (n_par + k > cap_par) {
+			size_t cap = (n_par + k) * 2 + 64;
+			uint32_t *np = realloc(par, cap * sizeof *np);
+			if (!np)
+				goto nomem;
+			par = np;
+			uint8_t *nk = realloc(kind, cap);
+			if (!nk)
+				goto nomem;
+			kind = nk;
+			cap_par = cap;
+		}
+		off[b] = (uint32_t)n_par;
+		memcpy(par + n_par, tmp, k * sizeof *tmp);
+		memcpy(kind + n_par, tkind, k);
+		n_par += k;
+	}
+	off[nb] = (uint32_t)n_par;
+
+	/* Cycles: iterative DFS over "waits for" edges between blocked nodes
+	 * (color 1 = on the stack, 2 = done). A cycle with a control-only edge
+	 * is broken there (unless strict); a cycle of data edges is fatal. */
+	size_t cyc_from = 0, cyc_to = 0; /* stack range of the fatal cycle */
+	uint32_t cyc_p = FT_NIL;
+	int fatal = 0;
+	for (size_t r = 0; r < nb && !fatal; r++) {
+		if (color[blocked[r]])
+			continue;
+		size_t sp = 0;
+		stack[sp] = (uint32_t)r;
+		it[sp++] = off[r];
+		color[blocked[r]] = 1;
+		while (sp && !fatal) {
+			uint32_t b = stack[sp - 1];
+			if (it[sp - 1] == off[b + 1]) {
+				color[blocked[b]] = 2;
+				sp--;
+				continue;
+			}
+			uint32_t e = it[sp - 1]++;
+			uint32_t p = par[e];
+			if (fslot_at(f, p)->state != ST_BLOCKED)
+				continue;
+			if (color[p] == 0) {
+				color[p] = 1;
+				stack[sp] = pos[p];
+				it[sp++] = off[pos[p]];
+				continue;
+			}
+			if (color[p] != 1)
+				continue;
+			/* Back edge: the cycle is the stack from p to the top. */
+			size_t from = sp;
+			while (from > 0 && blocked[stack[from - 1]] != p)
+				from--;
+			from--;
+			/* Its control-only edges: the back edge, else a tree edge
+			 * (the edge stack[k] -> stack[k+1] is at it[k] - 1). */
+			uint32_t dc = FT_NIL, dp = FT_NIL;
+			if (kind[e]) {
+				dc = blocked[b];
+				dp = p;
+			} else {
+				for (size_t k = sp - 1; k-- > from;)
+					if (kind[it[k] - 1]) {
+						dc = blocked[stack[k]];
+						dp = par[it[k] - 1];
+						kind[it[k] - 1] = 0; /* drop it once */
+						break;
+					}
+			}
+			if (dc != FT_NIL && !f->opts.strict) {
+				if (n_drops <= f->held) { /* more wait for the next round */
+					drops[2 * n_drops] = dc;
+					drops[2 * n_drops + 1] = dp;
+					n_drops++;
+				}
+				kind[e] = 0;
+				continue;
+			}
+			fatal = 1;
+			cyc_from = from;
+			cyc_to = sp;
+			cyc_p = p;
+		}
+		if (fatal)
+			break;
+	}
+	if (!fatal && n_drops) {
+		for (size_t k = 0; k < n_drops; k++)
+			if (drop_ctrl_edge(f, drops[2 * k], drops[2 * k + 1]) < 0)
+				goto nomem;
+		code = 1; /* progress: the caller issues the nodes now ready */
+		goto done;
+	}
+
+	put(&m, "%s: stall: %zu node%s cannot be issued (none ready, none in flight, file read to "
+	        "the end)", f->name, nb, nb == 1 ? "" : "s");
+	if (fatal) {
+		code = CHAKRA_ECYCLE;
+		put(&m, "\ndependency cycle (each node waits for the next): ");
+		for (size_t k = cyc_from; k < cyc_to; k++)
+			put(&m, "%llu -> ", (unsigned long long)fslot_at(f, blocked[stack[k]])->v.id);
+		put(&m, "%llu", (unsigned long long)fslot_at(f, cyc_p)->v.id);
+		if (f->opts.strict)
+			put(&m, " (strict: control edges in cycles are not dropped)");
+	}
+
+	/* Parents that never appear. */
+	size_t shown = 0, absent_refs = 0;
+	for (size_t b = 0; b < nb; b++)
+		for (uint32_t k = off[b]; k < off[b + 1]; k++) {
+			fslot *p = fslot_at(f, par[k]);
+			if (p->state != ST_ABSENT)
+				continue;
+			absent_refs++;
+			if (shown++ < 8) {
+				fslot *c = fslot_at(f, blocked[b]);
+				put(&m, "\nnode %llu (node index %llu, byte %llu) waits for parent %llu, which "
+				        "never appears in the file",
+				    (unsigned long long)c->v.id, (unsigned long long)c->v.index,
+				    (unsigned long long)c->v.offset, (unsigned long long)p->v.id);
+			}
+		}
+	if (shown > 8)
+		put(&m, "\n... and %zu more references to absent parents", absent_refs - 8);
+
+	/* A few blocked nodes with what they wait for. */
+	put(&m, "\nblocked:");
+	for (size_t b = 0; b < nb && b < 8; b++) {
+		fslot *c = fslot_at(f, blocked[b]);
+		put(&m, "\n  node %llu waits for", (unsigned long long)c->v.id);
+		for (uint32_t k = off[b]; k < off[b + 1] && k < off[b] + 6; k++) {
+			fslot *p = fslot_at(f, par[k]);
+			put(&m, " %llu (%s)", (unsigned long long)p->v.id,
+			    p->state == ST_ABSENT ? "never appears" : "blocked");
+		}
+		if (off[b + 1] - off[b] > 6)
+			put(&m, " ...");
+	}
+	if (nb > 8)
+		put(&m, "\n  ... and %zu more", nb - 8);
+	goto done;
+nomem:
+	code = feeder_errf(f, CHAKRA_EDEP,
+	                   "%s: stall: %llu nodes cannot be issued (out of memory while diagnosing)",
+	                   f->name, (unsigned long long)f->held);
+done:
+	free(stack);
+	free(it);
+	free(drops);
+	free(kind);
+	free(blocked);
+	free(off);
+	free(par);
+	free(color);
+	free(pos);
+	return code;
+}

@@ -1,0 +1,634 @@
+/* The feeder core: reads a trace ahead in scan mode (id + deps only),
+ * tracks unresolved parents with child lists, and issues ready nodes from
+ * a min-heap (by id or file index). Full decoding is deferred to the
+ * node view's materialize hook. Design and numbers: docs/feeder.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chakra/error.h"
+#include "feeder_impl.h"
+#include "pbref.h"
+#include "wire.h"
+
+int feeder_errf(chakra_feeder *f, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->err, sizeof f->err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int fail(chakra_feeder *f, int code)
+{
+	f->failed = code;
+	return code;
+}
+
+static int oom(chakra_feeder *f)
+{
+	return fail(f, feeder_errf(f, CHAKRA_ENOMEM, "%s: out of memory", f->name));
+}
+
+/* ---- slots and edges ---- */
+
+static uint32_t slot_new(chakra_feeder *f)
+{
+	uint32_t i = f->free_slot;
+	if (i != FT_NIL) {
+		f->free_slot = fslot_at(f, i)->child;
+	} else {
+		if (f->n_slots == FT_NIL - 1)
+			return FT_NIL;
+		if ((f->n_slots >> SLOT_CHUNK_BITS) == f->n_chunks) {
+			fslot **c = realloc(f->chunks, (f->n_chunks + 1) * sizeof *c);
+			if (!c)
+				return FT_NIL;
+			f->chunks = c;
+			c[f->n_chunks] = malloc(SLOT_CHUNK * sizeof(fslot));
+			if (!c[f->n_chunks])
+				return FT_NIL;
+			f->n_chunks++;
+		}
+		i = f->n_slots++;
+	}
+	fslot *s = fslot_at(f, i);
+	memset(s, 0, sizeof *s);
+	s->child = FT_NIL;
+	s->cls = 0xff;
+	return i;
+}
+
+static void slot_release(chakra_feeder *f, uint32_t i)
+{
+	fslot *s = fslot_at(f, i);
+	if (s->cls != 0xff)
+		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
+	arena_free(&s->ar);
+	s->ar.head = NULL;
+	s->v.msg = NULL;
+	s->v.full = NULL;
+	s->cls = 0xff;
+	s->state = ST_FREE;
+	s->child = f->free_slot;
+	f->free_slot = i;
+}
+
+static int edge_add(chakra_feeder *f, fslot *parent, uint32_t child)
+{
+	uint32_t e = f->free_edge;
+	if (e != FT_NIL) {
+		f->free_edge = f->edges[e].next;
+	} else {
+		if (f->n_edges == f->cap_edges) {
+			uint32_t cap = f->cap_edges ? f->cap_edges * 2 : 4096;
+			if (cap < f->cap_edges)
+				return -1;
+			fedge *n = realloc(f->edges, (size_t)cap * sizeof *n);
+			if (!n)
+				return -1;
+			f->edges = n;
+			f->cap_edges = cap;
+		}
+		e = f->n_edges++;
+	}
+	f->edges[e].child = child;
+	f->edges[e].next = parent->child;
+	parent->child = e;
+	return 0;
+}
+
+static void edge_free(chakra_feeder *f, uint32_t e)
+{
+	f->edges[e].next = f->free_edge;
+	f->free_edge = e;
+}
+
+static int make_ready(chakra_feeder *f, uint32_t i)
+{
+	fslot *s = fslot_at(f, i);
+	s->state = ST_READY;
+	uint64_t key = f->opts.order == CHAKRA_ORDER_FILE ? s->v.index : s->v.id;
+	if (heap_push(&f->ready, key, i))
+		return oom(f);
+	return 0;
+}
+
+/* A parent is satisfied: release one pending count of the child. */
+static int release_child(chakra_feeder *f, uint32_t c)
+{
+	fslot *s = fslot_at(f, c);
+	if (--s->pending == 0 && s->state == ST_BLOCKED)
+		return make_ready(f, c);
+	return 0;
+}
+
+/* ---- lazy decoding ---- */
+
+static node_full *materialize(chakra_node *n)
+{
+	fslot *s = (fslot *)n;
+	chakra_feeder *f = n->owner;
+	if (n->full)
+		return n->full;
+	node_full *full = arena_alloc(&s->ar, sizeof *full);
+	if (!full)
+		return NULL;
+	uint64_t id;
+	int rc = node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, full, &s->ar,
+	                   &f->ws_lazy, f->tmp);
+	if (rc == 0 && f->opts.reader && f->opts.reader->verify_with_nanopb)
+		rc = pbref_verify_node(n->msg, n->len, id, full, f->tmp);
+	if (rc < 0) {
+		/* The scan already validated the message, so only memory or the
+		 * nanopb cross-check can fail here; keep the reason. */
+		feeder_errf(f, rc, "%s: node id %llu (message at byte %llu): %s", f->name,
+		            (unsigned long long)n->id, (unsigned long long)n->offset, f->tmp);
+		arena_free(&s->ar);
+		s->ar.head = NULL;
+		return NULL;
+	}
+	n->full = full;
+	return full;
+}
+
+/* ---- reading ---- */
+
+/* Record one gating parent p of child c (id cid). */
+static int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
+{
+	uint32_t ps = idmap_get(&f->ids, p);
+	fslot *parent;
+	if (ps == FT_NIL) {
+		if (doneset_has(&f->done, p))
+			return 0; /* completed already */
+		ps = slot_new(f);
+		if (ps == FT_NIL || idmap_put(&f->ids, p, ps))
+			return oom(f);
+		parent = fslot_at(f, ps);
+		parent->state = ST_PLACE;
+		parent->v.id = p;
+		f->n_place++;
+	} else {
+		parent = fslot_at(f, ps);
+		if (parent->child != FT_NIL && (f->edges[parent->child].child & ~EDGE_CTRL) == c) {
+			/* Listed twice (children are added one node at a time, so a
+			 * repeat is always at the head): count once; a data edge wins
+			 * over a control one. */
+			if (!ctrl)
+				f->edges[parent->child].child &= ~EDGE_CTRL;
+			f->dup_deps++;
+			return 0;
+		}
+	}
+	if (edge_add(f, parent, c | (ctrl ? EDGE_CTRL : 0)))
+		return oom(f);
+	fslot_at(f, c)->pending++;
+	return 0;
+}
+
+/* Repeats among parents already completed (they make no edge, so the
+ * head check in add_parent cannot see them), over the gating lists; only
+ * for short lists, as it is quadratic. */
+static void count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, const uint64_t *b,
+                               size_t nb)
+{
+	size_t n = na + nb;
+	if (n > 64)
+		return;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = i < na ? a[i] : b[i - na];
+		for (size_t j = 0; j < i; j++)
+			if (x == (j < na ? a[j] : b[j - na])) {
+				if (idmap_get(&f->ids, x) == FT_NIL)
+					f->dup_deps++;
+				break;
+			}
+	}
+}
+
+static int at_eof(chakra_feeder *f);
+
+static int read_one(chakra_feeder *f)
+{
+	const void *m;
+	size_t len;
+	uint64_t off = chakra_reader_offset(f->rd);
+	int rc = chakra_reader_next_raw(f->rd, &m, &len);
+	if (rc < 0)
+		return fail(f, feeder_errf(f, rc, "%s", chakra_reader_errmsg(f->rd)));
+	if (rc == 0) {
+		f->eof = 1;
+		return at_eof(f);
+	}
+	uint64_t index = chakra_reader_node_count(f->rd) - 1;
+	const uint8_t *msg = m;
+	uint64_t id;
+	rc = node_walk(msg, len, off + wire_varint_size(len), &id, NULL, &f->scratch, &f->ws, f->tmp);
+	if (rc < 0)
+		return fail(f, feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s",
+		                           f->name, (unsigned long long)index,
+		                           (unsigned long long)off, f->tmp));
+	uint32_t i = idmap_get(&f->ids, id);
+	if (i != FT_NIL) {
+		fslot *o = fslot_at(f, i);
+		if (o->state != ST_PLACE)
+			return fail(f, feeder_errf(f, CHAKRA_EDUP,
+			                           "%s: node index %llu (message at byte %llu): duplicate "
+			                           "node id %llu (first at node index %llu, byte %llu)",
+			                           f->name, (unsigned long long)index,
+			                           (unsigned long long)off, (unsigned long long)id,
+			                           (unsigned long long)o->v.index,
+			                           (unsigned long long)o->v.offset));
+		f->n_place--;
+	} else {
+		if (doneset_has(&f->done, id))
+			return fail(f, feeder_errf(f, CHAKRA_EDUP,
+			                           "%s: node index %llu (message at byte %llu): duplicate "
+			                           "node id %llu (an earlier node with this id was "
+			                           "already completed)",
+			                           f->name, (unsigned long long)index,
+			                           (unsigned long long)off, (unsigned long long)id));
+		i = slot_new(f);
+		if (i == FT_NIL || idmap_put(&f->ids, id, i))
+			return oom(f);
+	}
+	fslot *s = fslot_at(f, i);
+	s->v.id = id;
+	s->v.offset = off;
+	s->v.index = index;
+	s->v.len = len;
+	s->v.full = NULL;
+	s->v.materialize = materialize;
+	s->v.owner = f;
+	s->state = ST_BLOCKED;
+	if (msg >= f->zc_lo && msg + len <= f->zc_hi) {
+		s->v.msg = msg; /* the caller's buffer outlives the feeder */
+	} else {
+		uint8_t *copy = bytepool_alloc(&f->bytes, len, &s->cls);
+		if (!copy)
+			return oom(f);
+		if (len)
+			memcpy(copy, msg, len);
+		s->v.msg = copy;
+	}
+	f->held++;
+
+	if (f->opts.deps & CHAKRA_DEPS_DATA) {
+		const uint64_t *d = walk_data(&f->ws);
+		size_t n = walk_n_data(&f->ws);
+		for (size_t k = 0; k < n; k++) {
+			if (d[k] == id)
+				return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
+				                           "%s: node id %llu (node index %llu, byte %llu) "
+				                           "lists itself as a data dependency",
+				                           f->name, (unsigned long long)id,
+				                           (unsigned long long)index, (unsigned long long)off));
+			if ((rc = add_parent(f, i, d[k], 0)) < 0)
+				return rc;
+		}
+	}
+	if (f->opts.deps & CHAKRA_DEPS_CTRL) {
+		const uint64_t *d = walk_ctrl(&f->ws);
+		size_t n = walk_n_ctrl(&f->ws);
+		for (size_t k = 0; k < n; k++) {
+			if (d[k] == id) {
+				if (f->opts.strict)
+					return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
+					                           "%s: node id %llu (node index %llu, byte %llu) "
+					                           "lists itself as a control dependency (strict)",
+					                           f->name, (unsigned long long)id,
+					                           (unsigned long long)index,
+					                           (unsigned long long)off));
+				f->warnings++;
+				continue;
+			}
+			if ((rc = add_parent(f, i, d[k], 1)) < 0)
+				return rc;
+		}
+	}
+	{
+		int gd = (f->opts.deps & CHAKRA_DEPS_DATA) != 0, gc = (f->opts.deps & CHAKRA_DEPS_CTRL) != 0;
+		count_done_repeats(f, walk_data(&f->ws), gd ? walk_n_data(&f->ws) : 0, walk_ctrl(&f->ws),
+		                   gc ? walk_n_ctrl(&f->ws) : 0);
+	}
+	if (s->pending == 0)
+		return make_ready(f, i);
+	return 0;
+}
+
+/* End of file: every placeholder left is an id that never appears.
+ * Control-only edges to it are dropped with a warning (an error when
+ * strict); data edges stay, and the stall diagnosis names them. */
+static int at_eof(chakra_feeder *f)
+{
+	if (f->eof_done)
+		return 0;
+	f->eof_done = 1;
+	if (!f->n_place)
+		return 0;
+	for (uint32_t i = 0; i < f->n_slots; i++) {
+		fslot *p = fslot_at(f, i);
+		if (p->state != ST_PLACE)
+			continue;
+		uint32_t keep = FT_NIL, *tail = &keep;
+		for (uint32_t e = p->child; e != FT_NIL;) {
+			uint32_t nx = f->edges[e].next;
+			uint32_t c = f->edges[e].child;
+			if (c & EDGE_CTRL) {
+				fslot *cs = fslot_at(f, c & ~EDGE_CTRL);
+				if (f->opts.strict)
+					return fail(f, feeder_errf(
+						f, CHAKRA_EDEP,
+						"%s: node id %llu (node index %llu, byte %llu) has a control "
+						"dependency on id %llu, which never appears in the file (strict)",
+						f->name, (unsigned long long)cs->v.id,
+						(unsigned long long)cs->v.index, (unsigned long long)cs->v.offset,
+						(unsigned long long)p->v.id));
+				f->warnings++;
+				edge_free(f, e);
+				int rc = release_child(f, c & ~EDGE_CTRL);
+				if (rc < 0)
+					return rc;
+			} else {
+				*tail = e;
+				tail = &f->edges[e].next;
+			}
+			e = nx;
+		}
+		*tail = FT_NIL;
+		p->child = keep;
+		if (keep == FT_NIL) {
+			idmap_del(&f->ids, p->v.id);
+			slot_release(f, i);
+			f->n_place--;
+		} else {
+			p->state = ST_ABSENT;
+		}
+	}
+	return 0;
+}
+
+/* Read ahead up to the window; beyond it only while nothing can progress
+ * (no ready node, none in flight): parents may come later in the file. */
+static int fill(chakra_feeder *f)
+{
+	int rc;
+	while (!f->eof && f->held < f->opts.window)
+		if ((rc = read_one(f)) < 0)
+			return rc;
+	while (!f->eof && f->ready.n == 0 && f->inflight == 0)
+		if ((rc = read_one(f)) < 0)
+			return rc;
+	return 0;
+}
+
+/* Issue one ready node: 1, 0 (none ready), or an error (stall). */
+static int pick(chakra_feeder *f, fslot **out)
+{
+	if (f->failed)
+		return f->failed;
+	int rc = fill(f);
+	if (rc < 0)
+		return rc;
+	uint32_t i;
+	while ((i = heap_pop(&f->ready)) == FT_NIL) {
+		if (f->inflight || !f->held)
+			return 0;
+		if ((rc = feeder_resolve_stall(f)) < 0)
+			return fail(f, rc);
+	}
+	fslot *s = fslot_at(f, i);
+	s->state = ST_INFLIGHT;
+	f->inflight++;
+	f->issued++;
+	*out = s;
+	return 1;
+}
+
+/* Callback style: issue everything ready. Re-entrant calls (complete()
+ * from inside ready_cb) only release children; this loop issues them, so
+ * the stack never grows with the chain length. */
+static int drain(chakra_feeder *f)
+{
+	if (f->in_drive)
+		return 0;
+	f->in_drive = 1;
+	int rc;
+	fslot *s;
+	while ((rc = pick(f, &s)) > 0)
+		f->opts.ready_cb(f->opts.data, f, &s->v);
+	f->in_drive = 0;
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- public API ---- */
+
+static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char *defname)
+{
+	*out = NULL;
+	chakra_feeder_options def = CHAKRA_FEEDER_OPTIONS_INIT;
+	if (o && (o->version < 1 || o->version > CHAKRA_FEEDER_OPTIONS_VERSION))
+		return CHAKRA_EINVAL;
+	chakra_feeder *f = calloc(1, sizeof *f);
+	if (!f)
+		return CHAKRA_ENOMEM;
+	f->opts = o ? *o : def;
+	f->free_slot = f->free_edge = FT_NIL;
+	const char *nm = f->opts.reader && f->opts.reader->display_name ? f->opts.reader->display_name
+	                                                                 : defname;
+	f->name = strdup(nm);
+	if (!f->name) {
+		free(f);
+		return CHAKRA_ENOMEM;
+	}
+	*out = f;
+	if (f->opts.deps == 0)
+		f->opts.deps = CHAKRA_DEPS_DATA;
+	if (f->opts.window == 0)
+		f->opts.window = FEEDER_DEFAULT_WINDOW;
+	if (f->opts.deps < CHAKRA_DEPS_DATA || f->opts.deps > CHAKRA_DEPS_BOTH)
+		return fail(f, feeder_errf(f, CHAKRA_EINVAL, "%s: bad deps option %d", f->name,
+		                           (int)f->opts.deps));
+	if (f->opts.order != CHAKRA_ORDER_ID && f->opts.order != CHAKRA_ORDER_FILE)
+		return fail(f, feeder_errf(f, CHAKRA_EINVAL, "%s: bad order option %d", f->name,
+		                           (int)f->opts.order));
+	return 0;
+}
+
+static int opened(chakra_feeder *f, int rc)
+{
+	if (rc < 0)
+		return fail(f, feeder_errf(f, rc, "%s",
+		                           f->rd ? chakra_reader_errmsg(f->rd) : "out of memory"));
+	return 0;
+}
+
+int chakra_feeder_open(chakra_feeder **out, const char *path, const chakra_feeder_options *o)
+{
+	int rc = setup(out, o, !strcmp(path, "-") ? "<stdin>" : path);
+	if (rc < 0)
+		return rc;
+	return opened(*out, chakra_reader_open(&(*out)->rd, path, (*out)->opts.reader));
+}
+
+int chakra_feeder_open_buffer(chakra_feeder **out, const void *buf, size_t len,
+                              const chakra_feeder_options *o)
+{
+	int rc = setup(out, o, "<memory>");
+	if (rc < 0)
+		return rc;
+	chakra_feeder *f = *out;
+	/* A plain buffer is framed in place: its messages need no copy. */
+	f->zc_lo = buf;
+	f->zc_hi = (const uint8_t *)buf + len;
+	return opened(f, chakra_reader_open_buffer(&f->rd, buf, len, f->opts.reader));
+}
+
+int chakra_feeder_open_cb(chakra_feeder **out, chakra_read_cb cb, void *cbdata,
+                          const chakra_feeder_options *o)
+{
+	int rc = setup(out, o, "<callback>");
+	if (rc < 0)
+		return rc;
+	return opened(*out, chakra_reader_open_cb(&(*out)->rd, cb, cbdata, (*out)->opts.reader));
+}
+
+void chakra_feeder_close(chakra_feeder *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->n_slots; i++) {
+		fslot *s = fslot_at(f, i);
+		if (s->state != ST_FREE) {
+			if (s->cls != 0xff)
+				bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
+			arena_free(&s->ar);
+		}
+	}
+	for (size_t c = 0; c < f->n_chunks; c++)
+		free(f->chunks[c]);
+	free(f->chunks);
+	free(f->edges);
+	idmap_free(&f->ids);
+	doneset_free(&f->done);
+	heap_free(&f->ready);
+	bytepool_free(&f->bytes);
+	walk_scratch_free(&f->ws);
+	walk_scratch_free(&f->ws_lazy);
+	arena_free(&f->scratch);
+	chakra_reader_close(f->rd);
+	free(f->name);
+	free(f);
+}
+
+int chakra_feeder_next(chakra_feeder *f, const chakra_node **node)
+{
+	fslot *s;
+	int rc = pick(f, &s);
+	if (rc > 0)
+		*node = &s->v;
+	return rc;
+}
+
+/* Why an id cannot be completed, for CHAKRA_ESTATE. */
+static int not_inflight(chakra_feeder *f, const char *what, uint64_t id)
+{
+	uint32_t i = idmap_get(&f->ids, id);
+	const char *why;
+	if (i != FT_NIL) {
+		switch (fslot_at(f, i)->state) {
+		case ST_READY: why = "it is ready but not issued"; break;
+		case ST_BLOCKED: why = "it is waiting for its parents"; break;
+		default: why = "it has not been read (only referenced as a parent)"; break;
+		}
+	} else if (doneset_has(&f->done, id)) {
+		why = "it was already completed";
+	} else {
+		why = "no node with this id has been read";
+	}
+	return feeder_errf(f, CHAKRA_ESTATE, "%s: %s node id %llu: not in flight: %s", f->name, what,
+	                   (unsigned long long)id, why);
+}
+
+int chakra_feeder_complete(chakra_feeder *f, uint64_t id)
+{
+	if (f->failed)
+		return f->failed;
+	uint32_t i = idmap_get(&f->ids, id);
+	if (i == FT_NIL || fslot_at(f, i)->state != ST_INFLIGHT)
+		return not_inflight(f, "complete", id);
+	fslot *s = fslot_at(f, i);
+	if (doneset_add(&f->done, id))
+		return oom(f);
+	for (uint32_t e = s->child; e != FT_NIL;) {
+		uint32_t nx = f->edges[e].next;
+		int rc = release_child(f, f->edges[e].child & ~EDGE_CTRL);
+		if (rc < 0)
+			return rc;
+		edge_free(f, e);
+		e = nx;
+	}
+	s->child = FT_NIL;
+	idmap_del(&f->ids, id);
+	slot_release(f, i);
+	f->held--;
+	f->inflight--;
+	f->completed++;
+	if (f->opts.ready_cb)
+		return drain(f);
+	return 0;
+}
+
+int chakra_feeder_push_back(chakra_feeder *f, uint64_t id)
+{
+	if (f->failed)
+		return f->failed;
+	uint32_t i = idmap_get(&f->ids, id);
+	if (i == FT_NIL || fslot_at(f, i)->state != ST_INFLIGHT)
+		return not_inflight(f, "push back", id);
+	f->inflight--;
+	return make_ready(f, i);
+}
+
+int chakra_feeder_drive(chakra_feeder *f)
+{
+	if (f->failed)
+		return f->failed;
+	if (!f->opts.ready_cb)
+		return feeder_errf(f, CHAKRA_EINVAL, "%s: chakra_feeder_drive needs a ready_cb option",
+		                   f->name);
+	return drain(f);
+}
+
+const chakra_node *chakra_feeder_lookup(chakra_feeder *f, uint64_t id)
+{
+	uint32_t i = idmap_get(&f->ids, id);
+	if (i == FT_NIL)
+		return NULL;
+	fslot *s = fslot_at(f, i);
+	return s->state >= ST_BLOCKED ? &s->v : NULL;
+}
+
+int chakra_feeder_has_more(const chakra_feeder *f)
+{
+	return !f->eof || f->held > 0;
+}
+
+uint64_t chakra_feeder_held_count(const chakra_feeder *f) { return f->held; }
+uint64_t chakra_feeder_ready_count(const chakra_feeder *f) { return f->ready.n; }
+uint64_t chakra_feeder_inflight_count(const chakra_feeder *f) { return f->inflight; }
+uint64_t chakra_feeder_issued_count(const chakra_feeder *f) { return f->issued; }
+uint64_t chakra_feeder_warning_count(const chakra_feeder *f) { return f->warnings; }
+uint64_t chakra_feeder_duplicate_dep_count(const chakra_feeder *f) { return f->dup_deps; }
+uint64_t chakra_feeder_cycle_break_count(const chakra_feeder *f) { return f->cycle_drops; }
+uint64_t chakra_feeder_completed_count(const chakra_feeder *f) { return f->completed; }
+
+const chakra_metadata *chakra_feeder_metadata(const chakra_feeder *f)
+{
+	return f->rd ? chakra_reader_metadata(f->rd) : NULL;
+}
+
+const char *chakra_feeder_errmsg(const chakra_feeder *f) { return f ? f->err : "out of memory"; }

@@ -1,0 +1,85 @@
+/* Feeder internals shared by the core (feeder.c), the stall diagnosis
+ * (diag.c) and the workload opener (workload.c). */
+#ifndef CHAKRA_FEEDER_IMPL_H
+#define CHAKRA_FEEDER_IMPL_H
+
+#include "chakra/feeder.h"
+#include "ftab.h"
+#include "node_impl.h"
+#include "util.h"
+
+#define FEEDER_ERRMSG_MAX 4096
+#define FEEDER_DEFAULT_WINDOW 65536
+
+/* Slot states. */
+enum {
+	ST_FREE = 0,
+	ST_PLACE,    /* placeholder: id referenced as a parent, not read yet */
+	ST_ABSENT,   /* placeholder at end of file: the id never appears */
+	ST_BLOCKED,  /* read, waiting for parents */
+	ST_READY,    /* in the ready heap */
+	ST_INFLIGHT  /* issued, not completed */
+};
+
+/* One node (or placeholder). Slots live in fixed chunks that never move,
+ * so the embedded view stays valid until the node is completed. */
+typedef struct fslot {
+	chakra_node v;     /* first member: a view pointer is a slot pointer */
+	arena ar;          /* lazily decoded fields of this node */
+	uint32_t pending;  /* unresolved gating parents */
+	uint32_t child;    /* edge list of children; free-list link when free */
+	uint8_t state;
+	uint8_t cls;       /* bytepool class of v.msg; 0xff = not owned */
+} fslot;
+
+#define SLOT_CHUNK_BITS 10
+#define SLOT_CHUNK ((uint32_t)1 << SLOT_CHUNK_BITS)
+
+/* Edge parent -> child. The top bit of `child` marks an edge that only a
+ * control dependency created (ignorable when the parent never appears). */
+#define EDGE_CTRL 0x80000000u
+typedef struct fedge {
+	uint32_t child, next;
+} fedge;
+
+struct chakra_feeder {
+	chakra_feeder_options opts;
+	chakra_reader *rd;
+	char *name;
+	const uint8_t *zc_lo, *zc_hi; /* caller's plain buffer: messages used in place */
+
+	fslot **chunks;
+	size_t n_chunks;
+	uint32_t n_slots, free_slot;
+
+	fedge *edges;
+	uint32_t n_edges, cap_edges, free_edge;
+
+	idmap ids;       /* id -> slot, for held nodes and placeholders */
+	doneset done;    /* completed ids */
+	heap ready;
+	bytepool bytes;
+	walk_scratch ws, ws_lazy;
+	arena scratch;
+
+	uint64_t held, inflight, issued, completed, n_place;
+	uint64_t warnings, dup_deps, cycle_drops;
+	int eof, failed, in_drive, eof_done;
+	char err[FEEDER_ERRMSG_MAX];
+	char tmp[CHAKRA_ERRMSG_MAX];
+};
+
+static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
+{
+	return &f->chunks[i >> SLOT_CHUNK_BITS][i & (SLOT_CHUNK - 1)];
+}
+
+/* diag.c: a stall (nothing ready, nothing in flight, nodes held, file
+ * fully read). Breaks cycles at control-only edges (not when strict) and
+ * returns 1 when nodes became ready; else sets f->err and returns
+ * CHAKRA_ECYCLE or CHAKRA_EDEP (or CHAKRA_ENOMEM). */
+int feeder_resolve_stall(chakra_feeder *f);
+/* Errors into f->err (larger than CHAKRA_ERRMSG_MAX). */
+int feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
+
+#endif

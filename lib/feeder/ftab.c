@@ -1,0 +1,267 @@
+/* Feeder containers (see ftab.h). */
+#include "ftab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- idmap ---- */
+
+static int idmap_grow(idmap *m)
+{
+	unsigned bits = m->bits ? m->bits + 1 : 10;
+	size_t cap = (size_t)1 << bits;
+	idmap_ent *e = malloc(cap * sizeof *e);
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		e[i].val = FT_NIL;
+	idmap old = *m;
+	m->e = e;
+	m->cap = cap;
+	m->bits = bits;
+	m->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.e[i].val != FT_NIL)
+			idmap_put(m, old.e[i].key, old.e[i].val); /* cannot fail: room */
+	free(old.e);
+	return 0;
+}
+
+int idmap_put(idmap *m, uint64_t key, uint32_t val)
+{
+	/* Load factor at most 1/2 keeps linear probes short. */
+	if ((m->n + 1) * 2 > m->cap && idmap_grow(m))
+		return -1;
+	size_t mask = m->cap - 1;
+	size_t i = idmap_home(m, key);
+	while (m->e[i].val != FT_NIL)
+		i = (i + 1) & mask;
+	m->e[i].key = key;
+	m->e[i].val = val;
+	m->n++;
+	return 0;
+}
+
+void idmap_del(idmap *m, uint64_t key)
+{
+	if (!m->n)
+		return;
+	size_t mask = m->cap - 1;
+	size_t i = idmap_home(m, key);
+	for (;; i = (i + 1) & mask) {
+		if (m->e[i].val == FT_NIL)
+			return;
+		if (m->e[i].key == key)
+			break;
+	}
+	/* Backward shift: move later entries of the run into the hole unless
+	 * their home lies cyclically in (hole, j]. */
+	size_t j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (m->e[j].val == FT_NIL)
+			break;
+		size_t k = idmap_home(m, m->e[j].key);
+		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		m->e[i] = m->e[j];
+		i = j;
+	}
+	m->e[i].val = FT_NIL;
+	m->n--;
+}
+
+void idmap_free(idmap *m)
+{
+	free(m->e);
+	memset(m, 0, sizeof *m);
+}
+
+/* ---- heap ---- */
+
+int heap_push(heap *q, uint64_t key, uint32_t slot)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 256;
+		heap_ent *h = realloc(q->h, cap * sizeof *h);
+		if (!h)
+			return -1;
+		q->h = h;
+		q->cap = cap;
+	}
+	size_t i = q->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (q->h[p].key <= key)
+			break;
+		q->h[i] = q->h[p];
+		i = p;
+	}
+	q->h[i].key = key;
+	q->h[i].slot = slot;
+	return 0;
+}
+
+uint32_t heap_pop(heap *q)
+{
+	if (!q->n)
+		return FT_NIL;
+	uint32_t top = q->h[0].slot;
+	heap_ent last = q->h[--q->n];
+	size_t i = 0, n = q->n;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && q->h[c + 1].key < q->h[c].key)
+			c++;
+		if (last.key <= q->h[c].key)
+			break;
+		q->h[i] = q->h[c];
+		i = c;
+	}
+	if (n)
+		q->h[i] = last;
+	return top;
+}
+
+void heap_free(heap *q)
+{
+	free(q->h);
+	memset(q, 0, sizeof *q);
+}
+
+/* ---- doneset ---- */
+
+static uint32_t doneset_page(doneset *d, uint64_t key, int create)
+{
+	if (d->n && key == d->last_key)
+		return d->last_page;
+	uint32_t pg = idmap_get(&d->pages, key);
+	if (pg == FT_NIL) {
+		if (!create)
+			return FT_NIL;
+		if (d->n == d->cap) {
+			size_t cap = d->cap ? d->cap * 2 : 64;
+			uint64_t(*b)[8] = realloc(d->bits, cap * sizeof *b);
+			if (!b)
+				return FT_NIL;
+			d->bits = b;
+			d->cap = cap;
+		}
+		if (idmap_put(&d->pages, key, (uint32_t)d->n))
+			return FT_NIL;
+		memset(d->bits[d->n], 0, sizeof d->bits[0]);
+		pg = (uint32_t)d->n++;
+	}
+	d->last_key = key;
+	d->last_page = pg;
+	return pg;
+}
+
+int doneset_add(doneset *d, uint64_t id)
+{
+	uint32_t pg = doneset_page(d, id >> 9, 1);
+	if (pg == FT_NIL)
+		return -1;
+	d->bits[pg][(id >> 6) & 7] |= (uint64_t)1 << (id & 63);
+	return 0;
+}
+
+int doneset_has(doneset *d, uint64_t id)
+{
+	uint32_t pg = doneset_page(d, id >> 9, 0);
+	if (pg == FT_NIL)
+		return 0;
+	return (int)((d->bits[pg][(id >> 6) & 7] >> (id & 63)) & 1);
+}
+
+void doneset_free(doneset *d)
+{
+	idmap_free(&d->pages);
+	free(d->bits);
+	memset(d, 0, sizeof *d);
+}
+
+/* ---- bytepool ---- */
+
+#define BP_SLAB ((size_t)256 << 10)
+
+static unsigned size_class(size_t n)
+{
+	unsigned c = 0;
+	size_t sz = 16;
+	while (sz < n) {
+		sz <<= 1;
+		c++;
+	}
+	return c;
+}
+
+void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls)
+{
+	unsigned c = size_class(n ? n : 1);
+	if (c >= BP_CLASSES) {
+		*cls = BP_CLASSES;
+		return malloc(n);
+	}
+	*cls = (uint8_t)c;
+	void *p = b->free_[c];
+	if (p) {
+		memcpy(&b->free_[c], p, sizeof(void *));
+		return p;
+	}
+	size_t sz = (size_t)16 << c;
+	if (b->cur_left < sz) {
+		/* The slab's tail, if any, is dropped into the smaller classes'
+		 * free lists so nothing is wasted. */
+		while (b->cur_left >= 16) {
+			unsigned tc = size_class(b->cur_left);
+			if (((size_t)16 << tc) > b->cur_left)
+				tc--;
+			memcpy(b->cur, &b->free_[tc], sizeof(void *));
+			b->free_[tc] = b->cur;
+			b->cur += (size_t)16 << tc;
+			b->cur_left -= (size_t)16 << tc;
+		}
+		if (b->n_slabs == b->cap_slabs) {
+			size_t cap = b->cap_slabs ? b->cap_slabs * 2 : 16;
+			void **s = realloc(b->slabs, cap * sizeof *s);
+			if (!s)
+				return NULL;
+			b->slabs = s;
+			b->cap_slabs = cap;
+		}
+		uint8_t *slab = malloc(BP_SLAB);
+		if (!slab)
+			return NULL;
+		b->slabs[b->n_slabs++] = slab;
+		b->cur = slab;
+		b->cur_left = BP_SLAB;
+	}
+	p = b->cur;
+	b->cur += sz;
+	b->cur_left -= sz;
+	return p;
+}
+
+void bytepool_release(bytepool *b, void *p, uint8_t cls)
+{
+	if (!p)
+		return;
+	if (cls >= BP_CLASSES) {
+		free(p);
+		return;
+	}
+	memcpy(p, &b->free_[cls], sizeof(void *));
+	b->free_[cls] = p;
+}
+
+void bytepool_free(bytepool *b)
+{
+	for (size_t i = 0; i < b->n_slabs; i++)
+		free(b->slabs[i]);
+	free(b->slabs);
+	memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,93 @@
+/* Feeder internals: the compact containers behind the feeder core.
+ * Everything is indexed by 32-bit slot / edge numbers so containers can
+ * grow by realloc, and nothing allocates per node once warm. */
+#ifndef CHAKRA_FEEDER_FTAB_H
+#define CHAKRA_FEEDER_FTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FT_NIL UINT32_MAX
+
+/* ---- id -> u32 map: open addressing, linear probing, backward-shift
+ * deletion (no tombstones, so probe lengths stay short under churn). ---- */
+typedef struct idmap_ent {
+	uint64_t key;
+	uint32_t val; /* FT_NIL = empty */
+	uint32_t pad;
+} idmap_ent;
+
+typedef struct idmap {
+	idmap_ent *e;
+	size_t cap, n; /* cap is a power of two (or 0) */
+	unsigned bits;
+} idmap;
+
+static inline size_t idmap_home(const idmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - m->bits));
+}
+
+static inline uint32_t idmap_get(const idmap *m, uint64_t key)
+{
+	if (!m->n)
+		return FT_NIL;
+	size_t mask = m->cap - 1;
+	for (size_t i = idmap_home(m, key);; i = (i + 1) & mask) {
+		const idmap_ent *x = &m->e[i];
+		if (x->val == FT_NIL)
+			return FT_NIL;
+		if (x->key == key)
+			return x->val;
+	}
+}
+/* Insert a key known to be absent: 0, or -1 on out of memory. */
+int idmap_put(idmap *m, uint64_t key, uint32_t val);
+/* Remove a key if present. */
+void idmap_del(idmap *m, uint64_t key);
+void idmap_free(idmap *m);
+
+/* ---- Binary min-heap of (key, slot): ready nodes by id or file index ---- */
+typedef struct heap_ent {
+	uint64_t key;
+	uint32_t slot;
+} heap_ent;
+typedef struct heap {
+	heap_ent *h;
+	size_t n, cap;
+} heap;
+int heap_push(heap *q, uint64_t key, uint32_t slot); /* 0 or -1 (ENOMEM) */
+uint32_t heap_pop(heap *q);                          /* FT_NIL when empty */
+void heap_free(heap *q);
+
+/* ---- Set of completed ids: a bitmap in 512-id pages found through an
+ * idmap, so dense ids (the normal case) cost one bit each and sparse ids
+ * still work. ---- */
+typedef struct doneset {
+	idmap pages;       /* id >> 9 -> page number */
+	uint64_t (*bits)[8];
+	size_t n, cap;
+	uint64_t last_key; /* one-entry cache: consecutive ids share a page */
+	uint32_t last_page;
+} doneset;
+int doneset_add(doneset *d, uint64_t id); /* 0 or -1 (ENOMEM) */
+int doneset_has(doneset *d, uint64_t id);
+void doneset_free(doneset *d);
+
+/* ---- Byte pool: power-of-two size classes carved from 256 KiB slabs and
+ * recycled through free lists; raw messages of held nodes live here. ---- */
+#define BP_CLASSES 13 /* 16 B .. 64 KiB; larger blocks use malloc */
+typedef struct bytepool {
+	void *free_[BP_CLASSES];
+	void **slabs;
+	size_t n_slabs, cap_slabs;
+	uint8_t *cur;     /* current slab being carved */
+	size_t cur_left;
+} bytepool;
+/* A block of at least n bytes; *cls receives its class (BP_CLASSES for a
+ * malloc'd block). NULL on out of memory. */
+void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls);
+void bytepool_release(bytepool *b, void *p, uint8_t cls);
+void bytepool_free(bytepool *b);
+
+#endif
