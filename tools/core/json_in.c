@@ -333,12 +333,15 @@ static int tok_int(pack *P, const tok *t, int k, uint64_t *out)
 
 static int tok_real(pack *P, const tok *t, int k, double *out)
 {
-	if ((t->type != T_NUM && t->type != T_STR) ||
-	    json_num_real(P->pool + t->off, t->len, t->type == T_STR, k == CHAKRA_ATTR_FLOAT, out) < 0)
-		return fail(P, "attribute '%s' (%s): expected a number or \"nan\"/\"inf\"/\"-inf\", got %s%s%s",
-		            attr_name(P), chakra_attr_kind_name(k), tok_name(t->type),
-		            t->type == T_NUM || t->type == T_STR ? " " : "",
-		            t->type == T_NUM || t->type == T_STR ? P->pool + t->off : "");
+	const char *kn = chakra_attr_kind_name(k);
+	if (t->type != T_NUM && t->type != T_STR)
+		return fail(P, "attribute '%s' (%s): expected a number or \"nan\"/\"inf\"/\"-inf\", got %s",
+		            attr_name(P), kn, tok_name(t->type));
+	if (json_num_real(P->pool + t->off, t->len, t->type == T_STR, k == CHAKRA_ATTR_FLOAT, out) < 0)
+		return fail(P, t->type == T_STR
+		                   ? "attribute '%s' (%s): string \"%s\" is not a number (only \"nan\", \"inf\", \"-inf\")"
+		                   : "attribute '%s' (%s): value %s is out of range",
+		            attr_name(P), kn, P->pool + t->off);
 	return 1;
 }
 
