@@ -51,6 +51,13 @@ static unsigned kind_wt(int k)
 	}
 }
 
+/* A field tag: field numbers 0 and above 2^29-1 are invalid protobuf (and
+ * nanopb rejects them), so they are errors here too, not unknown fields. */
+static int bad_tag(const uint8_t **p, const uint8_t *end, uint64_t *tag)
+{
+	return wire_varint(p, end, tag) || (*tag >> 3) == 0 || (*tag >> 3) > 0x1fffffff;
+}
+
 static uint64_t rd64(const uint8_t *p)
 {
 	uint64_t v;
@@ -116,6 +123,29 @@ static int read_scalar(int k, const uint8_t **p, const uint8_t *end, uint64_t *u
 	}
 }
 
+/* Scalar varints that do not fit their field are errors, not truncated
+ * (nanopb, the reference, rejects them too): uint32 and the enum `type`
+ * above 2^32-1, sint32 outside int32, bool outside 32 bits (a negative
+ * int32 sign-extended to 64 bits is allowed, as protobuf encodes it). */
+static int varint_fits(int k, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t v;
+	if (wire_varint(&p, end, &v))
+		return 1; /* the caller reports the bad varint */
+	switch (k) {
+	case CHAKRA_ATTR_UINT32:
+		return v <= UINT32_MAX;
+	case CHAKRA_ATTR_SINT32: {
+		int64_t z = (int64_t)((v >> 1) ^ (~(v & 1) + 1));
+		return z >= INT32_MIN && z <= INT32_MAX;
+	}
+	case CHAKRA_ATTR_BOOL:
+		return (v >> 32) == 0 || (v >> 31) == 0x1ffffffffull;
+	default:
+		return 1;
+	}
+}
+
 /* Elements of a list value: the body of e.g. Int64List (field 1 repeated,
  * packed or not). Count first, then fill, so arrays are allocated once. */
 static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *out, arena *a,
@@ -130,7 +160,7 @@ static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *
 		while (q < end) {
 			const uint8_t *fs = q;
 			uint64_t tag;
-			if (wire_varint(&q, end, &tag))
+			if (bad_tag(&q, end, &tag))
 				return BAD("byte %llu: bad field tag in %s", POS(fs), chakra_attr_kind_name(lk));
 			unsigned wt = tag & 7, f = (unsigned)(tag >> 3);
 			if (f != 1) {
@@ -204,6 +234,39 @@ static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *
 	return 0;
 }
 
+/* out = prev's elements followed by out's (a list member seen twice). */
+static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char *err)
+{
+	size_t n = prev->n + out->n;
+	if (prev->ls) {
+		cstr *v = arena_alloc(a, n * sizeof *v);
+		if (!v)
+			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+		memcpy(v, prev->ls, prev->n * sizeof *v);
+		if (out->n)
+			memcpy(v + prev->n, out->ls, out->n * sizeof *v);
+		out->ls = v;
+	} else if (prev->ld) {
+		double *v = arena_alloc(a, n * sizeof *v);
+		if (!v)
+			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+		memcpy(v, prev->ld, prev->n * sizeof *v);
+		if (out->n)
+			memcpy(v + prev->n, out->ld, out->n * sizeof *v);
+		out->ld = v;
+	} else {
+		uint64_t *v = arena_alloc(a, n * sizeof *v);
+		if (!v)
+			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+		memcpy(v, prev->lu, prev->n * sizeof *v);
+		if (out->n)
+			memcpy(v + prev->n, out->lu, out->n * sizeof *v);
+		out->lu = v;
+	}
+	out->n = n;
+	return 0;
+}
+
 /* One AttributeProto message body. out == NULL: validate only. */
 static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, arena *a,
                      uint64_t base, const uint8_t *start, char *err)
@@ -213,7 +276,7 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 	while (p < end) {
 		const uint8_t *fs = p;
 		uint64_t tag;
-		if (wire_varint(&p, end, &tag))
+		if (bad_tag(&p, end, &tag))
 			return BAD("byte %llu: bad field tag in attribute", POS(fs));
 		unsigned wt = tag & 7;
 		uint64_t f = tag >> 3;
@@ -237,6 +300,11 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 			int k = (int)f;
 			chakra_attr tmp;
 			chakra_attr *o = out ? out : &tmp;
+			/* The same list member again merges (protobuf appends the
+			 * elements); any other member replaces the value. */
+			chakra_attr prev = { .kind = 0 };
+			if (out && k % 2 == 0 && out->kind == k)
+				prev = *out;
 			if (out) {
 				/* A later oneof member replaces an earlier one. */
 				o->u = 0; o->d = 0; o->s.s = NULL; o->s.len = 0;
@@ -250,6 +318,8 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 					           chakra_attr_kind_name(k));
 				int rc = list_walk(k, p, p + L, out, a, base, start, err);
 				if (rc)
+					return rc;
+				if (prev.n && (rc = list_merge(out, &prev, a, err)))
 					return rc;
 				p += L;
 			} else if (kind_wt(k) == WT_LEN) {
@@ -268,6 +338,9 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 				if (wt != kind_wt(k))
 					return BAD("byte %llu: attribute value %s has wire type %u, expected %u",
 					           POS(fs), chakra_attr_kind_name(k), wt, kind_wt(k));
+				if (!varint_fits(k, p, end))
+					return BAD("byte %llu: attribute value %s out of range", POS(fs),
+					           chakra_attr_kind_name(k));
 				if (read_scalar(k, &p, end, &o->u, &o->d))
 					return BAD("byte %llu: attribute value %s truncated", POS(fs),
 					           chakra_attr_kind_name(k));
@@ -277,6 +350,12 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 				return BAD("byte %llu: malformed unknown field %llu in attribute", POS(fs),
 				           (unsigned long long)f);
 		}
+	}
+	if (out) { /* absent strings read as "", never NULL (find() strcmps names) */
+		if (!out->name.s)
+			out->name.s = "";
+		if (!out->doc.s)
+			out->doc.s = "";
 	}
 	return 0;
 }
@@ -296,6 +375,8 @@ static int deps_append(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t 
 	if (wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
 		return -1;
 	const uint8_t *e = *p + L;
+	if (L == 0) /* dst->p may still be NULL: no pointer arithmetic on it */
+		return 0;
 	/* Upper bound on the count: one element per byte. */
 	if (cbuf_reserve(dst, dst->len + (size_t)L * 8))
 		return -2;
@@ -373,7 +454,7 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 	while (p < end) {
 		const uint8_t *fs = p;
 		uint64_t tag, v;
-		if (wire_varint(&p, end, &tag))
+		if (bad_tag(&p, end, &tag))
 			return BAD("byte %llu: bad field tag", POS(fs));
 		unsigned wt = tag & 7;
 		uint64_t f = tag >> 3;
@@ -382,6 +463,9 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 			if (wt != WT_VARINT || wire_varint(&p, end, &v))
 				return BAD("byte %llu: field %s: %s", POS(fs), node_field_names[f],
 				           wt != WT_VARINT ? "wrong wire type" : "bad varint");
+			if (f == 3 && v > UINT32_MAX)
+				return BAD("byte %llu: field type: value %llu out of range", POS(fs),
+				           (unsigned long long)v);
 			if (f == 1)
 				*id = v;
 			else if (full) {
@@ -418,7 +502,7 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 				while (q < e) {
 					const uint8_t *gs = q;
 					uint64_t t2, L2;
-					if (wire_varint(&q, e, &t2))
+					if (bad_tag(&q, e, &t2))
 						return BAD("byte %llu: bad field tag in %s", POS(gs), node_field_names[f]);
 					uint64_t f2 = t2 >> 3;
 					if (f2 >= 1 && f2 <= 3) {
@@ -485,7 +569,7 @@ int metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata
 	while (p < end) {
 		const uint8_t *fs = p;
 		uint64_t tag;
-		if (wire_varint(&p, end, &tag))
+		if (bad_tag(&p, end, &tag))
 			return BAD("byte %llu: bad field tag", POS(fs));
 		unsigned wt = tag & 7;
 		uint64_t f = tag >> 3;

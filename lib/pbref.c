@@ -13,6 +13,17 @@
 #include "pbref.h"
 #include "util.h"
 
+/* A string field may occur several times; protobuf keeps the last one (as
+ * the walker does), so the callback only records where it is and the
+ * comparison happens once the enclosing message is decoded. */
+typedef struct strarg {
+	struct vctx *v;
+	const cstr *want;
+	const char *what;
+	const uint8_t *got;
+	size_t got_len;
+} strarg;
+
 typedef struct vctx {
 	const node_full *full;
 	char *err;
@@ -21,7 +32,18 @@ typedef struct vctx {
 	const chakra_attr *attr;  /* attribute being compared */
 	size_t attr_i;
 	int seen_kind;            /* kind recorded by a value callback */
+	struct strarg sval;       /* string/bytes value of the current attribute */
+	cbuf *elems;              /* list elements nanopb decoded (elem records) */
 } vctx;
+
+/* One list element as nanopb decoded it. Elements are collected and
+ * compared once the attribute is decoded: a later oneof member may still
+ * replace the list, and the same list member again appends to it. */
+typedef struct elem {
+	uint64_t u;       /* integer value, or the bits of the double */
+	const uint8_t *s; /* string / bytes element */
+	size_t len;
+} elem;
 
 static bool mismatch(vctx *v, const char *what)
 {
@@ -31,26 +53,24 @@ static bool mismatch(vctx *v, const char *what)
 	return false;
 }
 
-static bool cmp_string(pb_istream_t *s, const cstr *want, vctx *v, const char *what)
-{
-	if (s->bytes_left != want->len || memcmp(s->state, want->s, want->len) != 0)
-		return mismatch(v, what);
-	return pb_read(s, NULL, s->bytes_left);
-}
-
 /* ---- node-level callbacks ---- */
-
-typedef struct strarg {
-	vctx *v;
-	const cstr *want;
-	const char *what;
-} strarg;
 
 static bool cb_str(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
 	strarg *a = *arg;
-	return cmp_string(s, a->want, a->v, a->what);
+	a->got = s->state; /* a buffer stream: state is the read position */
+	a->got_len = s->bytes_left;
+	return pb_read(s, NULL, s->bytes_left);
+}
+
+/* After decoding: the last occurrence (or "" when absent) must match. */
+static bool str_done(const strarg *a)
+{
+	size_t n = a->got ? a->got_len : 0;
+	if (n != a->want->len || (n && memcmp(a->got, a->want->s, n) != 0))
+		return mismatch(a->v, a->what);
+	return true;
 }
 
 typedef struct deparg {
@@ -81,12 +101,13 @@ static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
 	vctx *v = *arg;
-	const chakra_attr *a = v->attr;
-	int k = a->kind;
+	int k = v->seen_kind;
 	if (k == 30 || k == 32) {
-		if (v->i >= a->n)
-			return mismatch(v, "list length");
-		return cmp_string(s, &a->ls[v->i++], v, "string list element");
+		elem e = { 0, s->state, s->bytes_left };
+		if (cbuf_append(v->elems, &e, sizeof e))
+			return false;
+		v->i++;
+		return pb_read(s, NULL, s->bytes_left);
 	}
 	while (s->bytes_left) {
 		uint64_t u = 0;
@@ -108,12 +129,34 @@ static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 		}
 		if (!ok)
 			return false;
-		if (v->i >= a->n)
-			return mismatch(v, "list length");
-		int same = (k == 4 || k == 6) ? memcmp(&d, &a->ld[v->i], 8) == 0 : u == a->lu[v->i];
-		if (!same)
-			return mismatch(v, "list element value");
+		if (k == 4 || k == 6)
+			memcpy(&u, &d, 8);
+		elem e = { u, NULL, 0 };
+		if (cbuf_append(v->elems, &e, sizeof e))
+			return false;
 		v->i++;
+	}
+	return true;
+}
+
+/* The collected elements against the walker's list. */
+static bool list_done(vctx *v, const chakra_attr *a)
+{
+	const elem *e = (const elem *)v->elems->p;
+	size_t n = v->elems->len / sizeof(elem);
+	if (n != a->n)
+		return mismatch(v, "list length");
+	int k = a->kind;
+	for (size_t i = 0; i < n; i++) {
+		if (k == 30 || k == 32) {
+			if (e[i].len != a->ls[i].len || (e[i].len && memcmp(e[i].s, a->ls[i].s, e[i].len)))
+				return mismatch(v, "string list element");
+		} else if (k == 4 || k == 6) {
+			if (memcmp(&e[i].u, &a->ld[i], 8) != 0)
+				return mismatch(v, "list element value");
+		} else if (e[i].u != a->lu[i]) {
+			return mismatch(v, "list element value");
+		}
 	}
 	return true;
 }
@@ -128,9 +171,15 @@ static bool cb_value(pb_istream_t *s, const pb_field_t *f, void **arg)
 		/* Every list message has one callback member `values` at the
 		 * start of the submessage struct. */
 		pb_callback_t *cb = (pb_callback_t *)f->pData;
+		/* nanopb clears the union when the member changes; a callback
+		 * still in place means the same list again, whose elements
+		 * append (protobuf merge), so the index goes on. */
+		if (cb->funcs.decode != cb_list_elem || v->seen_kind != (int)tag) {
+			v->i = 0;
+			v->elems->len = 0;
+		}
 		cb->funcs.decode = cb_list_elem;
 		cb->arg = v;
-		v->i = 0;
 		v->seen_kind = (int)tag;
 	}
 	return true;
@@ -140,7 +189,9 @@ static bool cb_string_val(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	vctx *v = *arg;
 	v->seen_kind = (int)f->tag; /* which_value is not set for callbacks (trap 1) */
-	return cmp_string(s, &v->attr->s, v, "string/bytes value");
+	v->sval.got = s->state;     /* the last occurrence counts: see str_done */
+	v->sval.got_len = s->bytes_left;
+	return pb_read(s, NULL, s->bytes_left);
 }
 
 static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
@@ -152,9 +203,12 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	const chakra_attr *a = &v->full->attrs[v->attr_i++];
 	v->attr = a;
 	v->seen_kind = 0;
+	v->sval = (strarg){ v, &a->s, "string/bytes value", NULL, 0 };
+	v->elems->len = 0;
 	ChakraProtoMsg_AttributeProto m;
 	memset(&m, 0, sizeof m); /* trap 2: stale union members are fatal */
-	strarg na = { v, &a->name, "attribute name" }, da = { v, &a->doc, "attribute doc_string" };
+	strarg na = { v, &a->name, "attribute name", NULL, 0 };
+	strarg da = { v, &a->doc, "attribute doc_string", NULL, 0 };
 	m.name.funcs.decode = cb_str;
 	m.name.arg = &na;
 	m.doc_string.funcs.decode = cb_str;
@@ -167,11 +221,15 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	m.value.string_val.arg = v;
 	if (!pb_decode(s, ChakraProtoMsg_AttributeProto_fields, &m))
 		return false;
+	if (!str_done(&na) || !str_done(&da))
+		return false;
 	int kind = m.which_value ? (int)m.which_value : v->seen_kind;
 	if (kind == 29 || kind == 31)
 		kind = v->seen_kind ? v->seen_kind : kind;
 	if (kind != a->kind)
 		return mismatch(v, "attribute value kind");
+	if ((kind == 29 || kind == 31) && !str_done(&v->sval))
+		return false;
 	uint64_t u = 0;
 	double d = 0;
 	switch (kind) {
@@ -189,8 +247,8 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	case 25: u = (uint64_t)m.value.sfixed64_val; break;
 	case 27: u = m.value.bool_val; break;
 	default:
-		if (kind % 2 == 0 && kind >= 4 && v->i != a->n)
-			return mismatch(v, "list length");
+		if (kind % 2 == 0 && kind >= 4)
+			return list_done(v, a);
 		return true;
 	}
 	if (kind == 3 || kind == 5 ? memcmp(&d, &a->d, 8) != 0 : u != a->u)
@@ -198,12 +256,13 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	return true;
 }
 
-int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err)
+static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
+                  const node_full *full, char *err)
 {
-	vctx v = { .full = full, .err = err };
+	vctx v = { .full = full, .err = err, .elems = elems };
 	ChakraProtoMsg_Node n;
 	memset(&n, 0, sizeof n);
-	strarg name = { &v, &full->name, "name" };
+	strarg name = { &v, &full->name, "name", NULL, 0 };
 	strarg io[2][3];
 	deparg ctrl = { &v, full->ctrl, full->n_ctrl, 0, "ctrl_deps" };
 	deparg data = { &v, full->data, full->n_data, 0, "data_deps" };
@@ -221,7 +280,7 @@ int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_fu
 	for (int w = 0; w < 2; w++) {
 		pb_callback_t *cbs[3] = { &infos[w]->values, &infos[w]->shapes, &infos[w]->types };
 		for (int f = 0; f < 3; f++) {
-			io[w][f] = (strarg){ &v, &full->io[w][f], ionames[w][f] };
+			io[w][f] = (strarg){ &v, &full->io[w][f], ionames[w][f], NULL, 0 };
 			cbs[f]->funcs.decode = cb_str;
 			cbs[f]->arg = &io[w][f];
 		}
@@ -236,6 +295,12 @@ int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_fu
 	}
 	if (v.bad)
 		return CHAKRA_ECORRUPT;
+	if (!str_done(&name))
+		return CHAKRA_ECORRUPT;
+	for (int w = 0; w < 2; w++)
+		for (int f = 0; f < 3; f++)
+			if (!str_done(&io[w][f]))
+				return CHAKRA_ECORRUPT;
 	if (n.id != id)
 		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb disagrees: id");
 	if ((int)n.type != full->type || n.start_time_micros != full->start ||
@@ -246,4 +311,12 @@ int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_fu
 	if (ctrl.i != ctrl.n || data.i != data.n || v.attr_i != full->n_attrs)
 		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb disagrees: dependency or attribute count");
 	return 0;
+}
+
+int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err)
+{
+	cbuf elems = { 0 };
+	int rc = verify(&elems, msg, len, id, full, err);
+	cbuf_free(&elems);
+	return rc;
 }
