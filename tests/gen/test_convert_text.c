@@ -1,7 +1,7 @@
 /* `chakra convert text` on every ASTRA-sim text workload at 4, 16 and 64
  * NPUs: each rank opens with the reader, ids run 0..n-1, every data dep
  * names a node of the file, compute carries duration_nanos (and micros =
- * nanos / 1000), every collective has pg_name naming a group of the written
+ * nanos / 1000), `chakra validate --strict --deep` passes, every collective has pg_name naming a group of the written
  * group file that holds the rank, and each rank feeds to the end. Node
  * counts are pinned. Run with GEN_PRINT=1 to print the counts. */
 #include <stdint.h>
@@ -166,6 +166,10 @@ int main(void)
 		memcpy(groups, g, glen);
 		groups[glen] = 0;
 		free(g);
+		/* The validator agrees: no duplicate, missing or cyclic deps. */
+		snprintf(cmd, sizeof cmd, "'%s' validate --strict --deep '%s'/w.*.et >/dev/null", exe,
+		         dir);
+		CHECK_MSG(system(cmd) == 0, "%s at %u NPUs does not validate", p->file, p->npus);
 		unsigned long n0 = 0, c0 = 0;
 		for (unsigned r = 0; r < p->npus; r++) {
 			unsigned long n, c;

@@ -1,0 +1,478 @@
+/* `chakra generate model`: one training iteration of an MLP, DLRM or
+ * Transformer under data, model or hybrid parallelism (the Chakra paper's
+ * §6.2 set), one Chakra ET per NPU. Every size is an option with a default;
+ * docs/generate.md lists the formulas and assumptions. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "graph.h"
+
+enum { M_MLP, M_DLRM, M_TRANSFORMER };
+enum { PAR_DATA, PAR_MODEL, PAR_HYBRID };
+enum { F, IG, WG };
+enum { K_LINEAR, K_EMBEDDING, K_NOWEIGHT };
+
+typedef struct mlayer {
+	char name[48];
+	int kind;
+	uint64_t flops[3], bytes[3]; /* per rank: compute of each phase */
+	int coll[3];                 /* chakra_comm_type, -1 = none */
+	uint64_t csize[3];
+	gen_group grp[3];
+	int waits_emb;               /* DLRM interaction: needs the embedding exchange */
+} mlayer;
+
+typedef struct params {
+	int model, par;
+	uint64_t npus, mp, dp;
+	uint64_t layers, hidden, batch, seq, bytes;
+	uint64_t tables, emb_dim, pooling, dense, bottom, top;
+	double tflops, gbps;
+	uint64_t passes;
+} params;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: chakra generate model --model mlp|dlrm|transformer --parallel data|model|hybrid\n"
+	        "                             --npus N -o PREFIX [sizes] [options]\n\n"
+	        "One training iteration per pass: forward compute per layer, input- and weight-\n"
+	        "gradient compute, and the collectives of the parallelism, as PREFIX.r.et and\n"
+	        "PREFIX.comm_groups.json. Durations from --tflops / --mem-gbps (roofline).\n\n"
+	        "sizes (defaults in brackets):\n"
+	        "  --batch B        global batch in samples [mlp 1024, dlrm 2048, transformer 64]\n"
+	        "  --layers L       mlp layers / transformer blocks [mlp 8, transformer 12]\n"
+	        "  --hidden H       width [mlp 4096, dlrm 1024, transformer 1024]\n"
+	        "  --seq S          transformer sequence length [1024]\n"
+	        "  --tables T       dlrm embedding tables [64]\n"
+	        "  --emb-dim E      dlrm embedding width [128]\n"
+	        "  --pooling P      dlrm lookups per table and sample [32]\n"
+	        "  --dense D        dlrm dense input features [512]\n"
+	        "  --bottom B       dlrm bottom-MLP layers [3]\n"
+	        "  --top T          dlrm top-MLP layers [3]\n"
+	        "  --dtype-bytes N  bytes per element [2]\n"
+	        "options:\n"
+	        "  --mp-group M     hybrid: model-parallel group size [network dim 0]\n"
+	        "  --dims D0xD1..   network shape, dim 0 fastest [2-D near square]\n"
+	        "  --tflops F       compute rate per NPU in TFLOP/s [100]\n"
+	        "  --mem-gbps G     memory bandwidth per NPU in GB/s [2000]\n"
+	        "  --passes P       iterations [1]\n"
+	        "  -g, --groups PATH, --no-groups, --gzip, -f/--force: as in convert text\n");
+}
+
+static uint64_t dur_ns(const params *p, uint64_t flops, uint64_t bytes)
+{
+	/* 1 TFLOP/s = 1000 FLOP/ns; 1 GB/s = 1 byte/ns. */
+	double t = fmax((double)flops / (p->tflops * 1000.0), (double)bytes / p->gbps);
+	double v = ceil(t);
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
+/* A column-parallel linear layer (in -> out) over the model group: each rank
+ * holds out/M columns; the output is all-gathered, the input gradient
+ * all-reduced (partial sums), the weight gradient all-reduced over the data
+ * group. tokens = rows of the activation on this rank. */
+static void linear(mlayer *l, const params *p, const char *name, uint64_t in, uint64_t out,
+                   uint64_t tokens, int allgather_out, int allreduce_ig)
+{
+	memset(l, 0, sizeof *l);
+	snprintf(l->name, sizeof l->name, "%s", name);
+	l->kind = K_LINEAR;
+	uint64_t outl = (out + p->mp - 1) / p->mp;
+	uint64_t b = p->bytes;
+	uint64_t gemm = 2 * tokens * in * outl;
+	for (int ph = 0; ph < 3; ph++) {
+		l->flops[ph] = gemm;
+		l->coll[ph] = -1;
+	}
+	l->bytes[F] = (tokens * in + in * outl + tokens * outl) * b;
+	l->bytes[IG] = (tokens * outl + in * outl + tokens * in) * b;
+	l->bytes[WG] = (tokens * in + tokens * outl + in * outl) * b;
+	gen_group model = { (uint32_t)p->mp, 1 }, data = { (uint32_t)p->mp, 0 };
+	if (allgather_out) {
+		l->coll[F] = CHAKRA_ALL_GATHER;
+		l->csize[F] = tokens * out * b;
+		l->grp[F] = model;
+	}
+	if (allreduce_ig) {
+		l->coll[IG] = CHAKRA_ALL_REDUCE;
+		l->csize[IG] = tokens * in * b;
+		l->grp[IG] = model;
+	}
+	l->coll[WG] = CHAKRA_ALL_REDUCE;
+	l->csize[WG] = in * outl * b;
+	l->grp[WG] = data;
+}
+
+/* Megatron-style row-parallel linear: input split, output partial sums
+ * all-reduced in the forward pass; no input-gradient collective. */
+static void linear_row(mlayer *l, const params *p, const char *name, uint64_t in, uint64_t out,
+                       uint64_t tokens)
+{
+	linear(l, p, name, out, in, tokens, 0, 0); /* same FLOPs and weight shard */
+	snprintf(l->name, sizeof l->name, "%s", name);
+	l->coll[F] = CHAKRA_ALL_REDUCE;
+	l->csize[F] = tokens * out * p->bytes;
+	l->grp[F] = (gen_group){ (uint32_t)p->mp, 1 };
+}
+
+static mlayer *build_layers(const params *p, size_t *n)
+{
+	size_t cap = 8 + p->layers * 5 + p->bottom + p->top;
+	mlayer *L = calloc(cap, sizeof *L);
+	if (!L)
+		return NULL;
+	size_t k = 0;
+	char nm[48];
+	uint64_t b = p->bytes;
+	if (p->model == M_MLP) {
+		uint64_t tokens = p->batch / p->dp;
+		for (uint64_t i = 0; i < p->layers; i++) {
+			snprintf(nm, sizeof nm, "fc%llu", (unsigned long long)i);
+			linear(&L[k++], p, nm, p->hidden, p->hidden, tokens, 1, i > 0);
+		}
+	} else if (p->model == M_TRANSFORMER) {
+		uint64_t T = p->batch / p->dp * p->seq, h = p->hidden;
+		for (uint64_t i = 0; i < p->layers; i++) {
+			snprintf(nm, sizeof nm, "block%llu_qkv", (unsigned long long)i);
+			linear(&L[k++], p, nm, h, 3 * h, T, 0, 1);
+			/* Scores and weighted sum over the local heads: 2 GEMMs. */
+			mlayer *a = &L[k++];
+			memset(a, 0, sizeof *a);
+			snprintf(a->name, sizeof a->name, "block%llu_attention", (unsigned long long)i);
+			a->kind = K_NOWEIGHT;
+			uint64_t hl = (h + p->mp - 1) / p->mp;
+			uint64_t fl = 4 * T * p->seq * hl;
+			a->flops[F] = fl;
+			a->flops[IG] = 2 * fl;
+			a->bytes[F] = (3 * T * hl + T * hl) * b;
+			a->bytes[IG] = 2 * a->bytes[F];
+			a->coll[F] = a->coll[IG] = a->coll[WG] = -1;
+			snprintf(nm, sizeof nm, "block%llu_proj", (unsigned long long)i);
+			linear_row(&L[k++], p, nm, h, h, T);
+			snprintf(nm, sizeof nm, "block%llu_fc1", (unsigned long long)i);
+			linear(&L[k++], p, nm, h, 4 * h, T, 0, 1);
+			snprintf(nm, sizeof nm, "block%llu_fc2", (unsigned long long)i);
+			linear_row(&L[k++], p, nm, 4 * h, h, T);
+		}
+	} else {
+		/* DLRM: tables sharded over all NPUs (model parallel), MLPs as
+		 * --parallel says; the pooled embeddings are exchanged all-to-all. */
+		uint64_t tl = (p->tables + p->npus - 1) / p->npus;
+		mlayer *e = &L[k++];
+		memset(e, 0, sizeof *e);
+		snprintf(e->name, sizeof e->name, "embedding");
+		e->kind = K_EMBEDDING;
+		uint64_t rows = p->batch * tl * p->pooling;
+		e->flops[F] = e->flops[WG] = rows * p->emb_dim;
+		e->bytes[F] = e->bytes[WG] = rows * p->emb_dim * b;
+		e->coll[F] = e->coll[IG] = CHAKRA_ALL_TO_ALL;
+		e->csize[F] = e->csize[IG] = p->batch * p->tables * p->emb_dim * b / p->npus;
+		e->grp[F] = e->grp[IG] = (gen_group){ (uint32_t)p->npus, 1 };
+		e->coll[WG] = -1;
+		uint64_t tokens = p->batch / p->dp;
+		for (uint64_t i = 0; i < p->bottom; i++) {
+			snprintf(nm, sizeof nm, "bottom%llu", (unsigned long long)i);
+			uint64_t in = i == 0 ? p->dense : p->hidden;
+			uint64_t out = i + 1 == p->bottom ? p->emb_dim : p->hidden;
+			linear(&L[k++], p, nm, in, out, tokens, 1, i > 0);
+		}
+		mlayer *x = &L[k++];
+		memset(x, 0, sizeof *x);
+		snprintf(x->name, sizeof x->name, "interaction");
+		x->kind = K_NOWEIGHT;
+		x->waits_emb = 1;
+		uint64_t f1 = p->tables + 1;
+		x->flops[F] = x->flops[IG] = 2 * tokens * f1 * f1 * p->emb_dim;
+		x->bytes[F] = x->bytes[IG] = (tokens * f1 * p->emb_dim + tokens * f1 * f1) * b;
+		x->coll[F] = x->coll[IG] = x->coll[WG] = -1;
+		for (uint64_t i = 0; i < p->top; i++) {
+			snprintf(nm, sizeof nm, "top%llu", (unsigned long long)i);
+			uint64_t in = i == 0 ? f1 * p->emb_dim : p->hidden;
+			uint64_t out = i + 1 == p->top ? 1 : p->hidden;
+			linear(&L[k++], p, nm, in, out, tokens, 1, 1);
+		}
+	}
+	*n = k;
+	return L;
+}
+
+typedef struct emit {
+	gen_graph *g;
+	uint64_t chain, pending[4];
+	int npending;
+	char prefix[32];
+	int oom;
+} emit;
+
+static uint64_t comp(emit *e, const params *p, const mlayer *l, const char *what, int ph,
+                     uint64_t extra)
+{
+	char name[96];
+	snprintf(name, sizeof name, "%s%s_%s", e->prefix, l->name, what);
+	uint64_t deps[7];
+	size_t n = 0;
+	deps[n++] = e->chain;
+	for (int i = 0; i < e->npending; i++)
+		deps[n++] = e->pending[i];
+	deps[n++] = extra;
+	uint64_t id = gen_graph_comp(e->g, name, dur_ns(p, l->flops[ph], l->bytes[ph]),
+	                             l->flops[ph], l->bytes[ph], deps, n);
+	if (id == UINT64_MAX)
+		e->oom = 1;
+	e->chain = id;
+	e->npending = 0;
+	return id;
+}
+
+static uint64_t coll(emit *e, const mlayer *l, int ph, uint64_t dep)
+{
+	static const char *const ph_name[] = { "fwd", "ig", "wg" };
+	if (l->coll[ph] < 0 || !l->csize[ph])
+		return UINT64_MAX;
+	char name[96];
+	snprintf(name, sizeof name, "%s%s_%s_%s", e->prefix, l->name, ph_name[ph],
+	         chakra_comm_type_name(l->coll[ph]));
+	/* One-NPU groups are not emitted (gen_graph_coll returns UINT64_MAX). */
+	return gen_graph_coll(e->g, name, l->coll[ph], l->csize[ph], l->grp[ph], &dep, 1);
+}
+
+static void wait_for(emit *e, uint64_t id)
+{
+	if (id != UINT64_MAX && e->npending < 4)
+		e->pending[e->npending++] = id;
+}
+
+static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_t n)
+{
+	emit e;
+	memset(&e, 0, sizeof e);
+	e.g = g;
+	e.chain = UINT64_MAX;
+	uint64_t *prev_wg = malloc(n * sizeof *prev_wg);
+	if (!prev_wg)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		prev_wg[i] = UINT64_MAX;
+	for (uint64_t pass = 0; pass < p->passes && !e.oom; pass++) {
+		if (p->passes > 1)
+			snprintf(e.prefix, sizeof e.prefix, "p%llu.", (unsigned long long)pass);
+		uint64_t emb_fwd = UINT64_MAX, emb_bwd = UINT64_MAX;
+		/* Forward: activations are needed by the next layer (blocking). */
+		for (size_t i = 0; i < n; i++) {
+			const mlayer *l = &L[i];
+			if (l->waits_emb)
+				wait_for(&e, emb_fwd);
+			uint64_t f = comp(&e, p, l, "fwd", F, prev_wg[i]);
+			uint64_t c = coll(&e, l, F, f);
+			if (l->kind == K_EMBEDDING)
+				emb_fwd = c; /* overlaps the bottom MLP */
+			else
+				wait_for(&e, c);
+		}
+		/* Backward, last layer first. The first layer after the input needs
+		 * no input gradient. */
+		for (size_t i = n; i-- > 0;) {
+			const mlayer *l = &L[i];
+			if (l->kind == K_EMBEDDING) {
+				wait_for(&e, emb_bwd);
+				prev_wg[i] = comp(&e, p, l, "wg", WG, UINT64_MAX);
+				continue;
+			}
+			int first = i == 0 || L[i - 1].kind == K_EMBEDDING;
+			uint64_t igc = UINT64_MAX;
+			if (!first || l->kind == K_NOWEIGHT) {
+				uint64_t ig = comp(&e, p, l, "ig", IG, UINT64_MAX);
+				if (l->waits_emb)
+					emb_bwd = coll(&e, &L[0], IG, ig); /* embedding gradients out */
+				else
+					igc = coll(&e, l, IG, ig);
+			}
+			if (l->kind == K_LINEAR) {
+				/* The weight gradient needs the local output gradient only,
+				 * so it overlaps the input-gradient collective. */
+				uint64_t wg = comp(&e, p, l, "wg", WG, UINT64_MAX);
+				uint64_t c = coll(&e, l, WG, wg);
+				prev_wg[i] = c != UINT64_MAX ? c : wg;
+			}
+			wait_for(&e, igc); /* the next layer down needs the reduced gradient */
+		}
+	}
+	free(prev_wg);
+	return e.oom ? -1 : 0;
+}
+
+static int opt_u64(int argc, char **argv, int *i, const char *name, uint64_t *out, int *matched,
+                   int *bad)
+{
+	int missing = 0;
+	const char *v = tool_opt(argc, argv, i, name, &missing);
+	if (missing) {
+		*bad = tool_usage(argv[0], "%s needs a value", name);
+		*matched = 1;
+		return 1;
+	}
+	if (!v)
+		return 0;
+	*matched = 1;
+	if (tool_parse_u64(name, v, out) < 0)
+		*bad = 2;
+	return 1;
+}
+
+int cmd_generate_model(int argc, char **argv)
+{
+	params p;
+	memset(&p, 0, sizeof p);
+	p.model = p.par = -1;
+	p.bytes = 2;
+	p.tflops = 100;
+	p.gbps = 2000;
+	p.passes = 1;
+	const char *out = NULL, *groups = NULL;
+	uint32_t dims[16], ndims = 0;
+	int force = 0, gzip = 0, no_groups = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		int missing = 0, matched = 0, bad = 0;
+		if (tool_is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		}
+		if (opt_u64(argc, argv, &i, "--npus", &p.npus, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--layers", &p.layers, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--hidden", &p.hidden, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--batch", &p.batch, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--seq", &p.seq, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--tables", &p.tables, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--emb-dim", &p.emb_dim, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--pooling", &p.pooling, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--dense", &p.dense, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--bottom", &p.bottom, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--top", &p.top, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--dtype-bytes", &p.bytes, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--mp-group", &p.mp, &matched, &bad) ||
+		    opt_u64(argc, argv, &i, "--passes", &p.passes, &matched, &bad)) {
+			if (bad)
+				return bad;
+			continue;
+		}
+		if ((v = tool_opt(argc, argv, &i, "--model", &missing))) {
+			p.model = !strcmp(v, "mlp") ? M_MLP : !strcmp(v, "dlrm") ? M_DLRM
+			        : !strcmp(v, "transformer") ? M_TRANSFORMER : -2;
+			if (p.model == -2)
+				return tool_usage(argv[0], "--model '%s': expected mlp, dlrm or transformer", v);
+		} else if ((v = tool_opt(argc, argv, &i, "--parallel", &missing))) {
+			p.par = !strcmp(v, "data") ? PAR_DATA : !strcmp(v, "model") ? PAR_MODEL
+			      : !strcmp(v, "hybrid") ? PAR_HYBRID : -2;
+			if (p.par == -2)
+				return tool_usage(argv[0], "--parallel '%s': expected data, model or hybrid", v);
+		} else if ((v = tool_opt(argc, argv, &i, "--dims", &missing))) {
+			if (gen_parse_dims(v, dims, &ndims) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--tflops", &missing))) {
+			if (tool_parse_double("--tflops", v, &p.tflops) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--mem-gbps", &missing))) {
+			if (tool_parse_double("--mem-gbps", v, &p.gbps) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) ||
+		           (v = tool_opt(argc, argv, &i, "-o", &missing))) {
+			out = v;
+		} else if ((v = tool_opt(argc, argv, &i, "--groups", &missing)) ||
+		           (v = tool_opt(argc, argv, &i, "-g", &missing))) {
+			groups = v;
+		} else if (missing) {
+			return tool_usage(argv[0], "%s needs a value", argv[i]);
+		} else if (!strcmp(argv[i], "--no-groups")) {
+			no_groups = 1;
+		} else if (!strcmp(argv[i], "--gzip")) {
+			gzip = 1;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
+			force = 1;
+		} else {
+			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (p.model < 0 || p.par < 0)
+		return tool_usage(argv[0], "--model and --parallel are required");
+	if (!out)
+		return tool_usage(argv[0], "missing -o PREFIX");
+	if (!p.npus || p.npus > 1u << 16)
+		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 16);
+	if (!(p.tflops > 0) || !(p.gbps > 0) || isinf(p.tflops) || isinf(p.gbps))
+		return tool_usage(argv[0], "--tflops and --mem-gbps must be positive");
+	if (!p.passes || p.passes > 100000 || !p.bytes || p.bytes > 64)
+		return tool_usage(argv[0], "--passes must be 1..100000 and --dtype-bytes 1..64");
+	if (no_groups && groups)
+		return tool_usage(argv[0], "--no-groups and --groups exclude each other");
+	/* Defaults per model. */
+	if (!p.batch)
+		p.batch = p.model == M_MLP ? 1024 : p.model == M_DLRM ? 2048 : 64;
+	if (!p.layers)
+		p.layers = p.model == M_MLP ? 8 : 12;
+	if (!p.hidden)
+		p.hidden = p.model == M_MLP ? 4096 : 1024;
+	if (!p.seq)
+		p.seq = p.model == M_TRANSFORMER ? 1024 : 1;
+	if (!p.tables)
+		p.tables = 64;
+	if (!p.emb_dim)
+		p.emb_dim = 128;
+	if (!p.pooling)
+		p.pooling = 32;
+	if (!p.dense)
+		p.dense = 512;
+	if (!p.bottom)
+		p.bottom = 3;
+	if (!p.top)
+		p.top = 3;
+	if (p.layers > 100000 || p.bottom > 1000 || p.top > 1000 || p.hidden > 1u << 20 ||
+	    p.seq > 1u << 20 || p.emb_dim > 1u << 16 || p.tables > 1u << 20 ||
+	    p.pooling > 1u << 16 || p.dense > 1u << 20 || p.batch > 1u << 24)
+		return tool_usage(argv[0], "a size is out of range (see --help)");
+	if (!ndims)
+		ndims = gen_default_dims((uint32_t)p.npus, dims);
+	uint64_t prod = 1;
+	for (uint32_t d = 0; d < ndims; d++)
+		prod *= dims[d];
+	if (prod != p.npus)
+		return tool_usage(argv[0], "--dims multiply to %llu, not --npus %llu",
+		                  (unsigned long long)prod, (unsigned long long)p.npus);
+	if (p.par == PAR_DATA) {
+		if (p.mp && p.mp != 1)
+			return tool_usage(argv[0], "--mp-group is for --parallel hybrid");
+		p.mp = 1;
+	} else if (p.par == PAR_MODEL) {
+		if (p.mp && p.mp != p.npus)
+			return tool_usage(argv[0], "--mp-group is for --parallel hybrid");
+		p.mp = p.npus;
+	} else if (!p.mp) {
+		p.mp = dims[0];
+	}
+	if (p.mp > p.npus || p.npus % p.mp)
+		return tool_usage(argv[0], "--mp-group %llu must divide --npus %llu",
+		                  (unsigned long long)p.mp, (unsigned long long)p.npus);
+	p.dp = p.npus / p.mp;
+	if (p.batch % p.dp)
+		return tool_usage(argv[0], "--batch %llu must be a multiple of the data-parallel "
+		                  "degree %llu", (unsigned long long)p.batch, (unsigned long long)p.dp);
+
+	size_t n = 0;
+	mlayer *L = build_layers(&p, &n);
+	gen_graph g;
+	gen_graph_init(&g, (uint32_t)p.npus, dims, ndims);
+	int rc = 1;
+	if (!L || emit_iterations(&g, &p, L, n) < 0) {
+		tool_err("out of memory");
+	} else {
+		gen_write_opts o = { out, no_groups ? "" : groups, NULL, force, gzip };
+		rc = gen_graph_write(&g, &o);
+	}
+	gen_graph_free(&g);
+	free(L);
+	return rc;
+}
