@@ -1,0 +1,269 @@
+/* chakra sim: simulate a workload (one Chakra ET per NPU) on an
+ * ASTRA-sim network and system configuration. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "sim.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	"usage: chakra sim --workload PREFIX --network NET.yml --system SYS.json\n"
+	"                  [--comm-group GROUPS.json] [--model unaware|aware] [--json]\n"
+	"                  [--timeline FILE.json] [--events FILE.csv]\n"
+	"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
+	"\n"
+	"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network) with\n"
+	"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns).\n"
+	"\n"
+	"  --workload PREFIX        workload prefix (also --workload-configuration=)\n"
+	"  --network FILE           network YAML (also --network-configuration=)\n"
+	"  --system FILE            system JSON (also --system-configuration=)\n"
+	"  --comm-group FILE        communicator groups {\"id\": [ranks]} used by pg_name\n"
+	"                           (also --comm-group-configuration=)\n"
+	"  --remote-memory-configuration=FILE   accepted and ignored\n"
+	"  --model unaware|aware    congestion-unaware (default) or per-link FIFO queues\n"
+	"  --json                   one JSON object on stdout instead of the summary\n"
+	"  --timeline FILE          Chrome/Perfetto trace (a process per NPU)\n"
+	"  --events FILE            timeline-visualizer CSV (issue/callback lines)\n"
+	"  --compute-scale [R=]F    multiply compute times (of rank R) by F\n"
+	"  --start-delay R=C        rank R starts C cycles late (a straggler)\n");
+}
+
+/* "R=V" or (when allow_all) "V": rank (or -1) and value. */
+static int parse_rank_value(const char *opt, const char *s, int allow_all, uint32_t npus,
+                            int64_t *rank, const char **val)
+{
+	const char *eq = strchr(s, '=');
+	if (!eq) {
+		if (!allow_all) {
+			tool_err("%s: expected RANK=VALUE, got '%s'", opt, s);
+			return -1;
+		}
+		*rank = -1;
+		*val = s;
+		return 0;
+	}
+	char buf[32];
+	size_t n = (size_t)(eq - s);
+	if (n == 0 || n >= sizeof buf) {
+		tool_err("%s: bad rank in '%s'", opt, s);
+		return -1;
+	}
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	uint64_t r;
+	if (tool_parse_u64(opt, buf, &r))
+		return -1;
+	if (r >= npus) {
+		tool_err("%s: rank %" PRIu64 " is not in 0..%" PRIu32, opt, r, npus - 1);
+		return -1;
+	}
+	*rank = (int64_t)r;
+	*val = eq + 1;
+	return 0;
+}
+
+typedef struct pending {
+	const char *opt, *arg;
+} pending;
+
+int cmd_sim(int argc, char **argv)
+{
+	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
+	const char *timeline = NULL, *events = NULL, *model = "unaware";
+	int json = 0;
+	pending *pend = calloc((size_t)argc + 1, sizeof *pend);
+	int npend = 0, rc = 1;
+	if (!pend)
+		return tool_err("out of memory");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int missing = 0;
+		if (tool_is_help(a)) {
+			usage(stdout);
+			free(pend);
+			return 0;
+		}
+#define OPT(name, var) \
+		if ((v = tool_opt(argc, argv, &i, name, &missing)) || missing) { \
+			if (missing) { free(pend); return tool_usage(argv[0], "%s needs a value", name); } \
+			var = v; continue; }
+		OPT("--workload-configuration", workload)
+		OPT("--workload", workload)
+		OPT("--network-configuration", network)
+		OPT("--network", network)
+		OPT("--system-configuration", system)
+		OPT("--system", system)
+		OPT("--comm-group-configuration", groups_path)
+		OPT("--comm-group", groups_path)
+		OPT("--model", model)
+		OPT("--timeline", timeline)
+		OPT("--events", events)
+		const char *ignored = NULL;
+		OPT("--remote-memory-configuration", ignored)
+		(void)ignored;
+#undef OPT
+		if (!strcmp(a, "--json")) {
+			json = 1;
+			continue;
+		}
+		if ((v = tool_opt(argc, argv, &i, "--compute-scale", &missing)) ||
+		    (!missing && (v = tool_opt(argc, argv, &i, "--start-delay", &missing)))) {
+			pend[npend].opt = strncmp(a, "--compute-scale", 15) ? "--start-delay"
+			                                                   : "--compute-scale";
+			pend[npend++].arg = v;
+			continue;
+		}
+		free(pend);
+		if (missing)
+			return tool_usage(argv[0], "%s needs a value", a);
+		return tool_usage(argv[0], "unknown argument '%s'", a);
+	}
+	if (!workload || !network || !system) {
+		free(pend);
+		return tool_usage(argv[0], "--workload, --network and --system are required");
+	}
+	sim_model m;
+	if (!strcmp(model, "unaware"))
+		m = SIM_UNAWARE;
+	else if (!strcmp(model, "aware"))
+		m = SIM_AWARE;
+	else {
+		free(pend);
+		return tool_usage(argv[0], "--model must be unaware or aware, not '%s'", model);
+	}
+
+	char err[SIM_ERR_LEN];
+	sim_network net;
+	sim_system sys;
+	sim_groups groups = { 0 };
+	double *scale = NULL;
+	uint64_t *delay = NULL;
+	FILE *tl = NULL, *ev = NULL;
+	sim_result res = { 0 };
+	if (sim_network_load(&net, network, err) || sim_system_load(&sys, system, err) ||
+	    (groups_path && sim_groups_load(&groups, groups_path, 0xffffffffu, err))) {
+		tool_err("%s", err);
+		goto out;
+	}
+	if (groups_path) { /* ranks are checked against the network's size */
+		for (size_t g = 0; g < groups.n; g++)
+			for (size_t j = 0; j < groups.g[g].n; j++)
+				if (groups.g[g].ranks[j] >= net.npus) {
+					tool_err("%s: group '%s': rank %" PRIu32 " is not in 0..%" PRIu32
+					         " (the network has %" PRIu32 " NPUs)", groups_path,
+					         groups.g[g].name, groups.g[g].ranks[j], net.npus - 1, net.npus);
+					goto out;
+				}
+	}
+	for (int k = 0; k < npend; k++) {
+		int64_t r;
+		const char *val;
+		int is_scale = !strcmp(pend[k].opt, "--compute-scale");
+		if (parse_rank_value(pend[k].opt, pend[k].arg, is_scale, net.npus, &r, &val)) {
+			rc = 2;
+			goto out;
+		}
+		if (is_scale) {
+			double f;
+			if (tool_parse_double(pend[k].opt, val, &f) || !(f >= 0) || f > 1e9) {
+				if (!(f >= 0) || f > 1e9)
+					tool_err("%s: factor must be in 0..1e9", pend[k].opt);
+				rc = 2;
+				goto out;
+			}
+			if (!scale) {
+				scale = malloc(net.npus * sizeof *scale);
+				if (!scale) {
+					tool_err("out of memory");
+					goto out;
+				}
+				for (uint32_t x = 0; x < net.npus; x++)
+					scale[x] = 1.0;
+			}
+			for (uint32_t x = 0; x < net.npus; x++)
+				if (r < 0 || (uint32_t)r == x)
+					scale[x] = f;
+		} else {
+			uint64_t c;
+			if (tool_parse_u64(pend[k].opt, val, &c)) {
+				rc = 2;
+				goto out;
+			}
+			if (!delay && !(delay = calloc(net.npus, sizeof *delay))) {
+				tool_err("out of memory");
+				goto out;
+			}
+			delay[r] = c;
+		}
+	}
+	const char *inputs[] = { network, system, groups_path };
+	if ((timeline && tool_check_output(timeline, inputs, 3)) ||
+	    (events && tool_check_output(events, inputs, 3)) ||
+	    (timeline && events && !strcmp(timeline, events) &&
+	     tool_err("--timeline and --events name the same file")))
+		goto out;
+	if (timeline && !(tl = tool_fopen_out(timeline)))
+		goto out;
+	if (events && !(ev = tool_fopen_out(events)))
+		goto out;
+
+	sim_options opt = { m, groups_path ? &groups : NULL, scale, delay, tl, ev, 1 };
+	double t0 = tool_now();
+	if (sim_run(workload, &net, &sys, &opt, &res, err, sizeof err)) {
+		tool_err("%s", err);
+		goto out;
+	}
+	double secs = tool_now() - t0;
+	if (tl) {
+		int bad = tool_fclose_out(tl, timeline);
+		tl = NULL;
+		if (bad)
+			goto out;
+	}
+	if (ev) {
+		int bad = tool_fclose_out(ev, events);
+		ev = NULL;
+		if (bad)
+			goto out;
+	}
+	if (json) {
+		printf("{\"finish_cycles\":%" PRIu64 ",\"model\":\"%s\",\"nodes\":%" PRIu64
+		       ",\"npus\":[", res.finish, model, res.nodes);
+		for (uint32_t r = 0; r < res.npus; r++) {
+			const sim_npu_result *p = &res.npu[r];
+			printf("%s{\"npu\":%" PRIu32 ",\"finish_cycles\":%" PRIu64 ",\"compute_cycles\":%"
+			       PRIu64 ",\"exposed_comm_cycles\":%" PRIu64 ",\"comm_busy_cycles\":%" PRIu64
+			       ",\"nodes\":%" PRIu64 "}", r ? "," : "", r, p->finish, p->compute,
+			       p->finish > p->compute ? p->finish - p->compute : 0, p->comm_busy,
+			       p->nodes);
+		}
+		printf("]}\n");
+	} else {
+		printf("%-6s %15s %15s %20s %8s\n", "npu", "finish_cycles", "compute_cycles",
+		       "exposed_comm_cycles", "nodes");
+		for (uint32_t r = 0; r < res.npus; r++) {
+			const sim_npu_result *p = &res.npu[r];
+			printf("%-6" PRIu32 " %15" PRIu64 " %15" PRIu64 " %20" PRIu64 " %8" PRIu64 "\n", r,
+			       p->finish, p->compute, p->finish > p->compute ? p->finish - p->compute : 0,
+			       p->nodes);
+		}
+		printf("finished at %" PRIu64 " cycles (%" PRIu32 " NPUs, %s model, %" PRIu64
+		       " nodes, %.3f s)\n", res.finish, res.npus, model, res.nodes, secs);
+	}
+	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
+out:
+	if (tl)
+		tool_fclose_out(tl, timeline);
+	if (ev)
+		tool_fclose_out(ev, events);
+	sim_result_free(&res);
+	sim_groups_free(&groups);
+	free(scale);
+	free(delay);
+	free(pend);
+	return rc;
+}

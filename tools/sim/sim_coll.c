@@ -1,0 +1,257 @@
+/* Collectives as the system layer runs them: each chunk goes through one
+ * phase per dimension, and each phase is a sequence of steps in which every
+ * member sends one message (or, for `direct`, one to every peer) and
+ * receives the matching ones. The engine times the steps; this file only
+ * says what the steps are.
+ *
+ * All-reduce over several dimensions with localBWAware = reduce-scatter on
+ * dimensions 0..k-2, all-reduce on the last, all-gather back on k-2..0; the
+ * chunk shrinks by n after each reduce-scatter and grows back after each
+ * all-gather. Ring steps (n members, x bytes entering the phase):
+ *   all-reduce 2(n-1) x x/n (the first n-1 reduced), reduce-scatter n-1 x
+ *   x/n (reduced), all-gather n-1 x x, all-to-all n(n-1)/2 x x/n.
+ * Beyond the reference: broadcast n-1 x x, reduce n-1 x x (reduced),
+ * barrier n-1 empty messages; halving-doubling (log2 n steps each way). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "chakra/chakra.h"
+#include "sim.h"
+
+static int fail(char *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, SIM_ERR_LEN, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *sim_alg_name(sim_alg alg)
+{
+	switch (alg) {
+	case SIM_ALG_RING: return "ring";
+	case SIM_ALG_DIRECT: return "direct";
+	case SIM_ALG_HD: return "halvingDoubling";
+	}
+	return "?";
+}
+
+static uint32_t log2u(uint32_t n)
+{
+	uint32_t l = 0;
+	while ((1u << l) < n)
+		l++;
+	return l;
+}
+
+int sim_alg_check(sim_alg alg, uint32_t n, char *err)
+{
+	if (alg == SIM_ALG_HD && (n & (n - 1)))
+		return fail(err, "halvingDoubling needs a power-of-two number of NPUs, not %u", n);
+	return 0;
+}
+
+static sim_alg pick(const sim_system *sys, int impl, int slot, const char **which)
+{
+	static const char *const names[SIM_IMPL_COUNT] = {
+		"all-reduce-implementation", "all-gather-implementation",
+		"reduce-scatter-implementation", "all-to-all-implementation"
+	};
+	*which = names[impl];
+	if (slot >= sys->n_impl[impl])
+		return (sim_alg)-1;
+	return sys->impl[impl][slot];
+}
+
+static int add(sim_phase *out, int *np, const sim_network *net, const sim_system *sys,
+               int dim, uint32_t gn, sim_op op, int impl, double x, char *err)
+{
+	uint32_t n = dim < 0 ? gn : net->size[dim];
+	if (n <= 1)
+		return 0; /* nothing to exchange in this dimension */
+	const char *which;
+	sim_alg alg = pick(sys, impl, dim < 0 ? 0 : dim, &which);
+	if ((int)alg < 0)
+		return fail(err, "system key '%s' has no entry for dimension %d", which, dim);
+	if (sim_alg_check(alg, n, err))
+		return -1;
+	sim_phase *p = &out[(*np)++];
+	p->dim = dim;
+	p->op = op;
+	p->alg = alg;
+	p->n = n;
+	p->x = x;
+	return 0;
+}
+
+int sim_coll_plan(const sim_network *net, const sim_system *sys, int comm_type,
+                  double chunk_bytes, const int *dims, int k, uint32_t gn,
+                  sim_phase *out, char *err)
+{
+	int np = 0;
+	double x = chunk_bytes;
+	switch (comm_type) {
+	case 0: /* ALL_REDUCE */
+		if (sys->local_bw_aware && k > 1) {
+			for (int i = 0; i < k - 1; i++) {
+				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_RS, SIM_IMPL_AR, x, err))
+					return -1;
+				x /= dims[i] < 0 ? gn : net->size[dims[i]];
+			}
+			if (add(out, &np, net, sys, dims[k - 1], gn, SIM_OP_AR, SIM_IMPL_AR, x, err))
+				return -1;
+			for (int i = k - 2; i >= 0; i--) {
+				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AG, SIM_IMPL_AR, x, err))
+					return -1;
+				x *= dims[i] < 0 ? gn : net->size[dims[i]];
+			}
+		} else {
+			for (int i = 0; i < k; i++)
+				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AR, SIM_IMPL_AR, x, err))
+					return -1;
+		}
+		return np;
+	case 7: /* REDUCE_SCATTER */
+	case 8: /* REDUCE_SCATTER_BLOCK */
+		for (int i = 0; i < k; i++) {
+			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_RS, SIM_IMPL_RS, x, err))
+				return -1;
+			x /= dims[i] < 0 ? gn : net->size[dims[i]];
+		}
+		return np;
+	case 2: /* ALL_GATHER: comm_size is each rank's input; the last dimension first */
+		for (int i = k - 1; i >= 0; i--) {
+			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AG, SIM_IMPL_AG, x, err))
+				return -1;
+			x *= dims[i] < 0 ? gn : net->size[dims[i]];
+		}
+		return np;
+	case 6: /* ALL_TO_ALL */
+		for (int i = 0; i < k; i++)
+			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_A2A, SIM_IMPL_A2A, x, err))
+				return -1;
+		return np;
+	case 1: /* REDUCE */
+	case 5: /* BROADCAST */
+	case 9: /* BARRIER */
+		for (int i = 0; i < k; i++) {
+			sim_op op = comm_type == 1 ? SIM_OP_REDUCE : comm_type == 5 ? SIM_OP_BCAST
+			            : SIM_OP_BARRIER;
+			if (add(out, &np, net, sys, dims[i], gn, op, SIM_IMPL_AR,
+			        comm_type == 9 ? 0 : x, err))
+				return -1;
+		}
+		return np;
+	default:
+		return fail(err, "comm_type %d (%s) is not simulated (all-reduce, reduce-scatter, "
+		            "all-gather, all-to-all, broadcast, reduce, barrier are)", comm_type,
+		            chakra_comm_type_name(comm_type) ? chakra_comm_type_name(comm_type) : "?");
+	}
+}
+
+uint64_t sim_phase_steps(const sim_phase *ph)
+{
+	uint64_t n = ph->n;
+	if (n <= 1)
+		return 0;
+	switch (ph->alg) {
+	case SIM_ALG_RING:
+		if (ph->op == SIM_OP_AR)
+			return 2 * (n - 1);
+		if (ph->op == SIM_OP_A2A)
+			return n * (n - 1) / 2;
+		return n - 1;
+	case SIM_ALG_DIRECT:
+		return ph->op == SIM_OP_AR ? 2 : 1;
+	case SIM_ALG_HD:
+		return ph->op == SIM_OP_AR ? 2 * (uint64_t)log2u(ph->n) : log2u(ph->n);
+	}
+	return 0;
+}
+
+double sim_step_bytes(const sim_phase *ph, uint64_t s)
+{
+	double x = ph->x, n = ph->n;
+	if (ph->alg == SIM_ALG_HD) {
+		uint32_t L = log2u(ph->n);
+		switch (ph->op) {
+		case SIM_OP_AR:
+			return s < L ? x / ldexp(1.0, (int)s + 1) : x / ldexp(1.0, (int)(2 * L - s));
+		case SIM_OP_RS:
+			return x / ldexp(1.0, (int)s + 1);
+		case SIM_OP_AG:
+			return x * ldexp(1.0, (int)s);
+		case SIM_OP_A2A:
+			return x / 2;
+		default:
+			return x;
+		}
+	}
+	switch (ph->op) {
+	case SIM_OP_AR:
+	case SIM_OP_RS:
+	case SIM_OP_A2A:
+		return x / n;
+	default:
+		return x; /* all-gather: each rank's input; broadcast, reduce; barrier: 0 */
+	}
+}
+
+int sim_step_reduces(const sim_phase *ph, uint64_t s)
+{
+	switch (ph->op) {
+	case SIM_OP_RS:
+	case SIM_OP_REDUCE:
+		return 1;
+	case SIM_OP_AR:
+		return s < sim_phase_steps(ph) / 2;
+	default:
+		return 0;
+	}
+}
+
+/* Halving-doubling partner distance at step s. */
+static uint32_t hd_dist(const sim_phase *ph, uint64_t s)
+{
+	uint32_t L = log2u(ph->n);
+	if (ph->op == SIM_OP_AR && s >= L)
+		return 1u << (2 * L - 1 - s);
+	return 1u << s;
+}
+
+uint32_t sim_step_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *src)
+{
+	uint32_t n = ph->n, c = 0;
+	switch (ph->alg) {
+	case SIM_ALG_RING:
+		src[0] = (i + n - 1) % n;
+		return 1;
+	case SIM_ALG_DIRECT:
+		for (uint32_t j = 0; j < n; j++)
+			if (j != i)
+				src[c++] = j;
+		return c;
+	case SIM_ALG_HD:
+		src[0] = i ^ hd_dist(ph, s);
+		return 1;
+	}
+	return 0;
+}
+
+uint32_t sim_step_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst)
+{
+	if (ph->alg == SIM_ALG_RING) {
+		dst[0] = (i + 1) % ph->n;
+		return 1;
+	}
+	return sim_step_sources(ph, s, i, dst); /* direct and halving-doubling are symmetric */
+}
+
+/* "local-mem-bw" GB/s is decimal: bytes per ns = lbw. One write and two
+ * reads per reduced byte. */
+uint64_t sim_reduce_cost(const sim_system *sys, double bytes)
+{
+	return 3 * (uint64_t)floor(bytes / sys->local_mem_bw);
+}

@@ -1,0 +1,727 @@
+/* ASTRA-sim configuration files: network YAML (libyaml), system JSON and
+ * communicator groups (YAJL). Errors name the file, the line and the key,
+ * because these files are hand-edited. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+#include <yajl/yajl_parse.h>
+
+#include "sim.h"
+
+static int fail(char *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, SIM_ERR_LEN, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static char *slurp_text(const char *path, size_t *len, char *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fail(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap)
+			break;
+		cap *= 2;
+		char *nb = realloc(buf, cap + 1);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+		} else {
+			buf = nb;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (!buf || bad) {
+		free(buf);
+		fail(err, "%s: cannot read the file", path);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* ================= network YAML ================= */
+
+/* A key's values: a flow/block sequence or a single scalar. */
+typedef struct yval {
+	char *s[SIM_MAX_DIMS + 1];
+	unsigned long line[SIM_MAX_DIMS + 1];
+	int n;
+	unsigned long key_line;
+	int seen;
+} yval;
+
+static void yval_free(yval *v)
+{
+	for (int i = 0; i < v->n; i++)
+		free(v->s[i]);
+	v->n = 0;
+}
+
+static int parse_number(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(s, &end);
+	if (end == s || errno || !isfinite(d))
+		return -1;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static int topo_from_name(const char *s, sim_topo *t)
+{
+	if (!strcasecmp(s, "Ring"))
+		*t = SIM_RING;
+	else if (!strcasecmp(s, "Switch"))
+		*t = SIM_SWITCH;
+	else if (!strcasecmp(s, "FullyConnected"))
+		*t = SIM_FC;
+	else
+		return -1;
+	return 0;
+}
+
+int sim_network_parse(sim_network *net, const char *path, const char *text, size_t len,
+                      char *err)
+{
+	static const char *const keys[] = { "topology", "npus_count", "bandwidth", "latency" };
+	yval v[4];
+	memset(v, 0, sizeof v);
+	memset(net, 0, sizeof *net);
+	yaml_parser_t p;
+	yaml_event_t ev;
+	if (!yaml_parser_initialize(&p))
+		return fail(err, "%s: out of memory", path);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	int rc = 0, depth = 0, cur = -1, in_seq = 0, expect_key = 1, done = 0;
+	int skip = 0; /* nesting depth of an ignored value */
+	while (!done && rc == 0) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			rc = fail(err, "%s:%lu: YAML syntax error: %s", path,
+			          (unsigned long)p.problem_mark.line + 1,
+			          p.problem ? p.problem : "invalid");
+			break;
+		}
+		unsigned long line = (unsigned long)ev.start_mark.line + 1;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_MAPPING_START_EVENT:
+			if (skip) {
+				skip++;
+			} else if (depth == 0) {
+				depth = 1;
+			} else if (depth == 1 && cur < 0 && !expect_key) {
+				skip = 1; /* an unknown key's nested value */
+			} else {
+				rc = fail(err, "%s:%lu: key '%s': expected a list, found a mapping", path,
+				          line, cur >= 0 ? keys[cur] : "?");
+			}
+			break;
+		case YAML_MAPPING_END_EVENT:
+			if (skip && --skip == 0)
+				expect_key = 1;
+			else if (!skip)
+				depth = 0;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			if (skip) {
+				skip++;
+			} else if (depth != 1 || expect_key) {
+				rc = fail(err, "%s:%lu: expected a mapping of keys to lists", path, line);
+			} else if (in_seq) {
+				rc = fail(err, "%s:%lu: key '%s': nested lists are not allowed", path, line,
+				          cur >= 0 ? keys[cur] : "?");
+			} else if (cur < 0) {
+				skip = 1;
+			} else {
+				in_seq = 1;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+			if (skip) {
+				if (--skip == 0)
+					expect_key = 1;
+			} else {
+				in_seq = 0;
+				expect_key = 1;
+			}
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *s = (const char *)ev.data.scalar.value;
+			if (skip)
+				break;
+			if (depth != 1) {
+				rc = fail(err, "%s:%lu: expected a mapping of keys to lists", path, line);
+			} else if (expect_key) {
+				cur = -1;
+				for (int k = 0; k < 4; k++)
+					if (!strcmp(s, keys[k]))
+						cur = k;
+				if (cur >= 0) {
+					if (v[cur].seen)
+						rc = fail(err, "%s:%lu: key '%s' given twice", path, line, s);
+					v[cur].seen = 1;
+					v[cur].key_line = line;
+				}
+				expect_key = 0; /* unknown keys: value skipped */
+			} else if (cur < 0) {
+				expect_key = 1; /* unknown key's scalar value */
+			} else {
+				yval *y = &v[cur];
+				if (y->n >= SIM_MAX_DIMS) {
+					rc = fail(err, "%s:%lu: key '%s': more than %d dimensions", path, line,
+					          keys[cur], SIM_MAX_DIMS);
+				} else {
+					y->line[y->n] = line;
+					y->s[y->n++] = strdup(s);
+				}
+				if (!in_seq)
+					expect_key = 1;
+			}
+			break;
+		}
+		case YAML_ALIAS_EVENT:
+			rc = fail(err, "%s:%lu: YAML aliases are not supported", path, line);
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+
+	for (int k = 0; rc == 0 && k < 4; k++)
+		if (!v[k].seen || v[k].n == 0)
+			rc = fail(err, "%s: key '%s' is missing or empty (one entry per dimension)", path,
+			          keys[k]);
+	for (int k = 1; rc == 0 && k < 4; k++)
+		if (v[k].n != v[0].n)
+			rc = fail(err, "%s:%lu: key '%s' has %d entries but topology has %d", path,
+			          v[k].key_line, keys[k], v[k].n, v[0].n);
+	if (rc == 0) {
+		net->ndims = v[0].n;
+		uint64_t total = 1;
+		for (int d = 0; d < net->ndims && rc == 0; d++) {
+			double cnt, bw, lat;
+			if (topo_from_name(v[0].s[d], &net->topo[d]))
+				rc = fail(err, "%s:%lu: key 'topology': unknown topology '%s' "
+				          "(Ring, Switch or FullyConnected)", path, v[0].line[d], v[0].s[d]);
+			else if (parse_number(v[1].s[d], &cnt) || cnt < 1 || cnt != floor(cnt) ||
+			         cnt > 1e6)
+				rc = fail(err, "%s:%lu: key 'npus_count': '%s' is not a positive integer",
+				          path, v[1].line[d], v[1].s[d]);
+			else if (parse_number(v[2].s[d], &bw) || !(bw > 0))
+				rc = fail(err, "%s:%lu: key 'bandwidth': '%s' is not a positive number",
+				          path, v[2].line[d], v[2].s[d]);
+			else if (parse_number(v[3].s[d], &lat) || lat < 0)
+				rc = fail(err, "%s:%lu: key 'latency': '%s' is not a non-negative number",
+				          path, v[3].line[d], v[3].s[d]);
+			else {
+				net->size[d] = (uint32_t)cnt;
+				net->bw[d] = bw;
+				net->latency[d] = lat;
+				net->stride[d] = (uint32_t)total;
+				total *= (uint64_t)cnt;
+				if (total > (1u << 24))
+					rc = fail(err, "%s:%lu: key 'npus_count': more than %u NPUs in all",
+					          path, v[1].line[d], 1u << 24);
+			}
+		}
+		net->npus = (uint32_t)total;
+	}
+	for (int k = 0; k < 4; k++)
+		yval_free(&v[k]);
+	return rc;
+}
+
+int sim_network_load(sim_network *net, const char *path, char *err)
+{
+	size_t len;
+	char *text = slurp_text(path, &len, err);
+	if (!text)
+		return -1;
+	int rc = sim_network_parse(net, path, text, len, err);
+	free(text);
+	return rc;
+}
+
+/* ================= flat JSON (system, groups) ================= */
+
+/* The system and group files are one object of scalars and flat lists;
+ * the walker records each top-level key with its line and values. */
+typedef struct jitem {
+	int is_str;
+	int is_bool;
+	double num;
+	int is_int;
+	char *str;
+} jitem;
+
+typedef struct jentry {
+	char *key;
+	unsigned long line;
+	int is_list;
+	int is_object;      /* nested object: only an error if the key is known */
+	jitem *items;
+	size_t n, cap;
+} jentry;
+
+typedef struct jflat {
+	const char *text;
+	yajl_handle h;
+	size_t base;        /* bytes consumed before the current chunk */
+	int depth;          /* 1 = top-level object */
+	int list_depth;
+	jentry *e;
+	size_t n, cap;
+	int bad_top;
+	unsigned long bad_line;
+} jflat;
+
+static unsigned long jline(jflat *j)
+{
+	size_t off = j->base + yajl_get_bytes_consumed(j->h);
+	unsigned long line = 1;
+	for (size_t i = 0; i < off && j->text[i]; i++)
+		line += j->text[i] == '\n';
+	return line;
+}
+
+static jentry *jcur(jflat *j)
+{
+	return j->n ? &j->e[j->n - 1] : NULL;
+}
+
+static int jadd_item(jflat *j, jitem it)
+{
+	jentry *e = jcur(j);
+	if (!e || j->depth != 1) {
+		free(it.str);
+		return 1; /* inside an ignored nested object */
+	}
+	if (j->list_depth > 1) {
+		free(it.str);
+		e->is_object = 1; /* nested list: treated like a nested value */
+		return 1;
+	}
+	if (e->n == e->cap) {
+		size_t nc = e->cap ? e->cap * 2 : 8;
+		jitem *ni = realloc(e->items, nc * sizeof *ni);
+		if (!ni) {
+			free(it.str);
+			return 0;
+		}
+		e->items = ni;
+		e->cap = nc;
+	}
+	e->items[e->n++] = it;
+	return 1;
+}
+
+static int j_null(void *ctx)
+{
+	jitem it = { 0 };
+	it.is_str = -1;
+	return jadd_item(ctx, it);
+}
+
+static int j_bool(void *ctx, int b)
+{
+	jitem it = { 0 };
+	it.is_bool = 1;
+	it.num = b;
+	it.is_int = 1;
+	return jadd_item(ctx, it);
+}
+
+static int j_number(void *ctx, const char *s, size_t len)
+{
+	char buf[64];
+	jitem it = { 0 };
+	if (len >= sizeof buf)
+		len = sizeof buf - 1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	it.num = strtod(buf, NULL);
+	it.is_int = !strpbrk(buf, ".eE");
+	return jadd_item(ctx, it);
+}
+
+static int j_string(void *ctx, const unsigned char *s, size_t len)
+{
+	jitem it = { 0 };
+	it.is_str = 1;
+	it.str = strndup((const char *)s, len);
+	if (!it.str)
+		return 0;
+	return jadd_item(ctx, it);
+}
+
+static int j_start_map(void *ctx)
+{
+	jflat *j = ctx;
+	if (j->depth == 0 && j->n == 0 && !j->bad_top) {
+		j->depth = 1;
+		return 1;
+	}
+	if (j->depth == 1 && jcur(j))
+		jcur(j)->is_object = 1;
+	j->depth++;
+	return 1;
+}
+
+static int j_map_key(void *ctx, const unsigned char *s, size_t len)
+{
+	jflat *j = ctx;
+	if (j->depth != 1)
+		return 1;
+	if (j->n == j->cap) {
+		size_t nc = j->cap ? j->cap * 2 : 16;
+		jentry *ne = realloc(j->e, nc * sizeof *ne);
+		if (!ne)
+			return 0;
+		j->e = ne;
+		j->cap = nc;
+	}
+	jentry *e = &j->e[j->n++];
+	memset(e, 0, sizeof *e);
+	e->key = strndup((const char *)s, len);
+	e->line = jline(j);
+	return e->key != NULL;
+}
+
+static int j_end_map(void *ctx)
+{
+	((jflat *)ctx)->depth--;
+	return 1;
+}
+
+static int j_start_array(void *ctx)
+{
+	jflat *j = ctx;
+	if (j->depth == 0) {
+		j->bad_top = 1;
+		j->bad_line = jline(j);
+		return 0;
+	}
+	if (j->depth == 1 && j->list_depth == 0 && jcur(j))
+		jcur(j)->is_list = 1;
+	j->list_depth++;
+	return 1;
+}
+
+static int j_end_array(void *ctx)
+{
+	((jflat *)ctx)->list_depth--;
+	return 1;
+}
+
+static const yajl_callbacks jcb = {
+	j_null, j_bool, NULL, NULL, j_number, j_string,
+	j_start_map, j_map_key, j_end_map, j_start_array, j_end_array
+};
+
+static void jflat_free(jflat *j)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		for (size_t k = 0; k < j->e[i].n; k++)
+			free(j->e[i].items[k].str);
+		free(j->e[i].items);
+		free(j->e[i].key);
+	}
+	free(j->e);
+	memset(j, 0, sizeof *j);
+}
+
+static int jflat_parse(jflat *j, const char *path, const char *text, size_t len, char *err)
+{
+	memset(j, 0, sizeof *j);
+	j->text = text;
+	j->h = yajl_alloc(&jcb, NULL, j);
+	if (!j->h)
+		return fail(err, "%s: out of memory", path);
+	yajl_status st = yajl_parse(j->h, (const unsigned char *)text, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(j->h);
+	int rc = 0;
+	if (j->bad_top) {
+		rc = fail(err, "%s:%lu: expected a JSON object at the top level", path, j->bad_line);
+	} else if (st != yajl_status_ok) {
+		size_t off = yajl_get_bytes_consumed(j->h);
+		unsigned long line = 1;
+		for (size_t i = 0; i < off && i < len; i++)
+			line += text[i] == '\n';
+		unsigned char *msg = yajl_get_error(j->h, 0, NULL, 0);
+		rc = fail(err, "%s:%lu: JSON syntax error: %s", path, line,
+		          msg ? (const char *)msg : "invalid");
+		if (msg)
+			yajl_free_error(j->h, msg);
+	} else if (j->depth != 0 || (j->n == 0 && len && !strchr(text, '{'))) {
+		rc = fail(err, "%s:1: expected a JSON object", path);
+	}
+	yajl_free(j->h);
+	j->h = NULL;
+	if (rc)
+		jflat_free(j);
+	return rc;
+}
+
+/* ================= system JSON ================= */
+
+static int want_number(const jentry *e, const char *path, char *err, double lo, double hi,
+                       int integer, double *out)
+{
+	if (e->is_list || e->is_object || e->n != 1 || e->items[0].is_str)
+		return fail(err, "%s:%lu: key '%s': expected a number", path, e->line, e->key);
+	double v = e->items[0].num;
+	if (integer && v != floor(v))
+		return fail(err, "%s:%lu: key '%s': expected an integer, found %g", path, e->line,
+		            e->key, v);
+	if (v < lo || v > hi)
+		return fail(err, "%s:%lu: key '%s': %g is out of range [%g, %g]", path, e->line,
+		            e->key, v, lo, hi);
+	*out = v;
+	return 0;
+}
+
+static int want_string(const jentry *e, const char *path, char *err, const char **out)
+{
+	if (e->is_list || e->is_object || e->n != 1 || e->items[0].is_str != 1)
+		return fail(err, "%s:%lu: key '%s': expected a string", path, e->line, e->key);
+	*out = e->items[0].str;
+	return 0;
+}
+
+static int alg_from_name(const char *s, sim_alg *a)
+{
+	if (!strcmp(s, "ring") || !strcmp(s, "oneRing"))
+		*a = SIM_ALG_RING;
+	else if (!strcmp(s, "direct") || !strcmp(s, "oneDirect"))
+		*a = SIM_ALG_DIRECT;
+	else if (!strcmp(s, "halvingDoubling") || !strcmp(s, "oneHalvingDoubling"))
+		*a = SIM_ALG_HD;
+	else
+		return -1;
+	return 0;
+}
+
+int sim_system_parse(sim_system *sys, const char *path, const char *text, size_t len,
+                     char *err)
+{
+	static const char *const impl_keys[SIM_IMPL_COUNT] = {
+		"all-reduce-implementation", "all-gather-implementation",
+		"reduce-scatter-implementation", "all-to-all-implementation"
+	};
+	memset(sys, 0, sizeof *sys);
+	sys->active_chunks = 1;
+	sys->splits = 1;
+	sys->local_bw_aware = 0;
+	sys->local_mem_bw = 0;
+	jflat j;
+	if (jflat_parse(&j, path, text, len, err))
+		return -1;
+	int rc = 0, have_lbw = 0;
+	for (size_t i = 0; i < j.n && rc == 0; i++) {
+		const jentry *e = &j.e[i];
+		double v = 0;
+		const char *s = "";
+		if (!strcmp(e->key, "scheduling-policy")) {
+			if (!(rc = want_string(e, path, err, &s))) {
+				if (!strcmp(s, "LIFO"))
+					sys->lifo = 1;
+				else if (!strcmp(s, "FIFO"))
+					sys->lifo = 0;
+				else
+					rc = fail(err, "%s:%lu: key '%s': '%s' is neither LIFO nor FIFO", path,
+					          e->line, e->key, s);
+			}
+		} else if (!strcmp(e->key, "endpoint-delay")) {
+			if (!(rc = want_number(e, path, err, 0, 1e12, 1, &v)))
+				sys->endpoint_delay = (uint64_t)v;
+		} else if (!strcmp(e->key, "active-chunks-per-dimension")) {
+			if (!(rc = want_number(e, path, err, 1, 1e6, 1, &v)))
+				sys->active_chunks = (uint32_t)v;
+		} else if (!strcmp(e->key, "preferred-dataset-splits")) {
+			if (!(rc = want_number(e, path, err, 1, 1e6, 1, &v)))
+				sys->splits = (uint32_t)v;
+		} else if (!strcmp(e->key, "collective-optimization")) {
+			if (!(rc = want_string(e, path, err, &s))) {
+				if (!strcmp(s, "localBWAware"))
+					sys->local_bw_aware = 1;
+				else if (!strcmp(s, "baseline"))
+					sys->local_bw_aware = 0;
+				else
+					rc = fail(err, "%s:%lu: key '%s': '%s' is neither localBWAware nor "
+					          "baseline", path, e->line, e->key, s);
+			}
+		} else if (!strcmp(e->key, "local-mem-bw")) {
+			if (!(rc = want_number(e, path, err, 1e-9, 1e12, 0, &v))) {
+				sys->local_mem_bw = v;
+				have_lbw = 1;
+			}
+		} else if (!strcmp(e->key, "boost-mode")) {
+			if (!(rc = want_number(e, path, err, 0, 1, 1, &v)))
+				sys->boost_mode = (int)v;
+		} else if (!strcmp(e->key, "roofline-enabled")) {
+			if (!(rc = want_number(e, path, err, 0, 1, 1, &v)))
+				sys->roofline = (int)v;
+		} else if (!strcmp(e->key, "peak-perf")) {
+			if (!(rc = want_number(e, path, err, 1e-9, 1e12, 0, &v)))
+				sys->peak_perf = v;
+		} else {
+			int k;
+			for (k = 0; k < SIM_IMPL_COUNT; k++)
+				if (!strcmp(e->key, impl_keys[k]))
+					break;
+			if (k == SIM_IMPL_COUNT)
+				continue; /* unknown keys are ignored, as ASTRA-sim does */
+			if (!e->is_list || e->is_object || e->n == 0) {
+				rc = fail(err, "%s:%lu: key '%s': expected a non-empty list of algorithms "
+				          "(one per dimension)", path, e->line, e->key);
+				break;
+			}
+			if (e->n > SIM_MAX_DIMS) {
+				rc = fail(err, "%s:%lu: key '%s': more than %d entries", path, e->line,
+				          e->key, SIM_MAX_DIMS);
+				break;
+			}
+			for (size_t x = 0; x < e->n && rc == 0; x++) {
+				if (e->items[x].is_str != 1)
+					rc = fail(err, "%s:%lu: key '%s': entry %zu is not a string", path,
+					          e->line, e->key, x);
+				else if (alg_from_name(e->items[x].str, &sys->impl[k][x]))
+					rc = fail(err, "%s:%lu: key '%s': unknown algorithm '%s' (ring, "
+					          "direct, halvingDoubling)", path, e->line, e->key,
+					          e->items[x].str);
+			}
+			sys->n_impl[k] = (int)e->n;
+		}
+	}
+	if (rc == 0 && !have_lbw)
+		rc = fail(err, "%s: key 'local-mem-bw' is missing (GB/s of local memory, needed for "
+		          "the cost of reductions)", path);
+	if (rc == 0 && sys->roofline && !(sys->peak_perf > 0))
+		rc = fail(err, "%s: key 'peak-perf' is missing but roofline-enabled is 1", path);
+	for (int k = 0; rc == 0 && k < SIM_IMPL_COUNT; k++)
+		if (!sys->n_impl[k])
+			rc = fail(err, "%s: key '%s' is missing", path, impl_keys[k]);
+	jflat_free(&j);
+	return rc;
+}
+
+int sim_system_load(sim_system *sys, const char *path, char *err)
+{
+	size_t len;
+	char *text = slurp_text(path, &len, err);
+	if (!text)
+		return -1;
+	int rc = sim_system_parse(sys, path, text, len, err);
+	free(text);
+	return rc;
+}
+
+/* ================= communicator groups ================= */
+
+void sim_groups_free(sim_groups *gs)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		free(gs->g[i].name);
+		free(gs->g[i].ranks);
+	}
+	free(gs->g);
+	gs->g = NULL;
+	gs->n = 0;
+}
+
+int sim_groups_parse(sim_groups *gs, const char *path, const char *text, size_t len,
+                     uint32_t npus, char *err)
+{
+	memset(gs, 0, sizeof *gs);
+	jflat j;
+	if (jflat_parse(&j, path, text, len, err))
+		return -1;
+	int rc = 0;
+	gs->g = calloc(j.n ? j.n : 1, sizeof *gs->g);
+	if (!gs->g)
+		rc = fail(err, "%s: out of memory", path);
+	for (size_t i = 0; i < j.n && rc == 0; i++) {
+		const jentry *e = &j.e[i];
+		if (!e->is_list || e->is_object || e->n < 1) {
+			rc = fail(err, "%s:%lu: group '%s': expected a non-empty list of ranks", path,
+			          e->line, e->key);
+			break;
+		}
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(j.e[k].key, e->key))
+				rc = fail(err, "%s:%lu: group '%s' is defined twice", path, e->line, e->key);
+		sim_group *g = &gs->g[gs->n];
+		g->ranks = malloc(e->n * sizeof *g->ranks);
+		g->name = strdup(e->key);
+		g->n = e->n;
+		gs->n++;
+		if (!g->ranks || !g->name) {
+			rc = fail(err, "%s: out of memory", path);
+			break;
+		}
+		for (size_t x = 0; x < e->n && rc == 0; x++) {
+			const jitem *it = &e->items[x];
+			if (it->is_str || !it->is_int || it->is_bool || it->num < 0 || it->num >= npus)
+				rc = fail(err, "%s:%lu: group '%s': entry %zu is not a rank in 0..%u", path,
+				          e->line, e->key, x, npus - 1);
+			else
+				g->ranks[x] = (uint32_t)it->num;
+			for (size_t y = 0; y < x && rc == 0; y++)
+				if (g->ranks[y] == g->ranks[x])
+					rc = fail(err, "%s:%lu: group '%s': rank %u is listed twice", path,
+					          e->line, e->key, g->ranks[x]);
+		}
+	}
+	jflat_free(&j);
+	if (rc)
+		sim_groups_free(gs);
+	return rc;
+}
+
+int sim_groups_load(sim_groups *gs, const char *path, uint32_t npus, char *err)
+{
+	size_t len;
+	char *text = slurp_text(path, &len, err);
+	if (!text)
+		return -1;
+	int rc = sim_groups_parse(gs, path, text, len, npus, err);
+	free(text);
+	return rc;
+}
+
+const sim_group *sim_groups_find(const sim_groups *gs, const char *name, size_t len)
+{
+	for (size_t i = 0; gs && i < gs->n; i++)
+		if (strlen(gs->g[i].name) == len && !memcmp(gs->g[i].name, name, len))
+			return &gs->g[i];
+	return NULL;
+}
