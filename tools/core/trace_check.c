@@ -174,7 +174,8 @@ static int read_all(state *S)
 	chakra_reader *rd;
 	int rc = chakra_reader_open(&rd, S->path, &ro);
 	const chakra_node *n;
-	uint64_t at = rc < 0 ? chakra_reader_offset(rd) : 0, zero = 0;
+	/* an open failure concerns the metadata, the message at byte 0 */
+	uint64_t at = 0, zero = 0;
 	if (vec_push(&S->dstart, &zero) || vec_push(&S->cstart, &zero))
 		return oom(S);
 	tool_progress p;
