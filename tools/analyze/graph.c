@@ -88,6 +88,20 @@ uint32_t ag_idmap_get(const ag_idmap *m, uint64_t key)
 	return AG_NONE;
 }
 
+int ag_idmap_set(ag_idmap *m, uint64_t key, uint32_t val)
+{
+	if ((m->count + 1) * 2 > m->cap && idmap_grow(m) < 0)
+		return -1;
+	size_t mask = m->cap - 1, i = hash64(key) & mask;
+	while (m->vals[i] != AG_NONE && m->keys[i] != key)
+		i = (i + 1) & mask;
+	if (m->vals[i] == AG_NONE)
+		m->count++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	return 0;
+}
+
 /* ---- graph ---- */
 
 void ag_graph_init(ag_graph *g, int kinds)
@@ -288,6 +302,6 @@ void ag_problems_warn(const char *file, const ag_problems *p)
 	if (p->not_ordered)
 		fprintf(stderr,
 		        "chakra: %s: warning: dependency cycle: %llu node(s) are on or behind a cycle "
-		        "and left out of the path figures\n",
-		        file, (unsigned long long)p->not_ordered);
+		        "and left out of the path figures (first in the file: node %llu)\n",
+		        file, (unsigned long long)p->not_ordered, (unsigned long long)p->first_cycle_id);
 }

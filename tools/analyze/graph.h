@@ -28,6 +28,8 @@ void ag_idmap_free(ag_idmap *m);
 /* 1 inserted, 0 already there (*old set), -1 out of memory. */
 int ag_idmap_put(ag_idmap *m, uint64_t key, uint32_t val, uint32_t *old);
 uint32_t ag_idmap_get(const ag_idmap *m, uint64_t key);
+/* Insert or overwrite (val must not be AG_NONE); -1 out of memory. */
+int ag_idmap_set(ag_idmap *m, uint64_t key, uint32_t val);
 
 /* Problems found while resolving; reported as warnings by the callers. */
 typedef struct ag_problems {
@@ -35,7 +37,7 @@ typedef struct ag_problems {
 	uint64_t self_deps, first_self_id;     /* node listing itself */
 	uint64_t absent_refs, absent_ids;      /* references / distinct ids never defined */
 	uint64_t first_absent_id, first_absent_child;
-	uint64_t not_ordered;                  /* nodes on or behind a cycle */
+	uint64_t not_ordered, first_cycle_id;  /* nodes on or behind a cycle */
 } ag_problems;
 
 typedef struct ag_graph {

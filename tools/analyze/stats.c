@@ -81,6 +81,13 @@ static int path_figures(ag_graph *g, const uint64_t *dur, stats *s)
 			best = v;
 	}
 	s->depth = max_depth;
+	/* Ordered nodes have depth >= 1: the first one without is on or
+	 * behind a cycle. */
+	for (size_t v = 0; v < n && s->prob.not_ordered; v++)
+		if (!depth[v]) {
+			s->prob.first_cycle_id = g->id[v];
+			break;
+		}
 	/* Width: most nodes sharing one depth level. */
 	uint64_t *level = calloc(max_depth + 1, sizeof *level);
 	if (!level)

@@ -229,7 +229,8 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 		      "  <graph id=\"G\" edgedefault=\"directed\">\n",
 		      f);
 	else
-		fputs("digraph chakra {\n  node [fontname=\"Helvetica\", fontsize=10];\n"
+		fputs("digraph chakra {\n  graph [fontname=\"Helvetica\", fontsize=11];\n"
+		      "  node [fontname=\"Helvetica\", fontsize=10];\n"
 		      "  edge [arrowsize=0.6];\n",
 		      f);
 	const chakra_node *n;
@@ -301,7 +302,7 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 		/* Caption: what is drawn and what the cut left out. */
 		const char *base = strrchr(o->input, '/');
 		fputs("  labelloc=b;\n  label=\"", f);
-		base = base ? base + 1 : o->input;
+		base = base ? base + 1 : strcmp(o->input, "-") ? o->input : "<stdin>";
 		text_dot(f, base, strlen(base), 0);
 		fprintf(f, ": %llu nodes, %llu edges (data solid, ctrl dashed)",
 		        (unsigned long long)st->nodes, (unsigned long long)drawn);
