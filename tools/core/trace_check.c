@@ -281,8 +281,8 @@ static int check_deps(state *S)
 	return 0;
 }
 
-/* Print the ids of a cycle, at most 16 of them, starting and ending with
- * the first. */
+/* Print the ids of a cycle (the first 15 of a long one), ending with the
+ * first id again. */
 static void print_cycle(state *S, const uint32_t *cyc, size_t len, uint64_t scc_size)
 {
 	char buf[1024];
@@ -290,7 +290,7 @@ static void print_cycle(state *S, const uint32_t *cyc, size_t len, uint64_t scc_
 	for (size_t k = 0; k <= len && pos < sizeof buf - 64; k++) {
 		if (k == 15 && len > 16) {
 			pos += (size_t)snprintf(buf + pos, sizeof buf - pos, " -> ... (%zu more)",
-			                        len - 16);
+			                        len - 15);
 			k = len - 1;
 			continue;
 		}
