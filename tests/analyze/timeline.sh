@@ -41,6 +41,16 @@ ok 'issue,npu_id=1,cycle=10,node_id=5,node_name=a'
 expect_rc 0 "$C" timeline "$D/ev.csv" --npus 2 --frequency 1 -o "$D/t.json"
 expect_err "ev.csv:1: warning: node 5 issued on npu 1 at cycle 10 never got a callback"
 grep -qF '"ph":"i"' "$D/t.json" || fail "unfinished instant event"
+# The simulator's event log (chakra sim --events) converts: 4 NPUs, one
+# 1 MB all-reduce each, 43,000 cycles = 43 us at 1 GHz.
+S="$CHAKRA_SHARED/data/astra-sim"
+expect_rc 0 "$C" sim --workload "$S/microbenchmarks/all_reduce/4npus_1MB/all_reduce" \
+	--network "$S/network/Ring_4npus.yml" --system "$S/system/Ring_4chunks.json" --events "$D/sim.csv"
+expect_rc 0 "$C" timeline "$D/sim.csv" --npus 4 --frequency 1 -o "$D/sim.json"
+[ "$(grep -o '"ph":"X"' "$D/sim.json" | wc -l)" = 4 ] || fail "sim timeline: 4 complete events"
+[ "$(grep -o '"ts":0,"dur":43,' "$D/sim.json" | wc -l)" = 4 ] || fail "sim timeline: 43 us each"
+[ "$(grep -o '"name":"process_name"' "$D/sim.json" | wc -l)" = 4 ] || fail "sim timeline: 4 processes"
+
 # Usage errors and input safety.
 expect_rc 2 "$C" timeline "$D/ev.csv" --frequency 1 -o "$D/t.json"
 expect_rc 2 "$C" timeline "$D/ev.csv" --npus 1 --frequency 0 -o "$D/t.json"
