@@ -40,3 +40,12 @@ class TmpDirCase(unittest.TestCase):
 
     def path(self, name):
         return os.path.join(self.tmp, name)
+
+
+def tool_env():
+    """Environment for running the chakra command from a test: without the
+    LD_PRELOAD of a sanitizer runtime meant for python (a clang ASan
+    executable carries its own static runtime and aborts on a second)."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env

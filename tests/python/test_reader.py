@@ -11,13 +11,14 @@ import subprocess
 import unittest
 
 import libchakra as C
-from pyhelp import TRACE, CHAKRA_EXE, TmpDirCase, need, varint
+from pyhelp import TRACE, CHAKRA_EXE, TmpDirCase, need, tool_env, varint
 
 
 def jsonize(path):
     if not CHAKRA_EXE or not os.path.exists(CHAKRA_EXE):
         raise AssertionError("CHAKRA_EXE not set or missing (the meson test sets it)")
-    out = subprocess.run([CHAKRA_EXE, "jsonize", path], check=True, capture_output=True).stdout
+    out = subprocess.run([CHAKRA_EXE, "jsonize", path], check=True, capture_output=True,
+                         env=tool_env()).stdout
     return json.loads(out)
 
 

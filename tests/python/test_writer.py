@@ -67,6 +67,25 @@ class WriteReadTest(TmpDirCase):
                                 a.inputs, None,
                                 EVERY_KIND + [("doc", "int64", 1, "a doc string")]), a)
 
+    def test_strings_with_nul_bytes(self):
+        # The C API returns strings with their length; a NUL inside must
+        # not cut them short.
+        buf = io.BytesIO()
+        with C.Writer(buf) as w:
+            with self.assertRaises(ValueError):
+                w.write_metadata("v\x00x")  # the C API takes a C string
+            w.write_metadata("v\xffx", {"m": "a\x00b"})
+            w.write_node(id=1, name="na\x00me", inputs={"values": "\x00", "types": "t\x00"},
+                         attrs=[("s", "string", "x\x00y"), ("y", "bytes", b"\x00"),
+                                ("d", "int64", 1, "do\x00c")])
+        m, (n,) = C.read(buf.getvalue())
+        self.assertEqual((m.version, m.attrs), ("v\xffx", {"m": "a\x00b"}))
+        self.assertEqual(n.name, "na\x00me")
+        self.assertEqual(n.inputs, {"values": "\x00", "shapes": "", "types": "t\x00"})
+        self.assertEqual(n.attr_items, [C.Attr("s", K.STRING, "x\x00y"),
+                                        C.Attr("y", K.BYTES, b"\x00"),
+                                        C.Attr("d", K.INT64, 1, "do\x00c")])
+
     def test_inferred_kinds(self):
         self.assertEqual(C.infer_kind(True), K.BOOL)
         self.assertEqual(C.infer_kind(-1), K.INT64)

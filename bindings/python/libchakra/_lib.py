@@ -84,9 +84,11 @@ c_double = ctypes.c_double
 P = ctypes.POINTER
 size_p = P(c_size_t)
 str_p = P(c_char_p)
-# Strings come back as a pointer plus a length (they may hold NUL bytes),
-# so they are declared as void* and read with ctypes.string_at.
-vstr_p = P(c_void_p)
+# Strings come back as a pointer plus a length and may hold NUL bytes.
+# They are declared char* (one call gives the bytes up to the first NUL,
+# the common case) and re-read with ctypes.string_at when the length says
+# the string goes on (raw() gives the pointer-returning variant).
+cstr_p = P(c_char_p)
 
 READ_CB = ctypes.CFUNCTYPE(ctypes.c_long, c_void_p, c_void_p, c_size_t)
 WRITE_CB = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
@@ -125,7 +127,7 @@ _PROTOS = {
     "chakra_attr_kind_name": (c_char_p, [c_int]),
     "chakra_attr_kind_from_name": (c_int, [c_char_p]),
     "chakra_node_id": (c_uint64, [c_void_p]),
-    "chakra_node_name": (c_void_p, [c_void_p, size_p]),
+    "chakra_node_name": (c_char_p, [c_void_p, size_p]),
     "chakra_node_type_of": (c_int, [c_void_p]),
     "chakra_node_start_time_micros": (c_uint64, [c_void_p]),
     "chakra_node_duration_micros": (c_uint64, [c_void_p]),
@@ -134,24 +136,24 @@ _PROTOS = {
     "chakra_node_ctrl_dep_count": (c_size_t, [c_void_p]),
     "chakra_node_ctrl_deps": (P(c_uint64), [c_void_p]),
     "chakra_node_has_io": (c_int, [c_void_p, c_int]),
-    "chakra_node_io": (c_void_p, [c_void_p, c_int, c_int, size_p]),
+    "chakra_node_io": (c_char_p, [c_void_p, c_int, c_int, size_p]),
     "chakra_node_offset": (c_uint64, [c_void_p]),
     "chakra_node_index": (c_uint64, [c_void_p]),
     "chakra_node_attr_count": (c_size_t, [c_void_p]),
     "chakra_node_attr_at": (c_void_p, [c_void_p, c_size_t]),
-    "chakra_attr_name": (c_void_p, [c_void_p, size_p]),
-    "chakra_attr_doc": (c_void_p, [c_void_p, size_p]),
+    "chakra_attr_name": (c_char_p, [c_void_p, size_p]),
+    "chakra_attr_doc": (c_char_p, [c_void_p, size_p]),
     "chakra_attr_kind_of": (c_int, [c_void_p]),
     "chakra_attr_int": (c_int, [c_void_p, P(c_int64)]),
     "chakra_attr_uint": (c_int, [c_void_p, P(c_uint64)]),
     "chakra_attr_double": (c_int, [c_void_p, P(c_double)]),
-    "chakra_attr_string": (c_int, [c_void_p, vstr_p, size_p]),
+    "chakra_attr_string": (c_int, [c_void_p, cstr_p, size_p]),
     "chakra_attr_list_len": (c_size_t, [c_void_p]),
     "chakra_attr_list_int": (c_int, [c_void_p, c_size_t, P(c_int64)]),
     "chakra_attr_list_uint": (c_int, [c_void_p, c_size_t, P(c_uint64)]),
     "chakra_attr_list_double": (c_int, [c_void_p, c_size_t, P(c_double)]),
-    "chakra_attr_list_string": (c_int, [c_void_p, c_size_t, vstr_p, size_p]),
-    "chakra_metadata_version": (c_void_p, [c_void_p, size_p]),
+    "chakra_attr_list_string": (c_int, [c_void_p, c_size_t, cstr_p, size_p]),
+    "chakra_metadata_version": (c_char_p, [c_void_p, size_p]),
     "chakra_metadata_attr_count": (c_size_t, [c_void_p]),
     "chakra_metadata_attr_at": (c_void_p, [c_void_p, c_size_t]),
     # reader.h
@@ -254,3 +256,15 @@ for _name, _proto in _OPTIONAL_PROTOS.items():
         optional.add(_name)
     except AttributeError:
         pass
+
+
+_raw = {}
+
+
+def raw(name):
+    """The function `name` with a void* result (for strings holding NUL)."""
+    f = _raw.get(name)
+    if f is None:
+        res, args = _PROTOS[name]
+        f = _raw[name] = ctypes.CFUNCTYPE(c_void_p, *args)((name, lib))
+    return f

@@ -8,6 +8,7 @@ Node objects stay valid forever and can be kept, compared and written.
 import collections
 import ctypes
 
+from . import _lib
 from ._lib import lib
 from . import _enums as E
 from ._errors import KindError, RangeError, error
@@ -25,26 +26,40 @@ def _text(b):
     return b.decode("utf-8", "surrogateescape")
 
 
-def _cstr(ptr, n):
-    return ctypes.string_at(ptr, n) if n else b""
-
-
 class _Scratch:
     """Out-parameters reused within one node's conversion. Not shared
     between conversions: ctypes releases the GIL during each C call, so
     another thread could overwrite a shared set between call and read."""
+
+    __slots__ = ("n", "i", "u", "d", "s", "np", "ip", "up", "dp", "sp")
 
     def __init__(self):
         self.n = ctypes.c_size_t()
         self.i = ctypes.c_int64()
         self.u = ctypes.c_uint64()
         self.d = ctypes.c_double()
-        self.s = ctypes.c_void_p()
+        self.s = ctypes.c_char_p()
         self.np = ctypes.byref(self.n)
         self.ip = ctypes.byref(self.i)
         self.up = ctypes.byref(self.u)
         self.dp = ctypes.byref(self.d)
         self.sp = ctypes.byref(self.s)
+
+
+def _full(b, n, name, *args):
+    """b is what a char*-returning call gave (up to the first NUL), n the
+    length it reported: re-read the whole string if it holds a NUL."""
+    if b is not None and len(b) == n:
+        return b
+    return ctypes.string_at(_lib.raw(name)(*args), n) if n else b""
+
+
+def _out_str(x):
+    """The string an out-parameter call left in x.s / x.n."""
+    b, n = x.s.value, x.n.value
+    if b is not None and len(b) == n:
+        return b
+    return ctypes.string_at(ctypes.c_void_p.from_buffer(x.s).value, n) if n else b""
 
 
 def _check(rc, what):
@@ -53,66 +68,68 @@ def _check(rc, what):
         raise error(rc, "reading %s failed" % what)
 
 
-def _scalar(_x, a, k):
-    if k in E.REAL_KINDS:
-        _check(lib.chakra_attr_double(a, _x.dp), "attribute")
-        return _x.d.value
-    if k == E.AttrKind.BOOL:
-        _check(lib.chakra_attr_uint(a, _x.up), "attribute")
-        return _x.u.value != 0
-    if k in (E.AttrKind.STRING, E.AttrKind.BYTES):
-        _check(lib.chakra_attr_string(a, _x.sp, _x.np), "attribute")
-        b = _cstr(_x.s.value, _x.n.value)
-        return _text(b) if k == E.AttrKind.STRING else b
-    if k in E.SIGNED_BITS:
-        _check(lib.chakra_attr_int(a, _x.ip), "attribute")
-        return _x.i.value
-    _check(lib.chakra_attr_uint(a, _x.up), "attribute")
-    return _x.u.value
+_KINDS = {int(k): k for k in E.AttrKind}
+_K = E.AttrKind
+# How each scalar kind is read: (scalar getter, list getter, out field).
+_GET = {}
+for _k in _K:
+    if _k == _K.NONE or E.is_list_kind(_k):
+        continue
+    if _k in E.REAL_KINDS:
+        _GET[_k] = (lib.chakra_attr_double, lib.chakra_attr_list_double, "d")
+    elif _k in (_K.STRING, _K.BYTES):
+        _GET[_k] = (lib.chakra_attr_string, lib.chakra_attr_list_string, "s")
+    elif _k in E.SIGNED_BITS:
+        _GET[_k] = (lib.chakra_attr_int, lib.chakra_attr_list_int, "i")
+    else:  # unsigned and bool
+        _GET[_k] = (lib.chakra_attr_uint, lib.chakra_attr_list_uint, "u")
 
 
-def _list(_x, a, k):
-    n = lib.chakra_attr_list_len(a)
-    out = []
-    if k in E.REAL_KINDS:
-        f, p, v = lib.chakra_attr_list_double, _x.dp, _x.d
-    elif k in (E.AttrKind.STRING, E.AttrKind.BYTES):
-        f = lib.chakra_attr_list_string
-        for i in range(n):
-            _check(f(a, i, _x.sp, _x.np), "attribute")
-            b = _cstr(_x.s.value, _x.n.value)
-            out.append(_text(b) if k == E.AttrKind.STRING else b)
+def _value(x, a, k):
+    """The Python value of attribute a of kind k (an AttrKind)."""
+    if k == _K.NONE:
+        return None
+    islist = k % 2 == 0
+    s = k - 1 if islist else k
+    get, lget, f = _GET[s]
+    if f == "s":
+        text = s == _K.STRING
+        if not islist:
+            _check(get(a, x.sp, x.np), "attribute")
+            b = _out_str(x)
+            return _text(b) if text else b
+        out = []
+        for i in range(lib.chakra_attr_list_len(a)):
+            _check(lget(a, i, x.sp, x.np), "attribute")
+            b = _out_str(x)
+            out.append(_text(b) if text else b)
         return out
-    elif k in E.SIGNED_BITS:
-        f, p, v = lib.chakra_attr_list_int, _x.ip, _x.i
-    else:
-        f, p, v = lib.chakra_attr_list_uint, _x.up, _x.u
-    for i in range(n):
-        _check(f(a, i, p), "attribute")
-        out.append(v.value)
-    if k == E.AttrKind.BOOL:
-        out = [x != 0 for x in out]
-    return out
+    cell = getattr(x, f)
+    ref = getattr(x, f + "p")
+    if not islist:
+        _check(get(a, ref), "attribute")
+        v = cell.value
+        return v != 0 if s == _K.BOOL else v
+    out = []
+    for i in range(lib.chakra_attr_list_len(a)):
+        _check(lget(a, i, ref), "attribute")
+        out.append(cell.value)
+    return [v != 0 for v in out] if s == _K.BOOL else out
 
 
-def attr_from_c(a, _x=None):
+def attr_from_c(a, x=None):
     """Copy one chakra_attr into an Attr."""
-    if _x is None:
-        _x = _Scratch()
-    name = _text(_cstr(lib.chakra_attr_name(a, _x.np), _x.n.value))
-    doc = _text(_cstr(lib.chakra_attr_doc(a, _x.np), _x.n.value))
-    k = lib.chakra_attr_kind_of(a)
-    try:
-        k = E.AttrKind(k)
-    except ValueError:
+    if x is None:
+        x = _Scratch()
+    L = lib
+    name = _text(_full(L.chakra_attr_name(a, x.np), x.n.value, "chakra_attr_name", a, None))
+    doc = L.chakra_attr_doc(a, x.np)
+    doc = _text(_full(doc, x.n.value, "chakra_attr_doc", a, None)) if x.n.value else ""
+    k = L.chakra_attr_kind_of(a)
+    kind = _KINDS.get(k)
+    if kind is None:
         return Attr(name, k, None, doc)  # not produced by the decoder
-    if k == E.AttrKind.NONE:
-        value = None
-    elif E.is_list_kind(k):
-        value = _list(_x, a, E.AttrKind(k - 1))
-    else:
-        value = _scalar(_x, a, k)
-    return Attr(name, k, value, doc)
+    return Attr(name, kind, _value(x, a, kind), doc)
 
 
 class _AttrHolder:
@@ -157,8 +174,8 @@ class Metadata(_AttrHolder):
     def _from_c(cls, m):
         self = cls.__new__(cls)
         _x = _Scratch()
-        p = lib.chakra_metadata_version(m, _x.np)
-        self.version = _text(_cstr(p, _x.n.value))
+        b = lib.chakra_metadata_version(m, _x.np)
+        self.version = _text(_full(b, _x.n.value, "chakra_metadata_version", m, None))
         self.attr_items = [attr_from_c(lib.chakra_metadata_attr_at(m, i), _x)
                            for i in range(lib.chakra_metadata_attr_count(m))]
         return self
@@ -205,7 +222,8 @@ class Node(_AttrHolder):
         L = lib
         _x = _Scratch()
         self.id = L.chakra_node_id(p)
-        self.name = _text(_cstr(L.chakra_node_name(p, _x.np), _x.n.value))
+        self.name = _text(_full(L.chakra_node_name(p, _x.np), _x.n.value, "chakra_node_name",
+                                p, None))
         self.type = L.chakra_node_type_of(p)
         n = L.chakra_node_data_dep_count(p)
         self.data_deps = L.chakra_node_data_deps(p)[:n] if n else []
@@ -218,8 +236,11 @@ class Node(_AttrHolder):
             if not L.chakra_node_has_io(p, which):
                 ios.append(None)
                 continue
-            ios.append({f: _text(_cstr(L.chakra_node_io(p, which, i, _x.np), _x.n.value))
-                        for i, f in enumerate(_IO_FIELDS)})
+            io = {}
+            for i, f in enumerate(_IO_FIELDS):
+                b = L.chakra_node_io(p, which, i, _x.np)
+                io[f] = _text(_full(b, _x.n.value, "chakra_node_io", p, which, i, None))
+            ios.append(io)
         self.inputs, self.outputs = ios
         self.attr_items = [attr_from_c(L.chakra_node_attr_at(p, i), _x)
                            for i in range(L.chakra_node_attr_count(p))]

@@ -98,13 +98,17 @@ class Writer:
         h = self._handle()
         if hasattr(version, "attr_items") and hasattr(version, "version"):
             version, attrs = version.version, version.attr_items
+        vb = _bytes(version)
+        if b"\0" in vb:
+            # The C call takes a NUL-terminated string: refuse, not truncate.
+            raise ValueError("metadata version %r contains a NUL byte" % (version,))
         items = attr_items(attrs)
         b = None
         if items:
             b = self._b
             lib.chakra_builder_reset(b)
             add_attrs(b, items)
-        self._check(lib.chakra_writer_write_metadata(h, _bytes(version), b))
+        self._check(lib.chakra_writer_write_metadata(h, vb, b))
 
     def write_node(self, node=None, *, id=None, name="", type=4, data_deps=(), ctrl_deps=(),
                    start_time_micros=0, duration_micros=0, inputs=None, outputs=None,
