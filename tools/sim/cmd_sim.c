@@ -29,7 +29,9 @@ static void usage(FILE *f)
 	"  --timeline FILE          Chrome/Perfetto trace (a process per NPU)\n"
 	"  --events FILE            timeline-visualizer CSV (issue/callback lines)\n"
 	"  --compute-scale [R=]F    multiply compute times (of rank R) by F\n"
-	"  --start-delay R=C        rank R starts C cycles late (a straggler)\n");
+	"  --start-delay R=C        rank R starts C cycles late (a straggler)\n"
+	"  --window N               nodes each rank's feeder reads ahead (default: the\n"
+	"                           feeder's, which keeps the reference issue order)\n");
 }
 
 /* "R=V" or (when allow_all) "V": rank (or -1) and value. */
@@ -73,7 +75,7 @@ typedef struct pending {
 int cmd_sim(int argc, char **argv)
 {
 	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
-	const char *timeline = NULL, *events = NULL, *model = "unaware";
+	const char *timeline = NULL, *events = NULL, *model = "unaware", *window = NULL;
 	int json = 0;
 	pending *pend = calloc((size_t)argc + 1, sizeof *pend);
 	int npend = 0, rc = 1;
@@ -102,6 +104,7 @@ int cmd_sim(int argc, char **argv)
 		OPT("--model", model)
 		OPT("--timeline", timeline)
 		OPT("--events", events)
+		OPT("--window", window)
 		const char *ignored = NULL;
 		OPT("--remote-memory-configuration", ignored)
 		(void)ignored;
@@ -211,7 +214,14 @@ int cmd_sim(int argc, char **argv)
 	if (events && !(ev = tool_fopen_out(events)))
 		goto out;
 
-	sim_options opt = { m, groups_path ? &groups : NULL, scale, delay, tl, ev, 1 };
+	uint64_t win = 0;
+	if (window && (tool_parse_u64("--window", window, &win) || win < 1)) {
+		if (win < 1)
+			tool_err("--window must be at least 1");
+		rc = 2;
+		goto out;
+	}
+	sim_options opt = { m, groups_path ? &groups : NULL, scale, delay, tl, ev, 1, win };
 	double t0 = tool_now();
 	if (sim_run(workload, &net, &sys, &opt, &res, err, sizeof err)) {
 		tool_err("%s", err);

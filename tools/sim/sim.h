@@ -146,6 +146,7 @@ typedef struct sim_options {
 	FILE *timeline;             /* Chrome trace JSON, NULL = none */
 	FILE *events;               /* timeline-visualizer CSV, NULL = none */
 	int progress;               /* show progress on a terminal */
+	uint64_t window;            /* feeder read-ahead per rank, 0 = library default */
 } sim_options;
 
 typedef struct sim_npu_result {

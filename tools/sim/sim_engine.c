@@ -647,7 +647,8 @@ static void start_collective(engine *E, npu *u, const chakra_node *n)
 	} else {
 		sim_phase ph[2 * SIM_MAX_DIMS];
 		char perr[SIM_ERR_LEN];
-		uint32_t chunks = E->sys->splits;
+		/* A barrier carries no data: one chunk. */
+		uint32_t chunks = type == CHAKRA_BARRIER ? 1 : E->sys->splits;
 		int nph = sim_coll_plan(E->net, E->sys, (int)type, (double)size / chunks, dims, k,
 		                        grp ? (uint32_t)grp->n : 0, ph, perr);
 		if (nph < 0) {
@@ -1164,7 +1165,9 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 	E.N = net->npus;
 
 	chakra_workload *w = NULL;
-	int rc = chakra_workload_open(&w, prefix, NULL);
+	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
+	fo.window = opt->window;
+	int rc = chakra_workload_open(&w, prefix, &fo);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", w ? chakra_workload_errmsg(w) : chakra_strerror(rc));
 		chakra_workload_close(w);

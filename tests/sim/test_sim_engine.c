@@ -1,0 +1,370 @@
+/* chakra sim engine on small workloads written with the library's writer:
+ * send/recv, communicator groups, involved_dim, stragglers, compute
+ * scaling, duration_nanos and roofline, broadcast/reduce/barrier,
+ * halving-doubling and direct, and the errors for mismatched or missing
+ * peers. Expected cycles come from the model's formulas; where no closed
+ * form is handy the two network models must agree on links nothing shares
+ * (closed-form arithmetic against message-by-message events). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "chakra/chakra.h"
+#include "sim.h"
+
+static char dir[256];
+static char err[SIM_ERR_LEN];
+static sim_network net;
+static sim_system sys;
+
+/* A node to write: type and attributes; deps on the previous node. */
+typedef struct spec {
+	int type;
+	uint64_t us;        /* duration_micros */
+	int64_t ns;         /* duration_nanos, -1 = none */
+	int64_t comm_type;
+	int64_t size;       /* comm_size, -1 = none */
+	int64_t peer, tag;
+	const char *pg;
+	int dims;           /* involved_dim bitmask + 1, 0 = none */
+	int64_t ops, tensor;
+} spec;
+
+#define COMP(us_) { CHAKRA_COMP_NODE, us_, -1, 0, -1, 0, 0, NULL, 0, -1, -1 }
+#define COLL(t, s) { CHAKRA_COMM_COLL_NODE, 0, -1, t, s, 0, 0, NULL, 0, -1, -1 }
+
+static void write_rank(const char *name, int rank, const spec *s, int n)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, rank);
+	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
+	wo.overwrite = 1;
+	chakra_writer *w;
+	chakra_builder *b = chakra_builder_new();
+	CHECK(chakra_writer_open(&w, path, &wo) == 0);
+	CHECK(chakra_writer_write_metadata(w, "0.0.4", NULL) == 0);
+	for (int i = 0; i < n; i++) {
+		chakra_builder_reset(b);
+		chakra_builder_set_id(b, (uint64_t)i);
+		chakra_builder_set_name(b, "node", (size_t)-1);
+		chakra_builder_set_type(b, s[i].type);
+		if (i)
+			chakra_builder_add_data_dep(b, (uint64_t)i - 1);
+		chakra_builder_set_duration_micros(b, s[i].us);
+		if (s[i].ns >= 0)
+			chakra_builder_attr_int(b, "duration_nanos", CHAKRA_ATTR_INT64, s[i].ns);
+		if (s[i].ops >= 0)
+			chakra_builder_attr_int(b, "num_ops", CHAKRA_ATTR_INT64, s[i].ops);
+		if (s[i].tensor >= 0)
+			chakra_builder_attr_int(b, "tensor_size", CHAKRA_ATTR_INT64, s[i].tensor);
+		if (s[i].type == CHAKRA_COMM_COLL_NODE)
+			chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, s[i].comm_type);
+		if (s[i].size >= 0)
+			chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64, s[i].size);
+		if (s[i].type == CHAKRA_COMM_SEND_NODE)
+			chakra_builder_attr_int(b, "comm_dst", CHAKRA_ATTR_INT64, s[i].peer);
+		if (s[i].type == CHAKRA_COMM_RECV_NODE)
+			chakra_builder_attr_int(b, "comm_src", CHAKRA_ATTR_INT64, s[i].peer);
+		if (s[i].type == CHAKRA_COMM_SEND_NODE || s[i].type == CHAKRA_COMM_RECV_NODE)
+			chakra_builder_attr_int(b, "comm_tag", CHAKRA_ATTR_INT64, s[i].tag);
+		if (s[i].pg)
+			chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, s[i].pg, (size_t)-1);
+		if (s[i].dims) {
+			uint64_t f[SIM_MAX_DIMS];
+			int nd = 0;
+			for (int m = s[i].dims - 1; nd < net.ndims; m >>= 1)
+				f[nd++] = (uint64_t)(m & 1);
+			chakra_builder_attr_list_uint(b, "involved_dim", CHAKRA_ATTR_BOOL_LIST, f,
+			                              (size_t)nd);
+		}
+		CHECK(chakra_writer_write_node(w, b) == 0);
+	}
+	CHECK(chakra_writer_finish(w) == 0);
+	chakra_writer_close(w);
+	chakra_builder_free(b);
+}
+
+static void load(const char *netf, const char *sysf)
+{
+	char rel[256];
+	snprintf(rel, sizeof rel, "data/astra-sim/%s", netf);
+	CHECK_MSG(sim_network_load(&net, shared_path(rel), err) == 0, "%s", err);
+	snprintf(rel, sizeof rel, "data/astra-sim/%s", sysf);
+	CHECK_MSG(sim_system_load(&sys, shared_path(rel), err) == 0, "%s", err);
+}
+
+/* Run; returns the finish cycle (or UINT64_MAX on error, err set). */
+static uint64_t run(const char *name, sim_model m, const sim_options *base, sim_result *keep)
+{
+	char prefix[512];
+	snprintf(prefix, sizeof prefix, "%s/%s", dir, name);
+	sim_options o = { 0 };
+	if (base)
+		o = *base;
+	o.model = m;
+	sim_result r;
+	if (sim_run(prefix, &net, &sys, &o, &r, err, sizeof err)) {
+		fprintf(stderr, "  (run %s: %s)\n", name, err);
+		return UINT64_MAX;
+	}
+	uint64_t f = r.finish;
+	if (keep)
+		*keep = r;
+	else
+		sim_result_free(&r);
+	return f;
+}
+
+static uint64_t D(int d, double hops, double bytes)
+{
+	return (uint64_t)floor(hops * net.latency[d] + bytes / sim_link_bpns(&net, d));
+}
+
+static uint64_t R(double bytes)
+{
+	return 3 * (uint64_t)floor(bytes / sys.local_mem_bw);
+}
+
+static void test_p2p(void)
+{
+	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
+	for (int r = 0; r < 4; r++) {
+		spec s[2] = {
+			{ CHAKRA_COMM_SEND_NODE, 0, -1, 0, 1 << 20, (r + 1) % 4, 7, NULL, 0, -1, -1 },
+			{ CHAKRA_COMM_RECV_NODE, 0, -1, 0, 1 << 20, (r + 3) % 4, 7, NULL, 0, -1, -1 },
+		};
+		s[1].type = CHAKRA_COMM_RECV_NODE;
+		write_rank("p2p", r, s, 2);
+	}
+	/* The send completes on arrival (D); the receive e later. */
+	uint64_t want = D(0, 1, 1 << 20) + 10;
+	CHECK_EQ_U(run("p2p", SIM_UNAWARE, NULL, NULL), want);
+	CHECK_EQ_U(run("p2p", SIM_AWARE, NULL, NULL), want);
+	/* A receive with no matching send (wrong tag) is reported. */
+	for (int r = 0; r < 4; r++) {
+		spec s[1] = { { CHAKRA_COMM_RECV_NODE, 0, -1, 0, 8, (r + 3) % 4, 1, NULL, 0, -1, -1 } };
+		write_rank("lonely", r, s, 1);
+	}
+	CHECK(run("lonely", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	      strstr(err, "never matched by a send"));
+}
+
+static void test_groups(void)
+{
+	load("network/Ring_8npus.yml", "system/Ring_4chunks.json");
+	sim_groups gs;
+	const char *text = "{\"0\": [0, 2, 4, 6], \"1\": [1, 3, 5, 7]}";
+	CHECK(sim_groups_parse(&gs, "g.json", text, strlen(text), 8, err) == 0);
+	for (int r = 0; r < 8; r++) {
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
+		s[0].pg = r % 2 ? "1" : "0";
+		write_rank("grp", r, s, 1);
+	}
+	sim_options o = { 0 };
+	o.groups = &gs;
+	/* Members two hops apart on the ring: n = 4, D over 2 hops. */
+	double m = (1 << 20) / 4.0 / 4.0;
+	uint64_t chunk = 6 * D(0, 2, m) + 7 * 10 + 3 * R(m);
+	CHECK_EQ_U(chunk, 13750);
+	CHECK_EQ_U(run("grp", SIM_UNAWARE, &o, NULL), 4 * chunk);
+	/* Aware, only group 0 busy: each message crosses two links
+	 * (store and forward), no link shared. */
+	for (int r = 1; r < 8; r += 2) {
+		spec s[1] = { COMP(1) };
+		write_rank("grp0", r, s, 1);
+	}
+	for (int r = 0; r < 8; r += 2) {
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
+		s[0].pg = "0";
+		write_rank("grp0", r, s, 1);
+	}
+	uint64_t hop = D(0, 1, m);
+	CHECK_EQ_U(run("grp0", SIM_AWARE, &o, NULL), 4 * (6 * 2 * hop + 7 * 10 + 3 * R(m)));
+	/* Unknown group name. */
+	for (int r = 0; r < 8; r++) {
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 64) };
+		s[0].pg = "tp";
+		write_rank("nogrp", r, s, 1);
+	}
+	CHECK(run("nogrp", SIM_UNAWARE, &o, NULL) == UINT64_MAX &&
+	      strstr(err, "pg_name 'tp' is not in"));
+	sim_groups_free(&gs);
+}
+
+static void test_involved_dim(void)
+{
+	load("network/tpu_v3_32_2dtorus.yml", "system/tpu_v3_32_2dtorus.json");
+	/* e = 1, lbw = 50, 1 split; dim 0: 4 NPUs, dim 1: 8 NPUs, 80 GB/s. */
+	for (int r = 0; r < 32; r++) {
+		spec s[2] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20), COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
+		s[0].dims = 1 + 1; /* dim 0 only */
+		s[1].dims = 2 + 1; /* dim 1 only */
+		write_rank("inv", r, s, 2);
+	}
+	double m0 = (1 << 20) / 4.0, m1 = (1 << 20) / 8.0;
+	uint64_t t0 = 6 * D(0, 1, m0) + 7 * 1 + 3 * R(m0);
+	uint64_t t1 = 14 * D(1, 1, m1) + 15 * 1 + 7 * R(m1);
+	CHECK_EQ_U(t0, 71491);
+	CHECK_EQ_U(t1, 90406);
+	CHECK_EQ_U(run("inv", SIM_UNAWARE, NULL, NULL), t0 + t1);
+	CHECK_EQ_U(run("inv", SIM_AWARE, NULL, NULL), t0 + t1);
+	/* Both dimensions, pipelined chunks: aware = unaware on a torus with
+	 * ring algorithms (no link is shared), computed two different ways. */
+	sys.splits = 4;
+	for (int r = 0; r < 32; r++) {
+		spec s[3] = { COMP(3), COLL(CHAKRA_ALL_REDUCE, 1 << 20), COLL(CHAKRA_ALL_GATHER, 1 << 16) };
+		write_rank("both", r, s, 3);
+	}
+	uint64_t u = run("both", SIM_UNAWARE, NULL, NULL);
+	CHECK(u != UINT64_MAX && u > 3000 + t0);
+	CHECK_EQ_U(run("both", SIM_AWARE, NULL, NULL), u);
+	/* involved_dim of the wrong length. */
+	net.ndims = 2;
+	for (int r = 0; r < 32; r++) {
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 64) };
+		write_rank("badinv", r, s, 1);
+	}
+	/* (rewrite rank 0 with a 3-entry list) */
+	net.ndims = 3;
+	{
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 64) };
+		s[0].dims = 1 + 1;
+		write_rank("badinv", 0, s, 1);
+	}
+	net.ndims = 2;
+	CHECK(run("badinv", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	      strstr(err, "involved_dim has 3 entries"));
+}
+
+static void test_stragglers_and_compute(void)
+{
+	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
+	for (int r = 0; r < 4; r++) {
+		spec s[3] = { COMP(10), COLL(CHAKRA_ALL_REDUCE, 1 << 20), COMP(2) };
+		s[2].ns = 2345; /* wins over duration_micros */
+		write_rank("strag", r, s, 3);
+	}
+	CHECK_EQ_U(run("strag", SIM_UNAWARE, NULL, NULL), 10000 + 43000 + 2345);
+	uint64_t delay[4] = { 0, 0, 5000, 0 };
+	double scale[4] = { 1, 2, 1, 1 };
+	sim_options o = { 0 };
+	o.start_delay = delay;
+	sim_result r;
+	uint64_t u = run("strag", SIM_UNAWARE, &o, &r);
+	/* Everyone waits for the straggler; nobody finishes before it could. */
+	CHECK(u != UINT64_MAX && u >= 15000 + 43000 + 2345 - 2345 && u <= 15000 + 43000 + 2345);
+	CHECK_EQ_U(r.npu[2].finish, u);
+	CHECK_EQ_U(r.npu[0].compute, 12345);
+	sim_result_free(&r);
+	/* Closed form (unaware) and events (aware) agree when starts differ. */
+	CHECK_EQ_U(run("strag", SIM_AWARE, &o, NULL), u);
+	o.start_delay = NULL;
+	o.compute_scale = scale;
+	u = run("strag", SIM_UNAWARE, &o, &r);
+	CHECK_EQ_U(r.npu[1].compute, 2 * 12345);
+	CHECK_EQ_U(r.npu[0].compute, 12345);
+	CHECK_EQ_U(u, 20000 + 43000 + 2 * 2345);
+	sim_result_free(&r);
+
+	/* Roofline: min(peak, bandwidth x num_ops / tensor_size). */
+	sys.roofline = 1;
+	sys.peak_perf = 900;
+	for (int k = 0; k < 4; k++) {
+		spec s[2] = { COMP(7), COMP(7) };
+		s[0].ops = 1000000000;
+		s[0].tensor = 1000000;   /* compute-bound: 1e9 / 9e14 s */
+		s[1].ops = 1000000000;
+		s[1].tensor = 100000000; /* memory-bound: 1e9 / 1.6e13 s */
+		write_rank("roof", k, s, 2);
+	}
+	CHECK_EQ_U(run("roof", SIM_UNAWARE, NULL, NULL), 1111 + 62500);
+	sys.roofline = 0;
+	CHECK_EQ_U(run("roof", SIM_UNAWARE, NULL, NULL), 14000);
+}
+
+static void test_more_collectives(void)
+{
+	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
+	const double x = (1 << 20) / 4.0;
+	for (int r = 0; r < 4; r++) {
+		spec s[3] = { COLL(CHAKRA_BROADCAST, 1 << 20), COLL(CHAKRA_REDUCE, 1 << 20),
+		              COLL(CHAKRA_BARRIER, -1) };
+		write_rank("brb", r, s, 3);
+	}
+	uint64_t bcast = 4 * (10 + 3 * (D(0, 1, x) + 10));
+	uint64_t reduce = 4 * (10 + 3 * (D(0, 1, x) + 10 + R(x)));
+	uint64_t barrier = 10 + 3 * (500 + 10); /* one chunk of empty messages */
+	CHECK_EQ_U(run("brb", SIM_UNAWARE, NULL, NULL), bcast + reduce + barrier);
+	CHECK_EQ_U(run("brb", SIM_AWARE, NULL, NULL), bcast + reduce + barrier);
+
+	/* Halving-doubling and direct on the 8-NPU switch (HGX-H100). */
+	load("network/HGX-H100-validated.yml", "system/HGX-H100-validated.json");
+	for (int r = 0; r < 8; r++) {
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
+		write_rank("hd", r, s, 1);
+	}
+	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_HD;
+	uint64_t chunk = 10;
+	for (int s = 0; s < 3; s++) { /* x/2, x/4, x/8 reduced; then back */
+		double m = x / (2 << s);
+		chunk += 2 * (D(0, 2, m) + 10) + R(m);
+	}
+	CHECK_EQ_U(run("hd", SIM_UNAWARE, NULL, NULL), 2 * chunk); /* 4 chunks, 2 active */
+	uint64_t aware = run("hd", SIM_AWARE, NULL, NULL);
+	CHECK(aware != UINT64_MAX && aware > 2 * chunk);
+	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_DIRECT;
+	double m = x / 8;
+	CHECK_EQ_U(run("hd", SIM_UNAWARE, NULL, NULL), 2 * (3 * 10 + R(m) + 2 * D(0, 2, m)));
+	/* Aware direct: the 7 messages of a step share the NPU's up link. */
+	aware = run("hd", SIM_AWARE, NULL, NULL);
+	CHECK(aware != UINT64_MAX && aware > 2 * (3 * 10 + R(m) + 2 * D(0, 2, m)));
+}
+
+static void test_errors(void)
+{
+	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
+	for (int r = 0; r < 4; r++) {
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, r == 2 ? 2 << 20 : 1 << 20) };
+		write_rank("mismatch", r, s, 1);
+	}
+	CHECK(run("mismatch", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	      strstr(err, "rank 2 node 0") && strstr(err, "2097152") && strstr(err, "1048576"));
+	for (int r = 0; r < 4; r++) {
+		spec s[1] = { r == 3 ? (spec)COMP(1) : (spec)COLL(CHAKRA_ALL_REDUCE, 64) };
+		write_rank("missing", r, s, 1);
+	}
+	CHECK(run("missing", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	      strstr(err, "never completes"));
+	for (int r = 0; r < 4; r++) {
+		spec s[1] = { COLL(CHAKRA_GATHER, 64) };
+		write_rank("gather", r, s, 1);
+	}
+	CHECK(run("gather", SIM_UNAWARE, NULL, NULL) == UINT64_MAX && strstr(err, "GATHER"));
+	/* Too few ranks for the network. */
+	CHECK(run("nosuch", SIM_UNAWARE, NULL, NULL) == UINT64_MAX);
+	load("network/Ring_8npus.yml", "system/Ring_4chunks.json");
+	CHECK(run("missing", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	      strstr(err, "4 ranks but the network has 8"));
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/chakra-sim-test-XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_p2p();
+	test_groups();
+	test_involved_dim();
+	test_stragglers_and_compute();
+	test_more_collectives();
+	test_errors();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return check_done();
+}

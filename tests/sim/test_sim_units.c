@@ -1,0 +1,295 @@
+/* chakra sim parts: config parsers (real ASTRA-sim files and broken ones,
+ * whose errors must name file, line and key), the network models and the
+ * collective steps against simulation-model.md's formulas. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "sim.h"
+
+static char err[SIM_ERR_LEN];
+
+static int has(const char *s, const char *sub)
+{
+	if (!strstr(s, sub)) {
+		fprintf(stderr, "  message '%s' lacks '%s'\n", s, sub);
+		return 0;
+	}
+	return 1;
+}
+
+static int net_err(const char *text, const char *want1, const char *want2)
+{
+	sim_network net;
+	int rc = sim_network_parse(&net, "net.yml", text, strlen(text), err);
+	return rc == -1 && has(err, "net.yml") && has(err, want1) && has(err, want2);
+}
+
+static int sys_err(const char *text, const char *want1, const char *want2)
+{
+	sim_system sys;
+	int rc = sim_system_parse(&sys, "sys.json", text, strlen(text), err);
+	return rc == -1 && has(err, "sys.json") && has(err, want1) && has(err, want2);
+}
+
+static void test_network(void)
+{
+	sim_network net;
+	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/hgx_h100_32gpu.yml"),
+	                       err) == 0);
+	CHECK_EQ_U(net.ndims, 2);
+	CHECK(net.topo[0] == SIM_SWITCH && net.topo[1] == SIM_RING);
+	CHECK_EQ_U(net.size[0], 8);
+	CHECK_EQ_U(net.size[1], 4);
+	CHECK_EQ_U(net.npus, 32);
+	CHECK(net.bw[0] == 400 && net.bw[1] == 50); /* the commented-out line is ignored */
+	CHECK(net.latency[0] == 936.25 && net.latency[1] == 1000);
+	CHECK_EQ_U(sim_coord(&net, 13, 0), 5);
+	CHECK_EQ_U(sim_coord(&net, 13, 1), 1);
+	static const char *const files[] = { "HGX-H100-validated.yml", "Ring_16npus.yml",
+		"Ring_4npus.yml", "Ring_8npus.yml", "tpu_v3_32_2dtorus.yml" };
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		char rel[256];
+		snprintf(rel, sizeof rel, "data/astra-sim/network/%s", files[i]);
+		CHECK_MSG(sim_network_load(&net, shared_path(rel), err) == 0, "%s", err);
+	}
+	CHECK_EQ_U(net.npus, 32);
+
+	/* Errors: file, line, key. */
+	CHECK(net_err("topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\n", "'latency'",
+	              "missing"));
+	CHECK(net_err("topology: [ Ring, Torus ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ 50, 5 ]\n"
+	              "latency: [ 1, 1 ]\n", ":1:", "unknown topology 'Torus'"));
+	CHECK(net_err("topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50, 60 ]\n"
+	              "latency: [ 500 ]\n", ":3:", "'bandwidth' has 2 entries"));
+	CHECK(net_err("topology: [ Ring ]\nnpus_count: [ 8.5 ]\nbandwidth: [ 50 ]\n"
+	              "latency: [ 500 ]\n", ":2:", "'npus_count'"));
+	CHECK(net_err("topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ fast ]\n"
+	              "latency: [ 500 ]\n", ":3:", "'bandwidth': 'fast'"));
+	CHECK(net_err("topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 0 ]\n"
+	              "latency: [ 500 ]\n", ":3:", "positive"));
+	CHECK(net_err("topology: [ Ring\nnpus_count: [ 8 ]\n", "YAML syntax error", ":"));
+	CHECK(net_err("topology: [ Ring ]\ntopology: [ Ring ]\n", ":2:", "given twice"));
+	CHECK(net_err("", "'topology'", "missing"));
+	/* Unknown keys are skipped, whatever their shape. */
+	const char *ok = "extra: { a: [1, 2] }\nmore: [x]\nname: n\ntopology: [ FullyConnected ]\n"
+	                 "npus_count: 4\nbandwidth: [ 25 ]\nlatency: [ 0 ]\n";
+	CHECK_MSG(sim_network_parse(&net, "ok.yml", ok, strlen(ok), err) == 0, "%s", err);
+	CHECK(net.topo[0] == SIM_FC && net.npus == 4);
+}
+
+static void test_system(void)
+{
+	sim_system sys;
+	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/system/hgx_h100_32gpu.json"),
+	                      err) == 0);
+	CHECK(sys.lifo && sys.endpoint_delay == 1 && sys.active_chunks == 2 && sys.splits == 4);
+	CHECK(sys.roofline == 1 && sys.peak_perf == 700 && sys.local_mem_bw == 3350);
+	CHECK(sys.local_bw_aware && sys.n_impl[SIM_IMPL_AR] == 2);
+	CHECK(sys.impl[SIM_IMPL_A2A][1] == SIM_ALG_RING);
+	static const char *const files[] = { "HGX-H100-validated.json", "Ring_4chunks.json",
+		"tpu_v3_32_2dtorus.json" };
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		char rel[256];
+		snprintf(rel, sizeof rel, "data/astra-sim/system/%s", files[i]);
+		CHECK_MSG(sim_system_load(&sys, shared_path(rel), err) == 0, "%s", err);
+	}
+	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/rt_template/system_cfg.json"),
+	                      err) == 0);
+	CHECK(sys.local_mem_bw == 50);
+
+	const char *base = "\"all-reduce-implementation\": [\"ring\"], \"all-gather-implementation\": "
+	                   "[\"ring\"], \"reduce-scatter-implementation\": [\"ring\"], "
+	                   "\"all-to-all-implementation\": [\"direct\"]";
+	char buf[1024];
+	snprintf(buf, sizeof buf, "{\n%s,\n\"local-mem-bw\": 50,\n\"endpoint-delay\": \"ten\"\n}",
+	         base);
+	CHECK(sys_err(buf, ":4:", "'endpoint-delay': expected a number"));
+	snprintf(buf, sizeof buf, "{\n%s,\n\"local-mem-bw\": 50,\n\"active-chunks-per-dimension\": "
+	         "1.5\n}", base);
+	CHECK(sys_err(buf, ":4:", "expected an integer"));
+	snprintf(buf, sizeof buf, "{\n%s,\n\"local-mem-bw\": 50,\n\"scheduling-policy\": \"RANDOM\"}",
+	         base);
+	CHECK(sys_err(buf, ":4:", "'scheduling-policy'"));
+	CHECK(sys_err("{\"local-mem-bw\": 50,\n\"all-reduce-implementation\": [\"ring\", \"tree\"]}",
+	              ":2:", "unknown algorithm 'tree'"));
+	CHECK(sys_err("{\"local-mem-bw\": 50,\n\"all-reduce-implementation\": \"ring\"}", ":2:",
+	              "expected a non-empty list"));
+	snprintf(buf, sizeof buf, "{\n%s\n}", base);
+	CHECK(sys_err(buf, "'local-mem-bw'", "missing"));
+	CHECK(sys_err("{\"local-mem-bw\": 50}", "'all-reduce-implementation'", "missing"));
+	CHECK(sys_err("{\n\"local-mem-bw\": 50,\n\"x\": [1,}", ":3:", "JSON syntax error"));
+	CHECK(sys_err("[1, 2]", ":1:", "expected a JSON object"));
+	snprintf(buf, sizeof buf, "{\n%s,\n\"local-mem-bw\": 50,\n\"roofline-enabled\": 1}", base);
+	CHECK(sys_err(buf, "'peak-perf'", "missing"));
+	/* Unknown keys, nested or not, are ignored, as ASTRA-sim does. */
+	snprintf(buf, sizeof buf, "{\"x\": {\"y\": [1, {\"z\": 2}]}, %s, \"local-mem-bw\": 50, "
+	         "\"track-local-mem\": 1}", base);
+	CHECK_MSG(sim_system_parse(&sys, "ok.json", buf, strlen(buf), err) == 0, "%s", err);
+	CHECK(sys.impl[SIM_IMPL_A2A][0] == SIM_ALG_DIRECT && sys.splits == 1);
+}
+
+static void test_groups(void)
+{
+	sim_groups gs;
+	const char *ok = "{\"0\": [0, 1, 2, 3],\n \"tp\": [4, 6]}";
+	CHECK(sim_groups_parse(&gs, "g.json", ok, strlen(ok), 8, err) == 0);
+	CHECK_EQ_U(gs.n, 2);
+	const sim_group *g = sim_groups_find(&gs, "tp", 2);
+	CHECK(g && g->n == 2 && g->ranks[1] == 6);
+	CHECK(!sim_groups_find(&gs, "t", 1));
+	sim_groups_free(&gs);
+	const char *bad = "{\"0\": [0, 1],\n \"1\": [2, 9]}";
+	CHECK(sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err) == -1 &&
+	      has(err, "g.json:2:") && has(err, "group '1'") && has(err, "0..7"));
+	bad = "{\"0\": [0, 1, 0]}";
+	CHECK(sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err) == -1 &&
+	      has(err, "listed twice"));
+	bad = "{\"0\": 3}";
+	CHECK(sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err) == -1 &&
+	      has(err, "list of ranks"));
+}
+
+/* The network models against the formulas, on the reference configs. */
+static void test_net(void)
+{
+	sim_network net;
+	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/Ring_8npus.yml"),
+	                       err) == 0);
+	/* D = floor(hops * L + m / B), B = 50 GiB/s in bytes/ns. */
+	CHECK_EQ_U(sim_unaware_delay(&net, 0, 1, 32768), 1110);
+	CHECK_EQ_U(sim_unaware_delay(&net, 0, 7, 32768), 1110); /* the shorter way round */
+	CHECK_EQ_U(sim_unaware_delay(&net, 0, 3, 32768), 2110);
+	CHECK_EQ_U(sim_unaware_delay(&net, 2, 6, 0), 2000);
+	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/HGX-H100-validated.yml"),
+	                       err) == 0);
+	CHECK_EQ_U(sim_unaware_delay(&net, 0, 5, 32768), 1948); /* switch: 2 hops */
+
+	/* Aware: switch = up link + down link, each floor(L + m/B) = 1012,
+	 * holding the link floor(m/B) = 76; a second message queues 76. */
+	sim_links *l = sim_links_new(&net);
+	CHECK(l != NULL);
+	sim_hop h = { 0, 5, 0, 0 };
+	int done = 0;
+	uint64_t t = sim_links_step(l, &h, 32768, 0, &done);
+	CHECK_EQ_U(t, 1012);
+	CHECK(!done && h.at_switch);
+	t = sim_links_step(l, &h, 32768, t, &done);
+	CHECK_EQ_U(t, 2024);
+	CHECK(done && h.at == 5);
+	sim_hop h2 = { 0, 3, 0, 0 };
+	t = sim_links_step(l, &h2, 32768, 0, &done); /* same up link: waits 76 */
+	CHECK_EQ_U(t, 1088);
+	t = sim_links_step(l, &h2, 32768, t, &done); /* its own down link: free */
+	CHECK_EQ_U(t, 2100);
+	sim_links_free(l);
+
+	/* A 2D torus: routed dimension by dimension, ring hops store-and-forward. */
+	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/tpu_v3_32_2dtorus.yml"),
+	                       err) == 0);
+	l = sim_links_new(&net);
+	sim_hop h3 = { 0, 2 + 4 * 7, 0, 0 }; /* (0,0) -> (2,7): 2 hops + 1 hop (wraps) */
+	int hops = 0;
+	t = 0;
+	do {
+		t = sim_links_step(l, &h3, 0, t, &done);
+		hops++;
+	} while (!done && hops < 10);
+	CHECK_EQ_U(hops, 3);
+	CHECK_EQ_U(t, 3000);
+	sim_links_free(l);
+}
+
+/* Per-chunk phase time of a ring dimension with every member in step:
+ * e + sum over steps of (D + e + r) -- the closed forms of the model. */
+static uint64_t phase_time(const sim_network *net, const sim_system *sys, const sim_phase *ph)
+{
+	uint64_t t = sys->endpoint_delay;
+	for (uint64_t s = 0; s < sim_phase_steps(ph); s++) {
+		double m = sim_step_bytes(ph, s);
+		t += sim_unaware_delay(net, 0, 1, m) + sys->endpoint_delay +
+		     (sim_step_reduces(ph, s) ? sim_reduce_cost(sys, m) : 0);
+	}
+	return t;
+}
+
+static void test_coll(void)
+{
+	sim_network net;
+	sim_system sys;
+	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/Ring_8npus.yml"),
+	                       err) == 0);
+	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/system/Ring_4chunks.json"),
+	                      err) == 0);
+	sim_phase ph[16];
+	int dims[1] = { 0 };
+	uint64_t n = 8, e = 10;
+	double x = 262144;
+	uint64_t D = (uint64_t)floor(500 + (x / 8) / (50 * 1073741824.0 / 1e9));
+	uint64_t r = 3 * (uint64_t)floor((x / 8) / 1600);
+	/* all-reduce: 2(n-1)D + (2n-1)e + (n-1)r */
+	CHECK(sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
+	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), 2 * (n - 1) * D + (2 * n - 1) * e + (n - 1) * r);
+	CHECK_EQ_U(4 * phase_time(&net, &sys, &ph[0]), 64440);
+	/* reduce-scatter: e + (n-1)(D + e + r) */
+	CHECK(sim_coll_plan(&net, &sys, 7, x, dims, 1, 0, ph, err) == 1);
+	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), e + (n - 1) * (D + e + r));
+	/* all-gather: n e + (n-1) D(x) */
+	uint64_t Dx = (uint64_t)floor(500 + x / (50 * 1073741824.0 / 1e9));
+	CHECK(sim_coll_plan(&net, &sys, 2, x, dims, 1, 0, ph, err) == 1);
+	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), n * e + (n - 1) * Dx);
+	/* all-to-all: e + n(n-1)/2 (D + e) */
+	CHECK(sim_coll_plan(&net, &sys, 6, x, dims, 1, 0, ph, err) == 1);
+	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), e + n * (n - 1) / 2 * (D + e));
+	/* direct all-reduce: 3e + r + 2D */
+	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_DIRECT;
+	CHECK(sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
+	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), 3 * e + r + 2 * D);
+	uint32_t src[8];
+	CHECK_EQ_U(sim_step_sources(&ph[0], 0, 3, src), 7);
+	/* halving-doubling: partners at 1, 2, 4 then 4, 2, 1; halves then doubles */
+	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_HD;
+	CHECK(sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
+	CHECK_EQ_U(sim_phase_steps(&ph[0]), 6);
+	CHECK(sim_step_sources(&ph[0], 0, 3, src) == 1 && src[0] == 2);
+	CHECK(sim_step_sources(&ph[0], 2, 3, src) == 1 && src[0] == 7);
+	CHECK(sim_step_sources(&ph[0], 3, 3, src) == 1 && src[0] == 7);
+	CHECK(sim_step_sources(&ph[0], 5, 3, src) == 1 && src[0] == 2);
+	CHECK(sim_step_bytes(&ph[0], 0) == x / 2 && sim_step_bytes(&ph[0], 2) == x / 8);
+	CHECK(sim_step_bytes(&ph[0], 3) == x / 8 && sim_step_bytes(&ph[0], 5) == x / 2);
+	CHECK(sim_step_reduces(&ph[0], 2) && !sim_step_reduces(&ph[0], 3));
+	sim_network n6 = net;
+	n6.size[0] = 6;
+	n6.npus = 6;
+	CHECK(sim_coll_plan(&n6, &sys, 0, x, dims, 1, 0, ph, err) == -1 &&
+	      has(err, "power-of-two"));
+
+	/* Two dimensions, localBWAware: RS(d0) AR(d1) AG(d0), chunk shrinks. */
+	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/tpu_v3_32_2dtorus.yml"),
+	                       err) == 0);
+	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/system/tpu_v3_32_2dtorus.json"),
+	                      err) == 0);
+	int d2[2] = { 0, 1 };
+	CHECK(sim_coll_plan(&net, &sys, 0, 1024, d2, 2, 0, ph, err) == 3);
+	CHECK(ph[0].op == SIM_OP_RS && ph[0].dim == 0 && ph[0].x == 1024);
+	CHECK(ph[1].op == SIM_OP_AR && ph[1].dim == 1 && ph[1].x == 256);
+	CHECK(ph[2].op == SIM_OP_AG && ph[2].dim == 0 && ph[2].x == 256);
+	/* All-gather: the last dimension first, growing. */
+	CHECK(sim_coll_plan(&net, &sys, 2, 1024, d2, 2, 0, ph, err) == 2);
+	CHECK(ph[0].dim == 1 && ph[1].dim == 0 && ph[1].x == 8192);
+	/* Unsupported collective and a missing implementation entry. */
+	CHECK(sim_coll_plan(&net, &sys, 3, 1024, d2, 2, 0, ph, err) == -1 && has(err, "GATHER"));
+	sys.n_impl[SIM_IMPL_A2A] = 1;
+	CHECK(sim_coll_plan(&net, &sys, 6, 1024, d2, 2, 0, ph, err) == -1 &&
+	      has(err, "all-to-all-implementation") && has(err, "dimension 1"));
+}
+
+int main(void)
+{
+	test_network();
+	test_system();
+	test_groups();
+	test_net();
+	test_coll();
+	return check_done();
+}

@@ -1,0 +1,239 @@
+/* chakra bench sim: the reference's scale workload, generated with the
+ * library's builder and writer, then simulated; prints time, peak memory
+ * and the finish cycle next to a floor (feeding the same nodes through the
+ * feeder with no model) measured in the same run. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "sim.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	"usage: chakra bench sim [--npus N] [--nodes M] [--dir DIR] [--model unaware|aware]\n"
+	"                        [--window W]\n"
+	"\n"
+	"N NPUs on [Ring, Switch] 8 x N/8 (50/50 GB/s, 500/500 ns; ring per dimension,\n"
+	"4 splits, 1 active chunk, endpoint delay 10, local-mem-bw 1600). Each NPU runs a\n"
+	"chain of M nodes alternating compute (5, 20, 50, 100 us cycling) and all-reduce\n"
+	"(64 KiB, 256 KiB, 1 MiB, 4 MiB, 16 MiB cycling). Defaults: N=64, M=20000,\n"
+	"DIR=/tmp/chakra-bench-sim-N-M (reused when it holds the workload), W=256 nodes\n"
+	"read ahead per rank (a chain needs none; 0 = the feeder's default).\n"
+	"ASTRA-sim on N=64, M=20000: 146.6 s, 1.5 GiB, 2,405,152,000 cycles.\n");
+}
+
+static const char NET_FMT[] =
+	"# chakra bench sim\ntopology: [ Ring, Switch ]\nnpus_count: [ 8, %u ]\n"
+	"bandwidth: [ 50.0, 50.0 ]  # GB/s\nlatency: [ 500.0, 500.0 ]  # ns\n";
+static const char SYS_TEXT[] =
+	"{\n  \"scheduling-policy\": \"LIFO\",\n  \"endpoint-delay\": 10,\n"
+	"  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 4,\n"
+	"  \"all-reduce-implementation\": [\"ring\", \"ring\"],\n"
+	"  \"all-gather-implementation\": [\"ring\", \"ring\"],\n"
+	"  \"reduce-scatter-implementation\": [\"ring\", \"ring\"],\n"
+	"  \"all-to-all-implementation\": [\"ring\", \"ring\"],\n"
+	"  \"collective-optimization\": \"localBWAware\",\n  \"local-mem-bw\": 1600,\n"
+	"  \"boost-mode\": 0\n}\n";
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return tool_err("%s: %s", path, strerror(errno));
+	fputs(text, f);
+	return fclose(f) ? tool_err("%s: write failed", path) : 0;
+}
+
+/* Process CPU seconds: the machine is shared, so wall time alone misleads. */
+static double cpu_now(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+/* One rank's chain: compute, all-reduce, compute, ... each on the previous. */
+static int write_rank(const char *path, uint64_t nodes, chakra_builder *b)
+{
+	static const uint64_t us[4] = { 5, 20, 50, 100 };
+	static const uint64_t bytes[5] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20 };
+	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
+	wo.overwrite = 1;
+	chakra_writer *w = NULL;
+	int rc = chakra_writer_open(&w, path, &wo);
+	if (rc == 0)
+		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
+	for (uint64_t i = 0; rc == 0 && i < nodes; i++) {
+		chakra_builder_reset(b);
+		chakra_builder_set_id(b, i);
+		if (i)
+			chakra_builder_add_data_dep(b, i - 1);
+		if (i % 2 == 0) {
+			chakra_builder_set_name(b, "compute", (size_t)-1);
+			chakra_builder_set_type(b, CHAKRA_COMP_NODE);
+			chakra_builder_set_duration_micros(b, us[(i / 2) % 4]);
+		} else {
+			chakra_builder_set_name(b, "all_reduce", (size_t)-1);
+			chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
+			chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, CHAKRA_ALL_REDUCE);
+			chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64,
+			                        (int64_t)bytes[(i / 2) % 5]);
+		}
+		rc = chakra_writer_write_node(w, b);
+	}
+	if (rc == 0)
+		rc = chakra_writer_finish(w);
+	if (rc < 0)
+		tool_err("%s: %s", path, w ? chakra_writer_errmsg(w) : chakra_strerror(rc));
+	chakra_writer_close(w);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The floor: every node of every rank through its feeder, no model. */
+static int feed_all(const char *prefix, uint64_t window, uint64_t *count)
+{
+	chakra_workload *w = NULL;
+	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
+	fo.window = window;
+	int rc = chakra_workload_open(&w, prefix, &fo);
+	*count = 0;
+	for (size_t r = 0; rc >= 0 && r < chakra_workload_size(w); r++) {
+		chakra_feeder *f = chakra_workload_feeder(w, r);
+		const chakra_node *n;
+		while ((rc = chakra_feeder_next(f, &n)) > 0) {
+			(*count)++;
+			if ((rc = chakra_feeder_complete(f, chakra_node_id(n))) < 0)
+				break;
+		}
+	}
+	if (rc < 0)
+		tool_err("%s: %s", prefix, w ? chakra_workload_errmsg(w) : chakra_strerror(rc));
+	chakra_workload_close(w);
+	return rc < 0 ? -1 : 0;
+}
+
+int cmd_bench_sim(int argc, char **argv)
+{
+	uint64_t npus = 64, nodes = 20000, window = 256;
+	const char *dir = NULL, *model = "unaware";
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		int missing = 0;
+		if (tool_is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		}
+		if ((v = tool_opt(argc, argv, &i, "--npus", &missing))) {
+			if (tool_parse_u64("--npus", v, &npus))
+				return 2;
+		} else if (!missing && (v = tool_opt(argc, argv, &i, "--nodes", &missing))) {
+			if (tool_parse_u64("--nodes", v, &nodes))
+				return 2;
+		} else if (!missing && (v = tool_opt(argc, argv, &i, "--window", &missing))) {
+			if (tool_parse_u64("--window", v, &window))
+				return 2;
+		} else if (!missing && (v = tool_opt(argc, argv, &i, "--dir", &missing))) {
+			dir = v;
+		} else if (!missing && (v = tool_opt(argc, argv, &i, "--model", &missing))) {
+			model = v;
+		} else {
+			return tool_usage(argv[0], missing ? "%s needs a value" : "unknown argument '%s'",
+			                  argv[i]);
+		}
+	}
+	if (npus < 8 || npus % 8 || npus > 65536)
+		return tool_usage(argv[0], "--npus must be a multiple of 8 (8 x N/8), at most 65536");
+	if (nodes < 1)
+		return tool_usage(argv[0], "--nodes must be at least 1");
+	if (strcmp(model, "unaware") && strcmp(model, "aware"))
+		return tool_usage(argv[0], "--model must be unaware or aware");
+	char dbuf[256], path[1100], prefix[1024], err[SIM_ERR_LEN], net_text[512];
+	if (!dir) {
+		snprintf(dbuf, sizeof dbuf, "/tmp/chakra-bench-sim-%" PRIu64 "-%" PRIu64, npus, nodes);
+		dir = dbuf;
+	}
+	if (strlen(dir) > 900)
+		return tool_usage(argv[0], "--dir is too long");
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return tool_err("%s: %s", dir, strerror(errno));
+	snprintf(prefix, sizeof prefix, "%s/bench", dir);
+	snprintf(net_text, sizeof net_text, NET_FMT, (unsigned)(npus / 8));
+
+	/* Generate unless the last rank's file is already there (a finished
+	 * run renames files into place, so a present file is complete). */
+	double t0 = tool_now();
+	snprintf(path, sizeof path, "%s.%" PRIu64 ".et", prefix, npus - 1);
+	int have = access(path, R_OK) == 0;
+	snprintf(path, sizeof path, "%s.%" PRIu64 ".et", prefix, npus);
+	if (access(path, F_OK) == 0)
+		return tool_err("%s: a workload with more ranks is in %s; use another --dir", path, dir);
+	if (!have) {
+		chakra_builder *b = chakra_builder_new();
+		if (!b)
+			return tool_err("out of memory");
+		for (uint64_t r = 0; r < npus; r++) {
+			snprintf(path, sizeof path, "%s.%" PRIu64 ".et", prefix, r);
+			if (write_rank(path, nodes, b)) {
+				chakra_builder_free(b);
+				return 1;
+			}
+		}
+		chakra_builder_free(b);
+	}
+	double t_gen = tool_now() - t0;
+	snprintf(path, sizeof path, "%s/network.yml", dir);
+	if (write_text(path, net_text))
+		return 1;
+	snprintf(path, sizeof path, "%s/system.json", dir);
+	if (write_text(path, SYS_TEXT))
+		return 1;
+
+	sim_network net;
+	sim_system sys;
+	if (sim_network_parse(&net, "bench network", net_text, strlen(net_text), err) ||
+	    sim_system_parse(&sys, "bench system", SYS_TEXT, strlen(SYS_TEXT), err))
+		return tool_err("%s", err);
+	sim_options opt = { strcmp(model, "aware") ? SIM_UNAWARE : SIM_AWARE, NULL, NULL, NULL,
+	                    NULL, NULL, 1, window };
+	sim_result res;
+	long rss0 = tool_peak_rss_kib();
+	double c0 = cpu_now();
+	t0 = tool_now();
+	if (sim_run(prefix, &net, &sys, &opt, &res, err, sizeof err))
+		return tool_err("%s", err);
+	double t_sim = tool_now() - t0, c_sim = cpu_now() - c0;
+	long rss_sim = tool_peak_rss_kib();
+	uint64_t fed;
+	c0 = cpu_now();
+	t0 = tool_now();
+	if (feed_all(prefix, window, &fed)) {
+		sim_result_free(&res);
+		return 1;
+	}
+	double t_floor = tool_now() - t0, c_floor = cpu_now() - c0;
+
+	printf("workload: %" PRIu64 " NPUs ([Ring, Switch] 8 x %" PRIu64 ") x %" PRIu64
+	       " nodes in %s (%s %.2f s)\n", npus, npus / 8, nodes, dir,
+	       have ? "reused; generated earlier" : "generated in", t_gen);
+	printf("sim (%s, window %" PRIu64 "): %.3f s wall, %.3f s CPU, peak RSS %.1f MiB "
+	       "(%.1f MiB before the run), %" PRIu64 " events, %.1f M nodes/s\n", model, window,
+	       t_sim, c_sim, rss_sim / 1024.0, rss0 / 1024.0, res.events,
+	       (double)res.nodes / t_sim / 1e6);
+	printf("finish: %" PRIu64 " cycles\n", res.finish);
+	printf("floor (feeder only, same %" PRIu64 " nodes, no model): %.3f s wall, %.3f s CPU; "
+	       "sim / floor = %.2f (CPU)\n", fed, t_floor, c_floor, c_floor > 0 ? c_sim / c_floor : 0.0);
+	if (npus == 64 && nodes == 20000)
+		printf("reference (ASTRA-sim, simulation-model.md): 146.6 s, 1.5 GiB, 2405152000 "
+		       "cycles -> %s, %.0fx faster\n",
+		       res.finish == 2405152000ull ? "same cycles" : "DIFFERENT CYCLES", 146.6 / t_sim);
+	int bad = npus == 64 && nodes == 20000 && res.finish != 2405152000ull;
+	sim_result_free(&res);
+	return bad ? 1 : 0;
+}
