@@ -481,7 +481,7 @@ static int jflat_parse(jflat *j, const char *path, const char *text, size_t len,
 		          msg ? (const char *)msg : "invalid");
 		if (msg)
 			yajl_free_error(j->h, msg);
-	} else if (j->depth != 0 || (j->n == 0 && len && !strchr(text, '{'))) {
+	} else if (j->depth != 0 || (j->n == 0 && len && !memchr(text, '{', len))) {
 		rc = fail(err, "%s:1: expected a JSON object", path);
 	}
 	yajl_free(j->h);

@@ -268,9 +268,9 @@ static void out_csv(engine *E, const char *what, uint32_t rank, const chakra_nod
 		return;
 	fprintf(E->opt->events, "%s,npu_id=%" PRIu32 ",cycle=%" PRIu64 ",node_id=%" PRIu64
 	        ",node_name=", what, rank, E->now, chakra_node_id(n));
-	/* One event a line, comma separated: keep names from breaking it. */
+	/* One event a line; the name is the rest of the line (commas allowed). */
 	for (const char *s = node_name(n); *s; s++)
-		fputc(*s == ',' || *s == '\n' || *s == '\r' ? ' ' : *s, E->opt->events);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, E->opt->events);
 	fputc('\n', E->opt->events);
 }
 

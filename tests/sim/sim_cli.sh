@@ -1,0 +1,81 @@
+#!/bin/sh
+# chakra sim command line: ASTRA-sim spellings, outputs (--events read back
+# by chakra timeline, --timeline), bad configs and options (exit status and
+# messages naming file, line and key), outputs never overwrite inputs.
+set -u
+X="$CHAKRA_EXE"
+D="$CHAKRA_SHARED/data/astra-sim"
+W="$D/microbenchmarks/all_reduce/8npus_1MB/all_reduce"
+T=$(mktemp -d /tmp/chakra-sim-cli-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# expect STATUS PATTERN WHAT -- command...: exit status and a stderr pattern
+expect() {
+	st=$1 pat=$2 what=$3
+	shift 4
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" -ne "$st" ]; then
+		bad "$what: exit $got, want $st ($(head -c 300 "$T/err"))"
+	elif [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
+		bad "$what: stderr lacks '$pat': $(head -c 300 "$T/err")"
+	else
+		ok "$what"
+	fi
+}
+NET="$D/network/Ring_8npus.yml"
+SYS="$D/system/Ring_4chunks.json"
+
+expect 0 "" "help" -- "$X" sim --help
+expect 2 "required" "no arguments" -- "$X" sim
+expect 2 "unknown argument" "unknown option" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --frobnicate
+expect 2 "unaware or aware" "bad model" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --model fast
+expect 2 "needs a value" "option without value" -- "$X" sim --workload "$W" --network "$NET" --system
+expect 2 "rank 9 is not in 0..7" "straggler out of range" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --start-delay 9=100
+expect 2 "" "bad compute scale" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --compute-scale 2=abc
+
+printf 'topology: [ Ring ]\nnpus_count: [ 8 ]\n# a comment\nbandwidth: [ 50.0 ]\nlatency: [ slow ]\n' >"$T/bad.yml"
+expect 1 "bad.yml:5: key 'latency': 'slow'" "network error names file, line, key" -- \
+	"$X" sim --workload "$W" --network "$T/bad.yml" --system "$SYS"
+printf '{\n "endpoint-delay": 10,\n "local-mem-bw": 1600,\n "active-chunks-per-dimension": -1\n}\n' >"$T/bad.json"
+expect 1 "bad.json:4: key 'active-chunks-per-dimension'" "system error names file, line, key" -- \
+	"$X" sim --workload "$W" --network "$NET" --system "$T/bad.json"
+printf '{\n "0": [0, 1, 2, 3],\n "1": [4, 5, 6, 8]\n}\n' >"$T/groups.json"
+expect 1 "group '1': rank 8 is not in 0..7" "comm group rank out of range" -- \
+	"$X" sim --workload "$W" --network "$NET" --system "$SYS" --comm-group "$T/groups.json"
+expect 1 "has 8 ranks but the network has 4" "workload/network size mismatch" -- \
+	"$X" sim --workload "$W" --network "$D/network/Ring_4npus.yml" --system "$SYS"
+expect 1 "no workload" "missing workload" -- "$X" sim --workload "$T/none" --network "$NET" --system "$SYS"
+cp "$NET" "$T/net.yml"
+expect 1 "refusing to overwrite" "output is an input" -- \
+	"$X" sim --workload "$W" --network "$T/net.yml" --system "$SYS" --timeline "$T/net.yml"
+cmp -s "$NET" "$T/net.yml" && ok "input left alone" || bad "input was modified"
+
+# Outputs: events CSV (issue + callback per node) read back by chakra timeline.
+expect 1 "none.json" "missing comm-group file" -- "$X" sim --workload "$W" --network "$NET" \
+	--system "$SYS" --comm-group-configuration="$T/none.json"
+expect 0 "" "events and timeline" -- "$X" sim --workload-configuration="$W" \
+	--network-configuration="$NET" --system-configuration="$SYS" \
+	--events "$T/ev.csv" --timeline "$T/tl.json" --json
+grep -q '^{"finish_cycles":64440,' "$T/out" && ok "json finish" || bad "json: $(cat "$T/out")"
+[ "$(grep -c '^issue,npu_id=[0-7],cycle=0,node_id=[0-9]*,node_name=all_reduce_8npus_1MB$' "$T/ev.csv")" = 8 ] &&
+	ok "8 issue lines" || bad "issue lines: $(head -3 "$T/ev.csv")"
+[ "$(grep -c '^callback,npu_id=[0-7],cycle=64440,node_id=[0-9]*,node_name=' "$T/ev.csv")" = 8 ] &&
+	ok "8 callback lines at 64440" || bad "callback lines: $(tail -3 "$T/ev.csv")"
+expect 0 "" "chakra timeline reads the events" -- "$X" timeline "$T/ev.csv" --npus 8 --frequency 1 -o "$T/tl2.json"
+grep -q '"traceEvents"' "$T/tl.json" && grep -q '"dur":64.440' "$T/tl.json" &&
+	[ "$(grep -c '"thread_name"' "$T/tl.json")" = 16 ] && ok "timeline JSON" ||
+	bad "timeline: $(head -c 400 "$T/tl.json")"
+# Human summary: a line per NPU, then the finish.
+expect 0 "" "summary" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS"
+[ "$(grep -c '^[0-7] .* 64440 .* 0 .* 64440 .* 1$' "$T/out")" = 8 ] &&
+	grep -q '^finished at 64440 cycles (8 NPUs' "$T/out" && ok "summary lines" ||
+	bad "summary: $(cat "$T/out")"
+# Stragglers and compute scaling from the command line (a pure collective:
+# compute scaling changes nothing; a late rank delays everyone).
+"$X" sim --workload "$W" --network "$NET" --system "$SYS" --json --start-delay 3=1000 \
+	--compute-scale 4 >"$T/out" 2>&1
+grep -q '^{"finish_cycles":65440,' "$T/out" && ok "start delay" || bad "start delay: $(cat "$T/out")"
+exit $fails
