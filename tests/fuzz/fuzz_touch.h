@@ -15,21 +15,21 @@
 /* Keeps the compiler from dropping reads whose result is otherwise unused. */
 static volatile uint64_t fuzz_sink;
 
-static void fuzz_fail(const char *what, int a, int b, const char *msg)
+static inline void fuzz_fail(const char *what, int a, int b, const char *msg)
 {
 	fprintf(stderr, "FUZZ INVARIANT BROKEN: %s (%d vs %d): %s\n", what, a, b, msg ? msg : "");
 	abort();
 }
 
 /* An error must come with a message. */
-static void fuzz_check_errmsg(const char *m)
+static inline void fuzz_check_errmsg(const char *m)
 {
 	if (!m || !m[0])
 		fuzz_fail("error without a message", 0, 0, "");
 	fuzz_sink += strlen(m);
 }
 
-static void fuzz_str(const char *s, size_t len)
+static inline void fuzz_str(const char *s, size_t len)
 {
 	if (!s)
 		fuzz_fail("NULL string", 0, 0, "");
@@ -39,14 +39,14 @@ static void fuzz_str(const char *s, size_t len)
 		fuzz_sink += (unsigned char)s[i];
 }
 
-static void fuzz_rc(int rc)
+static inline void fuzz_rc(int rc)
 {
 	if (rc > 0 || (rc < 0 && rc < -17))
 		fuzz_fail("getter returned an undocumented code", rc, 0, chakra_strerror(rc));
 	fuzz_sink += (uint64_t)rc;
 }
 
-static void fuzz_touch_attr(const chakra_attr *a)
+static inline void fuzz_touch_attr(const chakra_attr *a)
 {
 	size_t len;
 	const char *s = chakra_attr_name(a, &len);
@@ -93,7 +93,7 @@ static void fuzz_touch_attr(const chakra_attr *a)
 		fuzz_fail("list string getter accepted an index past the end", (int)n, kind, "");
 }
 
-static void fuzz_touch_node(const chakra_node *n)
+static inline void fuzz_touch_node(const chakra_node *n)
 {
 	size_t len;
 	fuzz_sink += chakra_node_id(n);
@@ -167,7 +167,7 @@ static void fuzz_touch_node(const chakra_node *n)
 		fuzz_rc(rc);
 }
 
-static void fuzz_touch_metadata(const chakra_metadata *m)
+static inline void fuzz_touch_metadata(const chakra_metadata *m)
 {
 	size_t len;
 	const char *s = chakra_metadata_version(m, &len);

@@ -86,12 +86,12 @@ def dag():
         attr("num_ops", 9, varint(4096)),
         attr("comm_type", 9, varint(0)),
         attr("comm_size", 13, varint(1 << 20)),
-        attr("involved_dim", 28, b"\x01\x00\x01"),
+        attr("involved_dim", 28, field(1, 2, b"\x01\x00\x01")),
         attr("pg_name", 29, b"0"),
-        attr("f", 6, b"\x00\x00\x80\x3f" * 2),
+        attr("f", 6, field(1, 2, b"\x00\x00\x80\x3f" * 2)),
         attr("d", 3, b"\x00" * 7 + b"\x40"),
         attr("s", 30, field(1, 2, b"a") + field(1, 2, b"bc")),
-        attr("z", 16, b"\x01\x03"),
+        attr("z", 16, field(1, 2, b"\x01\x03")),
     ]
     nodes = [
         node(1, "load", 2, attrs=kinds[:2]),
@@ -132,7 +132,33 @@ def main():
         "pull-chakra0": bytes([0, 3, 0, 0, 5]) + cut(small[:4]),
         "pull-astra": bytes([0, 0]) + astra,
     }
-    for d, seeds in (("reader", reader), ("feeder", feeder)):
+    # Tool parsers. pack: JSON as `chakra jsonize` writes it (CHAKRA_EXE)
+    # and the workload_graph form; sim: selector byte, NPU count, text.
+    pack = {"small_chakra.0.json": open(os.path.join(
+        SHARED, "data/chakra/small_chakra.0.json"), "rb").read()}
+    exe = os.environ.get("CHAKRA_EXE")
+    if exe:
+        import subprocess
+        import tempfile
+        for name in ("dag-allkinds", "chakra0-small4"):
+            with tempfile.NamedTemporaryFile(suffix=".et") as t:
+                t.write(reader[name])
+                t.flush()
+                pack[name + ".json"] = subprocess.run(
+                    [exe, "jsonize", t.name], check=True, capture_output=True).stdout
+    sim = {}
+    for d, sel in (("network", 0), ("system", 1)):
+        base = os.path.join(SHARED, "data/astra-sim", d)
+        for fn in sorted(os.listdir(base)):
+            sim[d + "-" + fn] = bytes([sel, 0]) + open(os.path.join(base, fn), "rb").read()
+    sim["groups-2x2"] = bytes([2, 4]) + b'{"0": [0, 1], "1": [2, 3], "all": [0, 1, 2, 3]}'
+    text = {}
+    base = os.path.join(SHARED, "data/astra-sim/text_workloads")
+    for fn in sorted(os.listdir(base)):
+        if fn.endswith(".txt"):
+            text[fn] = open(os.path.join(base, fn), "rb").read()
+    for d, seeds in (("reader", reader), ("feeder", feeder), ("pack", pack),
+                     ("sim_config", sim), ("text", text)):
         os.makedirs(os.path.join("tests/fuzz/corpus", d), exist_ok=True)
         for name, data in seeds.items():
             with open(os.path.join("tests/fuzz/corpus", d, name), "wb") as f:
