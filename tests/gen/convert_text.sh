@@ -91,7 +91,13 @@ printf 'DATA\n1\nl0 -1 5 ALLGATHER 64 5 NONE 0 5 ALLREDUCE 8 5\n' > "$tmp/note.t
 "$exe" convert text "$tmp/note.txt" --npus 4 -o "$tmp/note" 2>"$tmp/err" || bad "note run"
 grep -q "note.txt:3: note: layer l0: fwd ALLGATHER under DATA spans no network dimension" "$tmp/err" ||
 	bad "no note"
+# Too many passes fails at once, before using memory, and writes nothing.
+"$exe" convert text "$wl/Resnet50_DataParallel.txt" --npus 4 --passes 1000000 -o "$tmp/big" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "more than 5000000 nodes per rank" "$tmp/err" || bad "passes cap"
+[ -e "$tmp/big.0.et" ] && bad "partial output after the passes cap"
 # Usage errors: exit 2.
+"$exe" convert text "$wl/DLRM_HybridParallel.txt" --npus 4 -o - 2>/dev/null
+[ $? -eq 2 ] || bad "-o - accepted" 
 "$exe" convert text "$wl/DLRM_HybridParallel.txt" -o "$tmp/u" 2>/dev/null
 [ $? -eq 2 ] || bad "missing --npus"
 "$exe" convert text "$wl/DLRM_HybridParallel.txt" --npus 16 --dims 4x2 -o "$tmp/u" 2>/dev/null

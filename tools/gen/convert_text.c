@@ -164,6 +164,10 @@ static int build(conv *c)
 			snprintf(c->pass_prefix, sizeof c->pass_prefix, "p%u.", p);
 		else
 			c->pass_prefix[0] = 0;
+		if (p == 1 && (uint64_t)c->g->n * c->passes > GEN_MAX_NODES) {
+			c->g->too_many = 1;
+			break;
+		}
 		if (P == TP_MICRO) {
 			/* ASTRA-sim 1.0 issues every pass's collective at once, no compute. */
 			for (uint32_t i = 0; i < L; i++)
@@ -240,7 +244,7 @@ static int build(conv *c)
 		}
 	}
 	free(prev_update);
-	return c->oom ? -1 : 0;
+	return c->oom || c->g->too_many ? -1 : 0;
 }
 
 int cmd_convert_text(int argc, char **argv)
@@ -298,8 +302,8 @@ int cmd_convert_text(int argc, char **argv)
 	}
 	if (!in)
 		return tool_usage(argv[0], "missing WORKLOAD.txt");
-	if (!out)
-		return tool_usage(argv[0], "missing -o PREFIX");
+	if (!out || !strcmp(out, "-"))
+		return tool_usage(argv[0], "missing -o PREFIX (files PREFIX.r.et)");
 	if (!npus || npus > 1u << 20)
 		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 20);
 	if (!passes || passes > 1000000)
@@ -340,7 +344,10 @@ int cmd_convert_text(int argc, char **argv)
 	c.path = in;
 	int rc = 1;
 	if (build(&c) < 0) {
-		tool_err("out of memory");
+		if (g.too_many)
+			tool_err("%s: more than %u nodes per rank; use fewer --passes", in, GEN_MAX_NODES);
+		else
+			tool_err("out of memory");
 	} else {
 		gen_write_opts o = { out, no_groups ? "" : groups, in, force, gzip };
 		rc = gen_graph_write(&g, &o);

@@ -29,6 +29,10 @@ void gen_graph_free(gen_graph *g)
 
 static gen_node *add_node(gen_graph *g, const char *name, const uint64_t *deps, size_t ndeps)
 {
+	if (g->n >= GEN_MAX_NODES) {
+		g->too_many = 1;
+		return NULL;
+	}
 	if (g->n == g->cap) {
 		size_t nc = g->cap ? g->cap * 2 : 64;
 		gen_node *nn = realloc(g->nodes, nc * sizeof *nn);

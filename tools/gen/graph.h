@@ -38,9 +38,15 @@ typedef struct gen_graph {
 	uint64_t *deps;
 	size_t ndeps, depcap;
 	uint32_t npus;
+	int too_many;          /* set when an append would pass GEN_MAX_NODES */
 	uint32_t ndims;
 	uint32_t dims[16];
 } gen_graph;
+
+/* Nodes per rank held in memory at most (about 100 bytes each): a guard
+ * against --passes values that would exhaust memory. Generators check
+ * nodes-per-pass x passes after the first pass, so they fail at once. */
+#define GEN_MAX_NODES 5000000u
 
 /* npus NPUs arranged as dims[0] x dims[1] x ... (product must be npus). */
 void gen_graph_init(gen_graph *g, uint32_t npus, const uint32_t *dims, uint32_t ndims);

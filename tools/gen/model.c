@@ -258,6 +258,10 @@ static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_
 	for (size_t i = 0; i < n; i++)
 		prev_wg[i] = UINT64_MAX;
 	for (uint64_t pass = 0; pass < p->passes && !e.oom; pass++) {
+		if (pass == 1 && (uint64_t)g->n * p->passes > GEN_MAX_NODES) {
+			g->too_many = 1;
+			break;
+		}
 		if (p->passes > 1)
 			snprintf(e.prefix, sizeof e.prefix, "p%llu.", (unsigned long long)pass);
 		uint64_t emb_fwd = UINT64_MAX, emb_bwd = UINT64_MAX;
@@ -302,7 +306,7 @@ static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_
 		}
 	}
 	free(prev_wg);
-	return e.oom ? -1 : 0;
+	return e.oom || g->too_many ? -1 : 0;
 }
 
 static int opt_u64(int argc, char **argv, int *i, const char *name, uint64_t *out, int *matched,
@@ -399,8 +403,8 @@ int cmd_generate_model(int argc, char **argv)
 	}
 	if (p.model < 0 || p.par < 0)
 		return tool_usage(argv[0], "--model and --parallel are required");
-	if (!out)
-		return tool_usage(argv[0], "missing -o PREFIX");
+	if (!out || !strcmp(out, "-"))
+		return tool_usage(argv[0], "missing -o PREFIX (files PREFIX.r.et)");
 	if (!p.npus || p.npus > 1u << 16)
 		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 16);
 	if (!(p.tflops > 0) || !(p.gbps > 0) || isinf(p.tflops) || isinf(p.gbps))
@@ -430,7 +434,7 @@ int cmd_generate_model(int argc, char **argv)
 		p.bottom = 3;
 	if (!p.top)
 		p.top = 3;
-	if (p.layers > 100000 || p.bottom > 1000 || p.top > 1000 || p.hidden > 1u << 20 ||
+	if (p.layers > 10000 || p.bottom > 1000 || p.top > 1000 || p.hidden > 1u << 20 ||
 	    p.seq > 1u << 20 || p.emb_dim > 1u << 16 || p.tables > 1u << 20 ||
 	    p.pooling > 1u << 16 || p.dense > 1u << 20 || p.batch > 1u << 24)
 		return tool_usage(argv[0], "a size is out of range (see --help)");
@@ -467,7 +471,11 @@ int cmd_generate_model(int argc, char **argv)
 	gen_graph_init(&g, (uint32_t)p.npus, dims, ndims);
 	int rc = 1;
 	if (!L || emit_iterations(&g, &p, L, n) < 0) {
-		tool_err("out of memory");
+		if (g.too_many)
+			tool_err("more than %u nodes per rank; use fewer --passes or --layers",
+			         GEN_MAX_NODES);
+		else
+			tool_err("out of memory");
 	} else {
 		gen_write_opts o = { out, no_groups ? "" : groups, NULL, force, gzip };
 		rc = gen_graph_write(&g, &o);
