@@ -141,6 +141,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 static int add_edges(ag_graph *g, const uint64_t *ids, size_t k, unsigned char ctrl)
 {
 	size_t cap = g->ecap;
+	if (!k)
+		return 0; /* ids may be NULL for an empty list */
 	if (g->ne + k > cap) {
 		size_t c1 = cap, c2 = cap;
 		if (grow((void **)&g->eparent, &c1, g->ne + k, sizeof *g->eparent) < 0 ||

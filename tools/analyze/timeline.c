@@ -495,7 +495,8 @@ int cmd_timeline(int argc, char **argv)
 		        t.file, unfinished);
 	if (!t.n_iss)
 		fprintf(stderr, "chakra: %s: warning: no events in the log\n", t.file);
-	qsort(t.ev, t.n_ev, sizeof *t.ev, ev_cmp);
+	if (t.n_ev)
+		qsort(t.ev, t.n_ev, sizeof *t.ev, ev_cmp);
 	uint32_t lanes_max;
 	lanes = calloc(npus, sizeof *lanes);
 	if (!lanes || assign_lanes(&t, &lanes_max) < 0) {
