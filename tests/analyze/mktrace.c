@@ -2,7 +2,8 @@
  *   mktrace names OUT   names with quotes, <, >, &, \, newline, bad UTF-8
  *   mktrace graph OUT   a small graph whose stats are worked out by hand in
  *                       stats.sh: parents after children, a dependency on an
- *                       absent id, a self-dependency, a cycle, collectives */
+ *                       absent id, a self-dependency, a cycle, collectives
+ *   mktrace dup OUT     ids 1, 2, 1: a reused id */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static int put(void) { return chakra_writer_write_node(w, b) < 0; }
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: mktrace names|graph OUT\n");
+		fprintf(stderr, "usage: mktrace names|graph|dup OUT\n");
 		return 2;
 	}
 	chakra_writer_options o = CHAKRA_WRITER_OPTIONS_INIT;
@@ -88,6 +89,15 @@ int main(int argc, char **argv)
 		node(80, "send", CHAKRA_COMM_SEND_NODE, 2);
 		chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64, 64);
 		chakra_builder_add_data_dep(b, 888); /* absent */
+		bad |= put();
+	} else if (!strcmp(argv[1], "dup")) {
+		node(1, "first", CHAKRA_COMP_NODE, 10);
+		bad |= put();
+		node(2, "second", CHAKRA_COMP_NODE, 20);
+		chakra_builder_add_data_dep(b, 1);
+		bad |= put();
+		node(1, "again", CHAKRA_COMP_NODE, 50);
+		chakra_builder_add_data_dep(b, 2);
 		bad |= put();
 	} else {
 		fprintf(stderr, "mktrace: unknown kind %s\n", argv[1]);

@@ -58,6 +58,20 @@ expect_line "depth: 5 nodes width: 2 nodes" "$O"
 expect_err "1 self-dependencies ignored (first: node 30)"
 expect_err "2 dependencies on 2 id(s) not in the file ignored"
 
+# A reused id: dependencies go to the first node with it; a warning.
+"$MK" dup "$D/dup.et" || fail "mktrace dup"
+expect_rc 0 "$C" stats "$D/dup.et"
+expect_line "critical path: 80 us over 3 nodes" "$O"
+expect_line " ids: 1 2 1" "$O"
+expect_err "1 node(s) reuse an earlier id (first: id 1)"
+# Empty trace (metadata only) and stdin.
+printf '\007\012\0050.0.4' >"$D/empty.et"
+expect_rc 0 "$C" stats "$D/empty.et"
+expect_line "nodes: 0 dependencies followed: data (0 edges listed)" "$O"
+expect_line "critical path: 0 us over 0 nodes" "$O"
+expect_rc 0 sh -c '"$0" stats - < "$1"' "$C" "$T"
+expect_line "critical path: 46140 us over 1966 nodes" "$O"
+
 # A workload PREFIX: one section per rank.
 P="$CHAKRA_SHARED/data/astra-sim/microbenchmarks/all_reduce/8npus_1MB/all_reduce"
 expect_rc 0 "$C" stats "$P"

@@ -51,6 +51,12 @@ expect_rc 0 "$C" timeline "$D/sim.csv" --npus 4 --frequency 1 -o "$D/sim.json"
 [ "$(grep -o '"ts":0,"dur":43,' "$D/sim.json" | wc -l)" = 4 ] || fail "sim timeline: 43 us each"
 [ "$(grep -o '"name":"process_name"' "$D/sim.json" | wc -l)" = 4 ] || fail "sim timeline: 4 processes"
 
+# An empty log: processes only, and a warning.
+: >"$D/empty.csv"
+expect_rc 0 "$C" timeline "$D/empty.csv" --npus 2 --frequency 1 -o "$D/e.json"
+expect_err "no events in the log"
+[ "$(grep -o '"name":"process_name"' "$D/e.json" | wc -l)" = 2 ] || fail "empty log: 2 processes"
+
 # Usage errors and input safety.
 expect_rc 2 "$C" timeline "$D/ev.csv" --frequency 1 -o "$D/t.json"
 expect_rc 2 "$C" timeline "$D/ev.csv" --npus 1 --frequency 0 -o "$D/t.json"

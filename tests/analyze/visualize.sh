@@ -50,6 +50,15 @@ grep -qF '&apos;single&apos;' "$D/n.graphml" || fail "GraphML apostrophe"
 expect_rc 0 "$C" visualize "$D/names.et" -o "$D/n.svg"   # Graphviz accepts our DOT
 grep -qF '&quot;hi&quot;' "$D/n.svg" || fail "SVG label"
 
+# A reused id is drawn once; an empty trace gives an empty graph.
+"$MK" dup "$D/dup.et" || fail "mktrace dup"
+expect_rc 0 "$C" visualize "$D/dup.et" -o "$D/dup.graphml"
+[ "$(grep -c '<node ' "$D/dup.graphml")" = 2 ] || fail "dup drawn once"
+expect_err "1 node(s) reuse an earlier id; drawn once"
+printf '\007\012\0050.0.4' >"$D/empty.et"
+expect_rc 0 "$C" visualize "$D/empty.et" -o "$D/empty.dot"
+expect_err "the cut holds no nodes"
+
 # Errors.
 expect_rc 1 env PATH=/nonexistent "$C" visualize "$T" --range 1:5 -o "$D/x.png"
 expect_err "install graphviz"
