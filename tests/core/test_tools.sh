@@ -41,9 +41,10 @@ expect_line "$T/s.json" ',{"id":435,"name":"ncclKernel_Broadcast_RING_LL_Sum_int
 [ "$(grep -c '"id":' "$T/s.json")" -eq 7 ] || fail "small_chakra: expected 7 nodes"
 
 # ---- 3. every attribute kind at its extremes survives both directions ----
+# (NaNs other than the plain quiet NaN keep their bits as "nan:0xBITS")
 cat > "$T/k.json" <<'EOF'
 {"metadata":{"version":"v","attr":[{"name":"m","doc_string":"doc\u0000x","kind":"bytes","value":"00ff10"}]},"nodes":[
-{"id":18446744073709551615,"name":"x\u0001\"\\y","type":9,"ctrl_deps":[0,18446744073709551615],"data_deps":[],"start_time_micros":18446744073709551615,"duration_micros":1,"inputs":{"values":"","shapes":"","types":""},"attr":[{"name":"i32","kind":"int32","value":-2147483648},{"name":"i32b","kind":"int32","value":2147483647},{"name":"i64","kind":"int64","value":-9223372036854775808},{"name":"u32","kind":"uint32","value":4294967295},{"name":"u64","kind":"uint64","value":18446744073709551615},{"name":"s32","kind":"sint32","value":-2147483648},{"name":"s64","kind":"sint64","value":-9223372036854775808},{"name":"f32","kind":"fixed32","value":4294967295},{"name":"f64","kind":"fixed64","value":18446744073709551615},{"name":"sf32","kind":"sfixed32","value":-2147483648},{"name":"sf64","kind":"sfixed64","value":-9223372036854775808},{"name":"b","kind":"bool","value":true},{"name":"d","kind":"double","value":0.10000000000000001},{"name":"dn","kind":"double","value":"nan"},{"name":"di","kind":"double","value":"-inf"},{"name":"dm","kind":"double","value":-0},{"name":"dt","kind":"double","value":4.9406564584124654e-324},{"name":"f","kind":"float","value":0.100000001},{"name":"fi","kind":"float","value":"inf"},{"name":"s","doc_string":"d","kind":"string","value":"héllo"},{"name":"y","kind":"bytes","value":""},{"name":"n","kind":"none"},{"name":"dl","kind":"double_list","value":[1.5,"nan",-1e+308]},{"name":"fl","kind":"float_list","value":[3.40282347e+38,1.40129846e-45]},{"name":"i32l","kind":"int32_list","value":[-1,0,2147483647]},{"name":"i64l","kind":"int64_list","value":[-9223372036854775808,9223372036854775807]},{"name":"u32l","kind":"uint32_list","value":[4294967295]},{"name":"u64l","kind":"uint64_list","value":[18446744073709551615,0]},{"name":"s32l","kind":"sint32_list","value":[-2147483648,5]},{"name":"s64l","kind":"sint64_list","value":[-9223372036854775808]},{"name":"f32l","kind":"fixed32_list","value":[1,4294967295]},{"name":"f64l","kind":"fixed64_list","value":[18446744073709551615]},{"name":"sf32l","kind":"sfixed32_list","value":[-2147483648]},{"name":"sf64l","kind":"sfixed64_list","value":[-1]},{"name":"bl","kind":"bool_list","value":[true,false,true]},{"name":"sl","kind":"string_list","value":["a","","c"]},{"name":"yl","kind":"bytes_list","value":["00","ff",""]},{"name":"el","kind":"int64_list","value":[]}]}
+{"id":18446744073709551615,"name":"x\u0001\"\\y","type":9,"ctrl_deps":[0,18446744073709551615],"data_deps":[],"start_time_micros":18446744073709551615,"duration_micros":1,"inputs":{"values":"","shapes":"","types":""},"attr":[{"name":"i32","kind":"int32","value":-2147483648},{"name":"i32b","kind":"int32","value":2147483647},{"name":"i64","kind":"int64","value":-9223372036854775808},{"name":"u32","kind":"uint32","value":4294967295},{"name":"u64","kind":"uint64","value":18446744073709551615},{"name":"s32","kind":"sint32","value":-2147483648},{"name":"s64","kind":"sint64","value":-9223372036854775808},{"name":"f32","kind":"fixed32","value":4294967295},{"name":"f64","kind":"fixed64","value":18446744073709551615},{"name":"sf32","kind":"sfixed32","value":-2147483648},{"name":"sf64","kind":"sfixed64","value":-9223372036854775808},{"name":"b","kind":"bool","value":true},{"name":"d","kind":"double","value":0.10000000000000001},{"name":"dn","kind":"double","value":"nan"},{"name":"di","kind":"double","value":"-inf"},{"name":"dm","kind":"double","value":-0},{"name":"dt","kind":"double","value":4.9406564584124654e-324},{"name":"f","kind":"float","value":0.100000001},{"name":"fi","kind":"float","value":"inf"},{"name":"s","doc_string":"d","kind":"string","value":"héllo"},{"name":"y","kind":"bytes","value":""},{"name":"n","kind":"none"},{"name":"dl","kind":"double_list","value":[1.5,"nan",-1e+308]},{"name":"fl","kind":"float_list","value":[3.40282347e+38,1.40129846e-45]},{"name":"i32l","kind":"int32_list","value":[-1,0,2147483647]},{"name":"i64l","kind":"int64_list","value":[-9223372036854775808,9223372036854775807]},{"name":"u32l","kind":"uint32_list","value":[4294967295]},{"name":"u64l","kind":"uint64_list","value":[18446744073709551615,0]},{"name":"s32l","kind":"sint32_list","value":[-2147483648,5]},{"name":"s64l","kind":"sint64_list","value":[-9223372036854775808]},{"name":"f32l","kind":"fixed32_list","value":[1,4294967295]},{"name":"f64l","kind":"fixed64_list","value":[18446744073709551615]},{"name":"sf32l","kind":"sfixed32_list","value":[-2147483648]},{"name":"sf64l","kind":"sfixed64_list","value":[-1]},{"name":"bl","kind":"bool_list","value":[true,false,true]},{"name":"sl","kind":"string_list","value":["a","","c"]},{"name":"yl","kind":"bytes_list","value":["00","ff",""]},{"name":"el","kind":"int64_list","value":[]},{"name":"np","kind":"double","value":"nan:0xfff8000000000001"},{"name":"fp","kind":"float_list","value":["nan:0x7fc3ffff","nan","nan:0xffc00000"]}]}
 ]}
 EOF
 "$C" pack "$T/k.json" -o "$T/k.et" || fail "pack all kinds"
@@ -88,6 +89,8 @@ pack_err "$M"'{"id":1,"attr":[{"name":"x","kind":"bytes","value":"abc"}]}]}' \
 	"chakra: $T/e.json:1: byte 108: node 1: attribute 'x': bytes value must be an even number of hex digits"
 pack_err "$M"'{"id":1,"attr":[{"name":"x","kind":"double","value":1e999}]}]}' \
 	"chakra: $T/e.json:1: byte 109: node 1: attribute 'x' (double): value 1e999 is out of range"
+pack_err "$M"'{"id":1,"attr":[{"name":"x","kind":"float","value":"nan:0x7ff8000000000000"}]}]}' \
+	"chakra: $T/e.json:1: byte 127: node 1: attribute 'x' (float): string \"nan:0x7ff8000000000000\" is not a number (only \"nan\", \"nan:0xBITS\", \"inf\", \"-inf\")"
 pack_err "$M"'{"id":1,"type":"FOO"}]}' "chakra: $T/e.json:1: byte 71: node 1: unknown node type \"FOO\""
 pack_err "$M"'{"id":1,"foo":2}]}' "chakra: $T/e.json:1: byte 66: node 1: unknown key \"foo\" in node"
 pack_err "$M"'{"id":1,' "chakra: $T/e.json:1: byte 59: node 1: invalid JSON: parse error: premature EOF"
@@ -156,6 +159,17 @@ expect_line "$T/v.out" "$T/h.et: 4 nodes, 1 error(s), 0 warning(s)"
 printf '%s' '{"metadata":{"version":"0.0.4"},"nodes":[{"id":1},{"id":2,"data_deps":[1]},{"id":3,"data_deps":[2,1]}]}' > "$T/ok.json"
 "$C" pack "$T/ok.json" -o "$T/ok.et" && "$C" validate "$T/ok.et" > "$T/v.out" || fail "clean chain: expected exit 0"
 expect_line "$T/v.out" "$T/ok.et: 3 nodes, 0 error(s), 0 warning(s): OK"
+
+# --deep: a node with an unknown field (valid protobuf the reader skips) is
+# flagged, because any re-write (jsonize+pack included) would drop it
+printf '\003\012\001\166\004\010\001\170\005' > "$T/nc.et"
+"$C" validate "$T/nc.et" > "$T/v.out" || fail "non-canonical: plain validate should pass"
+expect_line "$T/v.out" "$T/nc.et: 1 nodes, 0 error(s), 0 warning(s): OK"
+"$C" validate --deep "$T/nc.et" > "$T/v.out" || fail "non-canonical: --deep should only warn"
+expect_line "$T/v.out" "$T/nc.et:4: node 1: warning: encoding is not canonical (4 bytes, 2 when re-encoded: unknown fields, repeated or over-long values); re-writing the trace will change these bytes"
+expect_line "$T/v.out" "$T/nc.et: warning: 1 nodes are not canonically encoded"
+"$C" validate --deep "$F" > "$T/v.out"
+expect_line "$T/v.out" "$F: 3664 nodes, 0 error(s), 1660 warning(s): OK"
 
 # ---- 6. usage ----
 for sub in jsonize pack validate; do

@@ -339,7 +339,7 @@ static int tok_real(pack *P, const tok *t, int k, double *out)
 		            attr_name(P), kn, tok_name(t->type));
 	if (json_num_real(P->pool + t->off, t->len, t->type == T_STR, k == CHAKRA_ATTR_FLOAT, out) < 0)
 		return fail(P, t->type == T_STR
-		                   ? "attribute '%s' (%s): string \"%s\" is not a number (only \"nan\", \"inf\", \"-inf\")"
+		                   ? "attribute '%s' (%s): string \"%s\" is not a number (only \"nan\", \"nan:0xBITS\", \"inf\", \"-inf\")"
 		                   : "attribute '%s' (%s): value %s is out of range",
 		            attr_name(P), kn, P->pool + t->off);
 	return 1;

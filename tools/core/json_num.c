@@ -57,7 +57,28 @@ int json_num_real(const char *s, size_t len, int is_str, int is_float, double *o
 		return -1;
 	if (is_str) {
 		if (!strcmp(b, "nan"))
-			*out = NAN;
+			*out = is_float ? (double)nanf("") : nan("");
+		else if (!strncmp(b, "nan:0x", 6)) {
+			/* a NaN with its exact bits (json_out.c) */
+			errno = 0;
+			unsigned long long u = strtoull(b + 6, &end, 16);
+			if (errno || *end || len != (is_float ? 14u : 22u))
+				return -1;
+			if (is_float) {
+				uint32_t w = (uint32_t)u;
+				float f;
+				memcpy(&f, &w, sizeof f);
+				if (!isnan(f))
+					return -1;
+				*out = (double)f;
+			} else {
+				double d;
+				memcpy(&d, &u, sizeof d);
+				if (!isnan(d))
+					return -1;
+				*out = d;
+			}
+		}
 		else if (!strcmp(b, "inf"))
 			*out = INFINITY;
 		else if (!strcmp(b, "-inf"))

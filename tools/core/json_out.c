@@ -5,6 +5,7 @@
 #include "json_out.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,29 @@ static void gen_i64(yajl_gen g, int64_t v)
 static void gen_real(yajl_gen g, double v, int is_float)
 {
 	if (isnan(v)) {
-		STR(g, "nan");
+		/* The plain quiet NaN is "nan"; any other NaN keeps its bits, as
+		 * "nan:0x" + the float's or double's bit pattern in hex. */
+		char b[32];
+		if (is_float) {
+			float f = (float)v;
+			uint32_t u;
+			memcpy(&u, &f, sizeof u);
+			if (u == 0x7fc00000u)
+				STR(g, "nan");
+			else {
+				snprintf(b, sizeof b, "nan:0x%08lx", (unsigned long)u);
+				STR(g, b);
+			}
+		} else {
+			uint64_t u;
+			memcpy(&u, &v, sizeof u);
+			if (u == 0x7ff8000000000000ull)
+				STR(g, "nan");
+			else {
+				snprintf(b, sizeof b, "nan:0x%016llx", (unsigned long long)u);
+				STR(g, b);
+			}
+		}
 		return;
 	}
 	if (isinf(v)) {

@@ -122,7 +122,11 @@ typedef struct state {
 	vec cstart, cdeps;      /* ctrl deps */
 	idmap map;
 	uint32_t *didx;         /* resolved data parents (NONE: absent or self) */
-	uint64_t shown_ctrl_absent, shown_ctrl_self;
+	uint64_t shown_ctrl_absent, shown_ctrl_self, shown_noncanon;
+	/* --deep: canonical re-encoding check */
+	chakra_reader *raw;
+	chakra_builder *b;
+	vec enc;
 } state;
 
 #define ID(S, i) (((uint64_t *)(S)->ids.p)[i])
@@ -166,6 +170,52 @@ static int oom(state *S)
 	return -1;
 }
 
+static int enc_write(void *data, const void *buf, size_t len)
+{
+	vec *v = data;
+	for (size_t i = 0; i < len; i++)
+		if (vec_push(v, (const char *)buf + i))
+			return -1;
+	return 0;
+}
+
+/* --deep: would re-encoding reproduce this node's bytes? The reader accepts
+ * valid but non-canonical protobuf (unknown fields, repeated scalars,
+ * over-long varints...) and normalises it, so jsonize/pack or any re-write
+ * would silently change such a file. A second reader supplies the raw
+ * message; the node is encoded alone (after a 1-byte empty metadata). */
+static int canon_check(state *S, const chakra_node *n, uint32_t idx)
+{
+	const void *msg;
+	size_t len;
+	if (chakra_reader_next_raw(S->raw, &msg, &len) <= 0)
+		return 0; /* the main reader reports any problem */
+	S->enc.n = 0;
+	chakra_writer *w = NULL;
+	int ok = chakra_builder_copy_node(S->b, n) == 0 &&
+	         chakra_writer_open_cb(&w, enc_write, &S->enc, NULL) == 0 &&
+	         chakra_writer_write_metadata(w, "", NULL) == 0 &&
+	         chakra_writer_write_node(w, S->b) == 0 && chakra_writer_finish(w) == 0;
+	chakra_writer_close(w);
+	if (!ok)
+		return oom(S);
+	const unsigned char *e = S->enc.p;
+	/* skip the empty metadata frame and the node's length prefix */
+	size_t pos = 1, hdr = 0;
+	while (pos + hdr < S->enc.n && (e[pos + hdr] & 0x80))
+		hdr++;
+	hdr++;
+	if (S->enc.n - pos - hdr != len || memcmp(e + pos + hdr, msg, len) != 0) {
+		S->r->noncanon++;
+		if (show(S, 0, &S->shown_noncanon))
+			problem(S, idx, 0,
+			        "encoding is not canonical (%zu bytes, %zu when re-encoded: unknown fields, "
+			        "repeated or over-long values); re-writing the trace will change these bytes",
+			        len, S->enc.n - pos - hdr);
+	}
+	return 0;
+}
+
 /* Pass 1: read every node; duplicate ids reported here. */
 static int read_all(state *S)
 {
@@ -178,6 +228,13 @@ static int read_all(state *S)
 	uint64_t at = 0, zero = 0;
 	if (vec_push(&S->dstart, &zero) || vec_push(&S->cstart, &zero))
 		return oom(S);
+	if (S->o->deep && rc >= 0) {
+		S->b = chakra_builder_new();
+		if (!S->b || chakra_reader_open(&S->raw, S->path, NULL) < 0) {
+			chakra_reader_close(rd);
+			return oom(S);
+		}
+	}
 	tool_progress p;
 	tool_progress_start(&p, "validate", 0);
 	while (rc >= 0) {
@@ -215,6 +272,8 @@ static int read_all(state *S)
 		uint64_t dn = S->ddeps.n, cn = S->cdeps.n;
 		if (vec_push(&S->dstart, &dn) || vec_push(&S->cstart, &cn))
 			return oom(S);
+		if (S->raw && canon_check(S, n, idx) < 0)
+			return -1;
 		tool_progress_update(&p, S->ids.n);
 	}
 	tool_progress_end(&p);
@@ -426,6 +485,7 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 	memset(res, 0, sizeof *res);
 	S.ids.elem = S.offs.elem = S.dstart.elem = S.ddeps.elem = sizeof(uint64_t);
 	S.cstart.elem = S.cdeps.elem = sizeof(uint64_t);
+	S.enc.elem = 1;
 	int rc = read_all(&S);
 	if (rc == 0 && !res->read_failed) {
 		rc = check_deps(&S);
@@ -440,6 +500,10 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 		fprintf(out, "%s: %s: %" PRIu64 " control dependencies on %" PRIu64
 		        " ids that are not in the file%s\n", path, sev, res->ctrl_absent_refs,
 		        res->ctrl_absent_ids, hidden_abs ? " (first ones shown; --max-warnings 0 shows all)" : "");
+	if (res->noncanon)
+		fprintf(out, "%s: warning: %" PRIu64 " nodes are not canonically encoded%s\n", path,
+		        res->noncanon, res->noncanon > S.shown_noncanon
+		                           ? " (first ones shown; --max-warnings 0 shows all)" : "");
 	if (res->ctrl_self)
 		fprintf(out, "%s: %s: %" PRIu64 " nodes list themselves in ctrl_deps%s\n", path, sev,
 		        res->ctrl_self, hidden_self ? " (first ones shown; --max-warnings 0 shows all)" : "");
@@ -455,6 +519,9 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 	free(S.cstart.p);
 	free(S.cdeps.p);
 	free(S.didx);
+	free(S.enc.p);
+	chakra_reader_close(S.raw);
+	chakra_builder_free(S.b);
 	idmap_free(&S.map);
 	return res->errors || rc < 0 ? 1 : 0;
 }

@@ -18,6 +18,7 @@ typedef struct check_result {
 	uint64_t nodes, errors, warnings;
 	uint64_t dup_ids, data_absent, data_self, cycles;
 	uint64_t ctrl_absent_refs, ctrl_absent_ids, ctrl_self;
+	uint64_t noncanon;    /* --deep: nodes whose bytes re-encoding would change */
 	int read_failed;      /* framing/decoding stopped the pass */
 } check_result;
 
