@@ -172,10 +172,19 @@ static int oom(state *S)
 
 static int enc_write(void *data, const void *buf, size_t len)
 {
-	vec *v = data;
-	for (size_t i = 0; i < len; i++)
-		if (vec_push(v, (const char *)buf + i))
+	vec *v = data; /* a byte vector */
+	if (v->n + len > v->cap) {
+		size_t cap = v->cap ? v->cap : 4096;
+		while (cap < v->n + len)
+			cap *= 2;
+		void *p = realloc(v->p, cap);
+		if (!p)
 			return -1;
+		v->p = p;
+		v->cap = cap;
+	}
+	memcpy((char *)v->p + v->n, buf, len);
+	v->n += len;
 	return 0;
 }
 
