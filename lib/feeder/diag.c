@@ -39,8 +39,8 @@ static size_t blocking_parents(chakra_feeder *f, fslot *s, uint32_t *out, uint8_
                                size_t cap)
 {
 	uint64_t id;
-	if (node_walk(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id, NULL,
-	              &f->scratch, &f->ws_lazy, f->tmp) < 0)
+	if (feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id,
+	                &f->ws_lazy, f->tmp) < 0)
 		return 0; /* validated when read: cannot happen */
 	size_t n = 0;
 	for (int pass = 0; pass < 2; pass++) {

@@ -142,10 +142,14 @@ static node_full *materialize(chakra_node *n)
 	if (rc == 0 && f->opts.reader && f->opts.reader->verify_with_nanopb)
 		rc = pbref_verify_node(n->msg, n->len, id, full, f->tmp);
 	if (rc < 0) {
-		/* The scan already validated the message, so only memory or the
-		 * nanopb cross-check can fail here; keep the reason. */
-		feeder_errf(f, rc, "%s: node id %llu (message at byte %llu): %s", f->name,
-		            (unsigned long long)n->id, (unsigned long long)n->offset, f->tmp);
+		/* The scan checked only the top level: a bad attribute (or a
+		 * nanopb mismatch) shows up here. The accessor that asked gets
+		 * empty values, and the feeder fails with this error from its
+		 * next call, so the simulator cannot go on silently. */
+		if (!f->failed)
+			fail(f, feeder_errf(f, rc, "%s: node index %llu (id %llu, message at byte %llu): %s",
+			                    f->name, (unsigned long long)n->index, (unsigned long long)n->id,
+			                    (unsigned long long)n->offset, f->tmp));
 		arena_free(&s->ar);
 		s->ar.head = NULL;
 		return NULL;
@@ -226,7 +230,7 @@ static int read_one(chakra_feeder *f)
 	uint64_t index = chakra_reader_node_count(f->rd) - 1;
 	const uint8_t *msg = m;
 	uint64_t id;
-	rc = node_walk(msg, len, off + wire_varint_size(len), &id, NULL, &f->scratch, &f->ws, f->tmp);
+	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, f->tmp);
 	if (rc < 0)
 		return fail(f, feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s",
 		                           f->name, (unsigned long long)index,

@@ -74,6 +74,11 @@ static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
 	return &f->chunks[i >> SLOT_CHUNK_BITS][i & (SLOT_CHUNK - 1)];
 }
 
+/* scan.c: id and deps of a Node message (into ws->data / ws->ctrl), with
+ * the top-level structure validated; "byte N: what" in err on failure. */
+int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
+                char *err);
+
 /* diag.c: a stall (nothing ready, nothing in flight, nodes held, file
  * fully read). Breaks cycles at control-only edges (not when strict) and
  * returns 1 when nodes became ready; else sets f->err and returns

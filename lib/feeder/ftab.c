@@ -6,9 +6,39 @@
 
 /* ---- idmap ---- */
 
-static int idmap_grow(idmap *m)
+/* Robin Hood insertion (an entry never sits farther from its home than
+ * the one it passes), so lookups of absent keys and deletions stop at the
+ * first entry that is closer to home; with the identity hash on dense ids
+ * every entry is at home and both are O(1). Room is guaranteed by the
+ * caller. Returns the longest probe distance seen. */
+static size_t raw_insert(idmap *m, uint64_t key, uint32_t val)
 {
-	unsigned bits = m->bits ? m->bits + 1 : 10;
+	size_t mask = m->cap - 1;
+	size_t i = idmap_home(m, key), dist = 0, longest = 0;
+	idmap_ent cur = { key, val, 0 };
+	for (;;) {
+		idmap_ent *x = &m->e[i];
+		if (x->val == FT_NIL) {
+			*x = cur;
+			m->n++;
+			return longest > dist ? longest : dist;
+		}
+		size_t d = (i - idmap_home(m, x->key)) & mask;
+		if (d < dist) {
+			idmap_ent t = *x;
+			*x = cur;
+			cur = t;
+			if (dist > longest)
+				longest = dist;
+			dist = d;
+		}
+		i = (i + 1) & mask;
+		dist++;
+	}
+}
+
+static int idmap_rehash(idmap *m, unsigned bits)
+{
 	size_t cap = (size_t)1 << bits;
 	idmap_ent *e = malloc(cap * sizeof *e);
 	if (!e)
@@ -22,23 +52,23 @@ static int idmap_grow(idmap *m)
 	m->n = 0;
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.e[i].val != FT_NIL)
-			idmap_put(m, old.e[i].key, old.e[i].val); /* cannot fail: room */
+			raw_insert(m, old.e[i].key, old.e[i].val);
 	free(old.e);
 	return 0;
 }
 
+#define IDMAP_LONG_PROBE 64
+
 int idmap_put(idmap *m, uint64_t key, uint32_t val)
 {
 	/* Load factor at most 1/2 keeps linear probes short. */
-	if ((m->n + 1) * 2 > m->cap && idmap_grow(m))
+	if ((m->n + 1) * 2 > m->cap && idmap_rehash(m, m->bits ? m->bits + 1 : 10))
 		return -1;
-	size_t mask = m->cap - 1;
-	size_t i = idmap_home(m, key);
-	while (m->e[i].val != FT_NIL)
-		i = (i + 1) & mask;
-	m->e[i].key = key;
-	m->e[i].val = val;
-	m->n++;
+	if (raw_insert(m, key, val) >= IDMAP_LONG_PROBE && !m->mixed) {
+		m->mixed = 1;
+		if (idmap_rehash(m, m->bits))
+			m->mixed = 0; /* out of memory: keep the working table */
+	}
 	return 0;
 }
 
@@ -48,23 +78,17 @@ void idmap_del(idmap *m, uint64_t key)
 		return;
 	size_t mask = m->cap - 1;
 	size_t i = idmap_home(m, key);
-	for (;; i = (i + 1) & mask) {
-		if (m->e[i].val == FT_NIL)
+	for (size_t dist = 0;; i = (i + 1) & mask, dist++) {
+		if (m->e[i].val == FT_NIL || ((i - idmap_home(m, m->e[i].key)) & mask) < dist)
 			return;
 		if (m->e[i].key == key)
 			break;
 	}
-	/* Backward shift: move later entries of the run into the hole unless
-	 * their home lies cyclically in (hole, j]. */
-	size_t j = i;
+	/* Backward shift until an empty bucket or an entry at its home. */
 	for (;;) {
-		j = (j + 1) & mask;
-		if (m->e[j].val == FT_NIL)
+		size_t j = (i + 1) & mask;
+		if (m->e[j].val == FT_NIL || idmap_home(m, m->e[j].key) == j)
 			break;
-		size_t k = idmap_home(m, m->e[j].key);
-		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-		if (stays)
-			continue;
 		m->e[i] = m->e[j];
 		i = j;
 	}

@@ -10,7 +10,12 @@
 #define FT_NIL UINT32_MAX
 
 /* ---- id -> u32 map: open addressing, linear probing, backward-shift
- * deletion (no tombstones, so probe lengths stay short under churn). ---- */
+ * Robin Hood order and backward-shift deletion (no tombstones).
+ * Trace ids are usually dense and read roughly in order, so the map
+ * starts with the identity hash (id & mask): the live ids then sit in
+ * adjacent buckets and lookups hit the cache. If a probe ever runs long
+ * (strided or clustered ids) it rehashes once with a multiplicative
+ * hash. ---- */
 typedef struct idmap_ent {
 	uint64_t key;
 	uint32_t val; /* FT_NIL = empty */
@@ -21,10 +26,13 @@ typedef struct idmap {
 	idmap_ent *e;
 	size_t cap, n; /* cap is a power of two (or 0) */
 	unsigned bits;
+	int mixed;     /* 0: identity hash; 1: multiplicative */
 } idmap;
 
 static inline size_t idmap_home(const idmap *m, uint64_t key)
 {
+	if (!m->mixed)
+		return (size_t)key & (m->cap - 1);
 	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - m->bits));
 }
 
@@ -33,12 +41,15 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 	if (!m->n)
 		return FT_NIL;
 	size_t mask = m->cap - 1;
-	for (size_t i = idmap_home(m, key);; i = (i + 1) & mask) {
+	for (size_t i = idmap_home(m, key), dist = 0;; i = (i + 1) & mask, dist++) {
 		const idmap_ent *x = &m->e[i];
 		if (x->val == FT_NIL)
 			return FT_NIL;
 		if (x->key == key)
 			return x->val;
+		/* Robin Hood order: the key would have been placed by now. */
+		if (((i - idmap_home(m, x->key)) & mask) < dist)
+			return FT_NIL;
 	}
 }
 /* Insert a key known to be absent: 0, or -1 on out of memory. */

@@ -1,0 +1,93 @@
+/* The feeder's scan: a Node message's id and dependencies, nothing else.
+ *
+ * Why not node_walk's scan mode: it also validates every attribute, which
+ * is most of its cost on typical nodes and more than the whole budget of a
+ * feeder that must keep within 3x of reading the file. Here the top-level
+ * structure is checked (tags, wire types, lengths within the message, the
+ * dependency varints); the contents of name / inputs / outputs / attr are
+ * checked by the full walker when the node is first accessed, and a
+ * failure there makes the feeder fail with that error (feeder.c). */
+#include "chakra/error.h"
+#include "feeder_impl.h"
+#include "wire.h"
+
+#define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
+#define POS(p) ((unsigned long long)(base + (uint64_t)((p) - msg)))
+
+static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v;
+	if (wt == WT_VARINT) {
+		if (wire_varint(p, end, &v))
+			return -1;
+		return cbuf_append(dst, &v, 8) ? -2 : 0;
+	}
+	if (wt != WT_LEN)
+		return -1;
+	uint64_t L;
+	if (wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
+		return -1;
+	if (L == 0)
+		return 0;
+	const uint8_t *e = *p + L;
+	if (cbuf_reserve(dst, dst->len + (size_t)L * 8)) /* at most one value per byte */
+		return -2;
+	uint64_t *o = (uint64_t *)(dst->p + dst->len);
+	size_t n = 0;
+	const uint8_t *q = *p;
+	while (q < e) {
+		if (*q < 0x80) { /* small ids: one byte */
+			o[n++] = *q++;
+			continue;
+		}
+		if (wire_varint(&q, e, &o[n]))
+			return -1;
+		n++;
+	}
+	*p = q;
+	dst->len += n * 8;
+	return 0;
+}
+
+int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
+                char *err)
+{
+	const uint8_t *p = msg, *end = msg + len;
+	ws->data.len = ws->ctrl.len = 0;
+	*id = 0;
+	while (p < end) {
+		const uint8_t *fs = p;
+		uint64_t tag, v;
+		if (wire_varint(&p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+			return BAD("byte %llu: bad field tag", POS(fs));
+		unsigned wt = tag & 7;
+		switch (tag >> 3) {
+		case 1: case 3: case 6: case 7:
+			if (wt != WT_VARINT || wire_varint(&p, end, &v))
+				return BAD("byte %llu: field %llu: %s", POS(fs), (unsigned long long)(tag >> 3),
+				           wt != WT_VARINT ? "wrong wire type" : "bad varint");
+			if ((tag >> 3) == 1)
+				*id = v;
+			break;
+		case 4: case 5: {
+			int rc = deps((tag >> 3) == 4 ? &ws->ctrl : &ws->data, wt, &p, end);
+			if (rc == -2)
+				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+			if (rc)
+				return BAD("byte %llu: field %s malformed", POS(fs),
+				           (tag >> 3) == 4 ? "ctrl_deps" : "data_deps");
+			break;
+		}
+		case 2: case 8: case 9: case 10:
+			if (wt != WT_LEN || wire_skip(&p, end, wt))
+				return BAD("byte %llu: field %llu malformed", POS(fs),
+				           (unsigned long long)(tag >> 3));
+			break;
+		default:
+			if (wire_skip(&p, end, wt))
+				return BAD("byte %llu: malformed field %llu (wire type %u)", POS(fs),
+				           (unsigned long long)(tag >> 3), wt);
+		}
+	}
+	return 0;
+}
