@@ -38,10 +38,7 @@ typedef struct conv {
 	double ns_per_cycle, compute_scale, comm_scale;
 	const char *path;
 	char pass_prefix[32];
-	uint64_t chain;       /* last compute node: compute runs in program order */
-	uint64_t pending[8];  /* collectives the next compute must wait for */
-	int npending;
-	int oom;
+	gen_chain chain;      /* compute runs in program order */
 } conv;
 
 static uint64_t ns_of(const conv *c, uint64_t cycles)
@@ -52,29 +49,16 @@ static uint64_t ns_of(const conv *c, uint64_t cycles)
 
 static void wait_for(conv *c, uint64_t id)
 {
-	if (id != UINT64_MAX && c->npending < 8)
-		c->pending[c->npending++] = id;
+	gen_chain_wait(&c->chain, id);
 }
 
-/* A compute node in program order: after the previous compute, the
- * collectives it must wait for, and extra. */
+/* A compute node of a layer, in program order. */
 static uint64_t comp(conv *c, const text_layer *l, const char *what, uint64_t cycles,
                      uint64_t extra)
 {
 	char name[200];
 	snprintf(name, sizeof name, "%s%s_%s", c->pass_prefix, l->name, what);
-	uint64_t deps[10];
-	size_t n = 0;
-	deps[n++] = c->chain;
-	for (int i = 0; i < c->npending; i++)
-		deps[n++] = c->pending[i];
-	deps[n++] = extra;
-	uint64_t id = gen_graph_comp(c->g, name, ns_of(c, cycles), 0, 0, deps, n);
-	if (id == UINT64_MAX)
-		c->oom = 1;
-	c->chain = id;
-	c->npending = 0;
-	return id;
+	return gen_chain_comp(c->g, &c->chain, name, ns_of(c, cycles), 0, 0, extra);
 }
 
 /* Groups of ASTRA-sim 1.0's decode_involved_dimensions, as rank sets. */
@@ -155,11 +139,10 @@ static int build(conv *c)
 		return -1;
 	for (uint32_t i = 0; i < L; i++)
 		prev_update[i] = UINT64_MAX;
-	c->chain = UINT64_MAX;
-	c->npending = 0;
+	gen_chain_init(&c->chain);
 	text_policy P = w->policy;
 	int64_t B = w->dlrm_last_bottom;
-	for (uint32_t p = 0; p < c->passes && !c->oom; p++) {
+	for (uint32_t p = 0; p < c->passes && !c->chain.failed; p++) {
 		if (c->passes > 1)
 			snprintf(c->pass_prefix, sizeof c->pass_prefix, "p%u.", p);
 		else
@@ -222,13 +205,11 @@ static int build(conv *c)
 			uint64_t wc = coll(c, l, (int)k, PH_WG, wg);
 			uint64_t last = wc != UINT64_MAX ? wc : wg;
 			if (l->update) {
-				char what[] = "update";
 				char name[200];
-				snprintf(name, sizeof name, "%s%s_%s", c->pass_prefix, l->name, what);
-				uint64_t u = gen_graph_comp(c->g, name, ns_of(c, l->update), 0, 0, &last, 1);
-				if (u == UINT64_MAX)
-					c->oom = 1;
-				last = u;
+				snprintf(name, sizeof name, "%s%s_update", c->pass_prefix, l->name);
+				last = gen_graph_comp(c->g, name, ns_of(c, l->update), 0, 0, &last, 1);
+				if (last == UINT64_MAX)
+					c->chain.failed = 1;
 			}
 			prev_update[k] = last;
 			if (wg_first && k > 0) {
@@ -244,37 +225,28 @@ static int build(conv *c)
 		}
 	}
 	free(prev_update);
-	return c->oom || c->g->too_many ? -1 : 0;
+	return c->chain.failed || c->g->too_many ? -1 : 0;
 }
 
 int cmd_convert_text(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *groups = NULL;
-	uint64_t npus = 0, passes = 1;
-	uint32_t dims[16], ndims = 0;
+	const char *in = NULL;
+	uint64_t passes = 1;
 	double ghz = 1, cscale = 1, mscale = 1;
-	int force = 0, gzip = 0, no_groups = 0;
+	gen_cli cli;
+	memset(&cli, 0, sizeof cli);
 	for (int i = 1; i < argc; i++) {
 		const char *v;
-		int missing = 0;
+		int missing = 0, r;
 		if (tool_is_help(argv[i])) {
 			usage(stdout);
 			return 0;
-		} else if ((v = tool_opt(argc, argv, &i, "--npus", &missing))) {
-			if (tool_parse_u64("--npus", v, &npus) < 0)
+		} else if ((r = gen_cli_opt(&cli, argc, argv, &i)) != 0) {
+			if (r < 0)
 				return 2;
 		} else if ((v = tool_opt(argc, argv, &i, "--passes", &missing))) {
 			if (tool_parse_u64("--passes", v, &passes) < 0)
 				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--dims", &missing))) {
-			if (gen_parse_dims(v, dims, &ndims) < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) ||
-		           (v = tool_opt(argc, argv, &i, "-o", &missing))) {
-			out = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--groups", &missing)) ||
-		           (v = tool_opt(argc, argv, &i, "-g", &missing))) {
-			groups = v;
 		} else if ((v = tool_opt(argc, argv, &i, "--ghz", &missing))) {
 			if (tool_parse_double("--ghz", v, &ghz) < 0)
 				return 2;
@@ -286,12 +258,6 @@ int cmd_convert_text(int argc, char **argv)
 				return 2;
 		} else if (missing) {
 			return tool_usage(argv[0], "%s needs a value", argv[i]);
-		} else if (!strcmp(argv[i], "--no-groups")) {
-			no_groups = 1;
-		} else if (!strcmp(argv[i], "--gzip")) {
-			gzip = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			force = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
 		} else if (!in) {
@@ -302,25 +268,14 @@ int cmd_convert_text(int argc, char **argv)
 	}
 	if (!in)
 		return tool_usage(argv[0], "missing WORKLOAD.txt");
-	if (!out || !strcmp(out, "-"))
-		return tool_usage(argv[0], "missing -o PREFIX (files PREFIX.r.et)");
-	if (!npus || npus > 1u << 20)
-		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 20);
+	if (gen_cli_check(&cli, argv[0], 1u << 20) < 0)
+		return 2;
 	if (!passes || passes > 1000000)
 		return tool_usage(argv[0], "--passes must be 1..1000000");
 	if (!(ghz > 0) || !(cscale >= 0) || !(mscale >= 0) || isinf(ghz) || isinf(cscale) ||
 	    isinf(mscale))
 		return tool_usage(argv[0], "--ghz must be > 0 and the scales >= 0 (finite)");
-	if (no_groups && groups)
-		return tool_usage(argv[0], "--no-groups and --groups exclude each other");
-	if (!ndims)
-		ndims = gen_default_dims((uint32_t)npus, dims);
-	uint64_t prod = 1;
-	for (uint32_t d = 0; d < ndims; d++)
-		prod *= dims[d];
-	if (prod != npus)
-		return tool_usage(argv[0], "--dims multiply to %llu, not --npus %llu",
-		                  (unsigned long long)prod, (unsigned long long)npus);
+	uint64_t npus = cli.npus;
 
 	text_workload w;
 	if (text_workload_load(&w, in) < 0)
@@ -332,7 +287,7 @@ int cmd_convert_text(int argc, char **argv)
 		return 1;
 	}
 	gen_graph g;
-	gen_graph_init(&g, (uint32_t)npus, dims, ndims);
+	gen_graph_init(&g, (uint32_t)npus, cli.dims, cli.ndims);
 	conv c;
 	memset(&c, 0, sizeof c);
 	c.w = &w;
@@ -349,7 +304,7 @@ int cmd_convert_text(int argc, char **argv)
 		else
 			tool_err("out of memory");
 	} else {
-		gen_write_opts o = { out, no_groups ? "" : groups, in, force, gzip };
+		gen_write_opts o = { cli.out, cli.no_groups ? "" : cli.groups, in, cli.force, cli.gzip };
 		rc = gen_graph_write(&g, &o);
 	}
 	gen_graph_free(&g);

@@ -109,6 +109,35 @@ uint64_t gen_graph_coll(gen_graph *g, const char *name, int comm_type, uint64_t 
 	return g->n - 1;
 }
 
+void gen_chain_init(gen_chain *c)
+{
+	memset(c, 0, sizeof *c);
+	c->last = UINT64_MAX;
+}
+
+void gen_chain_wait(gen_chain *c, uint64_t id)
+{
+	if (id != UINT64_MAX && c->npending < 8)
+		c->pending[c->npending++] = id;
+}
+
+uint64_t gen_chain_comp(gen_graph *g, gen_chain *c, const char *name, uint64_t dur_ns,
+                        uint64_t num_ops, uint64_t tensor_size, uint64_t extra)
+{
+	uint64_t deps[10];
+	size_t n = 0;
+	deps[n++] = c->last;
+	for (int i = 0; i < c->npending; i++)
+		deps[n++] = c->pending[i];
+	deps[n++] = extra;
+	uint64_t id = gen_graph_comp(g, name, dur_ns, num_ops, tensor_size, deps, n);
+	if (id == UINT64_MAX)
+		c->failed = 1;
+	c->last = id;
+	c->npending = 0;
+	return id;
+}
+
 uint32_t gen_default_dims(uint32_t n, uint32_t *dims)
 {
 	uint32_t d0 = 1;
@@ -142,6 +171,66 @@ int gen_parse_dims(const char *s, uint32_t *dims, uint32_t *ndims)
 		return -1;
 	}
 	*ndims = k;
+	return 0;
+}
+
+int gen_cli_opt(gen_cli *c, int argc, char **argv, int *i)
+{
+	const char *v;
+	int missing = 0;
+	if ((v = tool_opt(argc, argv, i, "--npus", &missing)))
+		return tool_parse_u64("--npus", v, &c->npus) < 0 ? -1 : 1;
+	if ((v = tool_opt(argc, argv, i, "--dims", &missing)))
+		return gen_parse_dims(v, c->dims, &c->ndims) < 0 ? -1 : 1;
+	if ((v = tool_opt(argc, argv, i, "--output", &missing)) ||
+	    (v = tool_opt(argc, argv, i, "-o", &missing))) {
+		c->out = v;
+		return 1;
+	}
+	if ((v = tool_opt(argc, argv, i, "--groups", &missing)) ||
+	    (v = tool_opt(argc, argv, i, "-g", &missing))) {
+		c->groups = v;
+		return 1;
+	}
+	if (missing) {
+		tool_usage(argv[0], "%s needs a value", argv[*i]);
+		return -1;
+	}
+	if (!strcmp(argv[*i], "--no-groups"))
+		c->no_groups = 1;
+	else if (!strcmp(argv[*i], "--gzip"))
+		c->gzip = 1;
+	else if (!strcmp(argv[*i], "-f") || !strcmp(argv[*i], "--force"))
+		c->force = 1;
+	else
+		return 0;
+	return 1;
+}
+
+int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus)
+{
+	if (!c->out || !strcmp(c->out, "-")) {
+		tool_usage(cmd, "missing -o PREFIX (files PREFIX.r.et)");
+		return -1;
+	}
+	if (!c->npus || c->npus > max_npus) {
+		tool_usage(cmd, "--npus N (1..%llu) is required", (unsigned long long)max_npus);
+		return -1;
+	}
+	if (c->no_groups && c->groups) {
+		tool_usage(cmd, "--no-groups and --groups exclude each other");
+		return -1;
+	}
+	if (!c->ndims)
+		c->ndims = gen_default_dims((uint32_t)c->npus, c->dims);
+	uint64_t prod = 1;
+	for (uint32_t d = 0; d < c->ndims; d++)
+		prod *= c->dims[d];
+	if (prod != c->npus) {
+		tool_usage(cmd, "--dims multiply to %llu, not --npus %llu", (unsigned long long)prod,
+		           (unsigned long long)c->npus);
+		return -1;
+	}
 	return 0;
 }
 
@@ -200,12 +289,11 @@ static int kinds_build(const gen_graph *g, kinds *ks)
 	return 0;
 }
 
-static uint32_t group_id(const gen_graph *g, const kinds *ks, gen_group grp, uint32_t rank)
+static uint32_t group_id(const kinds *ks, gen_group grp, uint32_t rank)
 {
 	for (size_t j = 0; j < ks->n; j++)
 		if (ks->k[j].grp.block == grp.block && ks->k[j].grp.inner == grp.inner)
 			return ks->k[j].base + (grp.inner ? rank / grp.block : rank % grp.block);
-	(void)g;
 	return 0;
 }
 
@@ -279,7 +367,7 @@ static int write_rank(const gen_graph *g, const kinds *ks, uint32_t rank, const 
 				dimv[d] = (uint64_t)flags[d];
 			chakra_builder_attr_list_uint(b, "involved_dim", CHAKRA_ATTR_BOOL_LIST, dimv,
 			                              g->ndims);
-			snprintf(pg, sizeof pg, "%u", group_id(g, ks, n->group, rank));
+			snprintf(pg, sizeof pg, "%u", group_id(ks, n->group, rank));
 			chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, pg, (size_t)-1);
 		}
 		rc = chakra_writer_write_node(w, b);

@@ -69,6 +69,37 @@ int gen_parse_dims(const char *s, uint32_t *dims, uint32_t *ndims);
 /* involved_dim flags of a group on the graph's network. */
 void gen_group_dims(const gen_graph *g, gen_group grp, int *flags);
 
+/* Compute in program order: each compute node depends on the previous one,
+ * on the collectives queued with gen_chain_wait since, and on extra. */
+typedef struct gen_chain {
+	uint64_t last;        /* UINT64_MAX before the first compute */
+	uint64_t pending[8];
+	int npending;
+	int failed;           /* an append failed (out of memory or node cap) */
+} gen_chain;
+
+void gen_chain_init(gen_chain *c);
+/* The next compute waits for id (UINT64_MAX: nothing). */
+void gen_chain_wait(gen_chain *c, uint64_t id);
+uint64_t gen_chain_comp(gen_graph *g, gen_chain *c, const char *name, uint64_t dur_ns,
+                        uint64_t num_ops, uint64_t tensor_size, uint64_t extra);
+
+/* Command-line options shared by `convert text` and `generate model`. */
+typedef struct gen_cli {
+	const char *out, *groups;
+	uint64_t npus;
+	uint32_t dims[16], ndims;
+	int force, gzip, no_groups;
+} gen_cli;
+
+/* --npus, -o/--output, --dims, -g/--groups, --no-groups, --gzip, -f/--force.
+ * Returns 1 when argv[*i] was one of them (value consumed), 0 when not, or
+ * -1 after printing a usage error (exit status 2). */
+int gen_cli_opt(gen_cli *c, int argc, char **argv, int *i);
+/* After parsing: required options, ranges, default --dims. 0, or -1 after
+ * printing a usage error. */
+int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus);
+
 typedef struct gen_write_opts {
 	const char *prefix;      /* PREFIX.r.et */
 	const char *groups_path; /* NULL: PREFIX.comm_groups.json; "" : none */

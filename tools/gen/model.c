@@ -202,10 +202,8 @@ static mlayer *build_layers(const params *p, size_t *n)
 
 typedef struct emit {
 	gen_graph *g;
-	uint64_t chain, pending[4];
-	int npending;
+	gen_chain chain;
 	char prefix[32];
-	int oom;
 } emit;
 
 static uint64_t comp(emit *e, const params *p, const mlayer *l, const char *what, int ph,
@@ -213,19 +211,8 @@ static uint64_t comp(emit *e, const params *p, const mlayer *l, const char *what
 {
 	char name[96];
 	snprintf(name, sizeof name, "%s%s_%s", e->prefix, l->name, what);
-	uint64_t deps[7];
-	size_t n = 0;
-	deps[n++] = e->chain;
-	for (int i = 0; i < e->npending; i++)
-		deps[n++] = e->pending[i];
-	deps[n++] = extra;
-	uint64_t id = gen_graph_comp(e->g, name, dur_ns(p, l->flops[ph], l->bytes[ph]),
-	                             l->flops[ph], l->bytes[ph], deps, n);
-	if (id == UINT64_MAX)
-		e->oom = 1;
-	e->chain = id;
-	e->npending = 0;
-	return id;
+	return gen_chain_comp(e->g, &e->chain, name, dur_ns(p, l->flops[ph], l->bytes[ph]),
+	                      l->flops[ph], l->bytes[ph], extra);
 }
 
 static uint64_t coll(emit *e, const mlayer *l, int ph, uint64_t dep)
@@ -242,8 +229,7 @@ static uint64_t coll(emit *e, const mlayer *l, int ph, uint64_t dep)
 
 static void wait_for(emit *e, uint64_t id)
 {
-	if (id != UINT64_MAX && e->npending < 4)
-		e->pending[e->npending++] = id;
+	gen_chain_wait(&e->chain, id);
 }
 
 static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_t n)
@@ -251,13 +237,13 @@ static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_
 	emit e;
 	memset(&e, 0, sizeof e);
 	e.g = g;
-	e.chain = UINT64_MAX;
+	gen_chain_init(&e.chain);
 	uint64_t *prev_wg = malloc(n * sizeof *prev_wg);
 	if (!prev_wg)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		prev_wg[i] = UINT64_MAX;
-	for (uint64_t pass = 0; pass < p->passes && !e.oom; pass++) {
+	for (uint64_t pass = 0; pass < p->passes && !e.chain.failed; pass++) {
 		if (pass == 1 && (uint64_t)g->n * p->passes > GEN_MAX_NODES) {
 			g->too_many = 1;
 			break;
@@ -306,7 +292,7 @@ static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_
 		}
 	}
 	free(prev_wg);
-	return e.oom || g->too_many ? -1 : 0;
+	return e.chain.failed || g->too_many ? -1 : 0;
 }
 
 static int opt_u64(int argc, char **argv, int *i, const char *name, uint64_t *out, int *matched,
@@ -336,18 +322,21 @@ int cmd_generate_model(int argc, char **argv)
 	p.tflops = 100;
 	p.gbps = 2000;
 	p.passes = 1;
-	const char *out = NULL, *groups = NULL;
-	uint32_t dims[16], ndims = 0;
-	int force = 0, gzip = 0, no_groups = 0;
+	gen_cli cli;
+	memset(&cli, 0, sizeof cli);
 	for (int i = 1; i < argc; i++) {
 		const char *v;
-		int missing = 0, matched = 0, bad = 0;
+		int missing = 0, matched = 0, bad = 0, r;
 		if (tool_is_help(argv[i])) {
 			usage(stdout);
 			return 0;
 		}
-		if (opt_u64(argc, argv, &i, "--npus", &p.npus, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--layers", &p.layers, &matched, &bad) ||
+		if ((r = gen_cli_opt(&cli, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return 2;
+			continue;
+		}
+		if (opt_u64(argc, argv, &i, "--layers", &p.layers, &matched, &bad) ||
 		    opt_u64(argc, argv, &i, "--hidden", &p.hidden, &matched, &bad) ||
 		    opt_u64(argc, argv, &i, "--batch", &p.batch, &matched, &bad) ||
 		    opt_u64(argc, argv, &i, "--seq", &p.seq, &matched, &bad) ||
@@ -374,45 +363,27 @@ int cmd_generate_model(int argc, char **argv)
 			      : !strcmp(v, "hybrid") ? PAR_HYBRID : -2;
 			if (p.par == -2)
 				return tool_usage(argv[0], "--parallel '%s': expected data, model or hybrid", v);
-		} else if ((v = tool_opt(argc, argv, &i, "--dims", &missing))) {
-			if (gen_parse_dims(v, dims, &ndims) < 0)
-				return 2;
 		} else if ((v = tool_opt(argc, argv, &i, "--tflops", &missing))) {
 			if (tool_parse_double("--tflops", v, &p.tflops) < 0)
 				return 2;
 		} else if ((v = tool_opt(argc, argv, &i, "--mem-gbps", &missing))) {
 			if (tool_parse_double("--mem-gbps", v, &p.gbps) < 0)
 				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) ||
-		           (v = tool_opt(argc, argv, &i, "-o", &missing))) {
-			out = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--groups", &missing)) ||
-		           (v = tool_opt(argc, argv, &i, "-g", &missing))) {
-			groups = v;
 		} else if (missing) {
 			return tool_usage(argv[0], "%s needs a value", argv[i]);
-		} else if (!strcmp(argv[i], "--no-groups")) {
-			no_groups = 1;
-		} else if (!strcmp(argv[i], "--gzip")) {
-			gzip = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			force = 1;
 		} else {
 			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
 		}
 	}
 	if (p.model < 0 || p.par < 0)
 		return tool_usage(argv[0], "--model and --parallel are required");
-	if (!out || !strcmp(out, "-"))
-		return tool_usage(argv[0], "missing -o PREFIX (files PREFIX.r.et)");
-	if (!p.npus || p.npus > 1u << 16)
-		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 16);
+	if (gen_cli_check(&cli, argv[0], 1u << 16) < 0)
+		return 2;
+	p.npus = cli.npus;
 	if (!(p.tflops > 0) || !(p.gbps > 0) || isinf(p.tflops) || isinf(p.gbps))
 		return tool_usage(argv[0], "--tflops and --mem-gbps must be positive");
 	if (!p.passes || p.passes > 100000 || !p.bytes || p.bytes > 64)
 		return tool_usage(argv[0], "--passes must be 1..100000 and --dtype-bytes 1..64");
-	if (no_groups && groups)
-		return tool_usage(argv[0], "--no-groups and --groups exclude each other");
 	/* Defaults per model. */
 	if (!p.batch)
 		p.batch = p.model == M_MLP ? 1024 : p.model == M_DLRM ? 2048 : 64;
@@ -438,14 +409,6 @@ int cmd_generate_model(int argc, char **argv)
 	    p.seq > 1u << 20 || p.emb_dim > 1u << 16 || p.tables > 1u << 20 ||
 	    p.pooling > 1u << 16 || p.dense > 1u << 20 || p.batch > 1u << 24)
 		return tool_usage(argv[0], "a size is out of range (see --help)");
-	if (!ndims)
-		ndims = gen_default_dims((uint32_t)p.npus, dims);
-	uint64_t prod = 1;
-	for (uint32_t d = 0; d < ndims; d++)
-		prod *= dims[d];
-	if (prod != p.npus)
-		return tool_usage(argv[0], "--dims multiply to %llu, not --npus %llu",
-		                  (unsigned long long)prod, (unsigned long long)p.npus);
 	if (p.par == PAR_DATA) {
 		if (p.mp && p.mp != 1)
 			return tool_usage(argv[0], "--mp-group is for --parallel hybrid");
@@ -455,7 +418,7 @@ int cmd_generate_model(int argc, char **argv)
 			return tool_usage(argv[0], "--mp-group is for --parallel hybrid");
 		p.mp = p.npus;
 	} else if (!p.mp) {
-		p.mp = dims[0];
+		p.mp = cli.dims[0];
 	}
 	if (p.mp > p.npus || p.npus % p.mp)
 		return tool_usage(argv[0], "--mp-group %llu must divide --npus %llu",
@@ -468,7 +431,7 @@ int cmd_generate_model(int argc, char **argv)
 	size_t n = 0;
 	mlayer *L = build_layers(&p, &n);
 	gen_graph g;
-	gen_graph_init(&g, (uint32_t)p.npus, dims, ndims);
+	gen_graph_init(&g, (uint32_t)p.npus, cli.dims, cli.ndims);
 	int rc = 1;
 	if (!L || emit_iterations(&g, &p, L, n) < 0) {
 		if (g.too_many)
@@ -477,7 +440,8 @@ int cmd_generate_model(int argc, char **argv)
 		else
 			tool_err("out of memory");
 	} else {
-		gen_write_opts o = { out, no_groups ? "" : groups, NULL, force, gzip };
+		gen_write_opts o = { cli.out, cli.no_groups ? "" : cli.groups, NULL, cli.force,
+			                 cli.gzip };
 		rc = gen_graph_write(&g, &o);
 	}
 	gen_graph_free(&g);
