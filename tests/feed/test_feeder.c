@@ -524,6 +524,33 @@ static void test_truncated(void)
 	free(m.p);
 }
 
+/* An attribute whose bytes are bad passes the feeder's top-level scan;
+ * the first access decodes it, and the feeder then fails with the error
+ * (file, node, byte) instead of going on with empty fields. */
+static void test_lazy_corrupt_attr(void)
+{
+	static const unsigned char t[] = {
+		7, 0x0a, 5, '0', '.', '0', '.', '4',   /* GlobalMetadata version */
+		6, 0x08, 1, 0x52, 2, 0x08, 0xff,       /* Node id 1, attr: bad */
+		2, 0x08, 2,                            /* Node id 2 */
+	};
+	chakra_feeder *f;
+	CHECK(chakra_feeder_open_buffer(&f, t, sizeof t, NULL) == 0);
+	const chakra_node *n;
+	CHECK(chakra_feeder_next(f, &n) == 1 && chakra_node_id(n) == 1);
+	CHECK(chakra_node_attr_count(n) == 0); /* the access that fails */
+	CHECK(chakra_feeder_complete(f, 1) == CHAKRA_ECORRUPT);
+	CHECK(has(chakra_feeder_errmsg(f), "<memory>: node index 0 (id 1, message at byte 8)"));
+	CHECK(chakra_feeder_next(f, &n) == CHAKRA_ECORRUPT);
+	chakra_feeder_close(f);
+	/* Node 2 alone is fine. */
+	CHECK(chakra_feeder_open_buffer(&f, t, sizeof t, NULL) == 0);
+	uint64_t ids[4];
+	size_t k;
+	CHECK(feed_all(f, ids, 4, &k) == 0 && k == 2);
+	chakra_feeder_close(f);
+}
+
 /* ---- real data ---- */
 
 static void test_real_reference_order(void)
@@ -662,6 +689,7 @@ int main(void)
 	test_callback_reentrant();
 	test_callback_deferred();
 	test_truncated();
+	test_lazy_corrupt_attr();
 	test_real_reference_order();
 	test_real_lazy_decode();
 	test_workload();

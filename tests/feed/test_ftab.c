@@ -1,0 +1,127 @@
+/* White-box: the feeder's id map, heap and done set against naive models,
+ * under random operations with dense, strided and random ids (the strided
+ * ones force the map off its identity hash). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "feeder/ftab.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+enum { UNIVERSE = 4096 };
+
+static void test_idmap(int pattern)
+{
+	idmap m = { 0 };
+	static uint32_t model[UNIVERSE]; /* FT_NIL = absent */
+	static uint64_t key_of[UNIVERSE];
+	for (int i = 0; i < UNIVERSE; i++) {
+		model[i] = FT_NIL;
+		key_of[i] = pattern == 0 ? (uint64_t)i
+		          : pattern == 1 ? (uint64_t)i << 20   /* all collide under id & mask */
+		                         : rnd();
+	}
+	for (int step = 0; step < 200000; step++) {
+		int k = (int)(rnd() % UNIVERSE);
+		uint32_t got = idmap_get(&m, key_of[k]);
+		if (got != model[k]) {
+			CHECK_EQ_U(got, model[k]);
+			break;
+		}
+		if (model[k] == FT_NIL && rnd() % 3) {
+			CHECK(idmap_put(&m, key_of[k], (uint32_t)step) == 0);
+			model[k] = (uint32_t)step;
+		} else if (model[k] != FT_NIL) {
+			idmap_del(&m, key_of[k]);
+			model[k] = FT_NIL;
+		}
+	}
+	size_t n = 0;
+	for (int i = 0; i < UNIVERSE; i++) {
+		n += model[i] != FT_NIL;
+		if (idmap_get(&m, key_of[i]) != model[i])
+			CHECK_EQ_U(idmap_get(&m, key_of[i]), model[i]);
+	}
+	CHECK_EQ_U(m.n, n);
+	if (pattern == 1)
+		CHECK(m.mixed); /* the clustered ids switched the hash */
+	if (pattern == 0)
+		CHECK(!m.mixed);
+	idmap_free(&m);
+}
+
+static void test_heap(void)
+{
+	heap q = { 0 };
+	static uint64_t keys[5000];
+	for (int i = 0; i < 5000; i++) {
+		keys[i] = rnd() % 1000;
+		CHECK(heap_push(&q, keys[i], (uint32_t)i) == 0);
+	}
+	uint64_t last = 0;
+	for (int i = 0; i < 5000; i++) {
+		uint32_t s = heap_pop(&q);
+		CHECK(s < 5000);
+		if (s >= 5000)
+			break;
+		CHECK(keys[s] >= last);
+		last = keys[s];
+	}
+	CHECK(heap_pop(&q) == FT_NIL);
+	heap_free(&q);
+}
+
+static void test_doneset(void)
+{
+	doneset d = { 0 };
+	for (uint64_t i = 0; i < 100000; i += 3)
+		CHECK(doneset_add(&d, i) == 0);
+	CHECK(doneset_add(&d, UINT64_MAX) == 0);
+	CHECK(doneset_add(&d, (uint64_t)1 << 60) == 0);
+	int bad = 0;
+	for (uint64_t i = 0; i < 100010; i++)
+		bad += doneset_has(&d, i) != (i % 3 == 0 && i < 100000);
+	CHECK_EQ_U(bad, 0);
+	CHECK(doneset_has(&d, UINT64_MAX));
+	CHECK(doneset_has(&d, (uint64_t)1 << 60));
+	CHECK(!doneset_has(&d, ((uint64_t)1 << 60) + 1));
+	doneset_free(&d);
+}
+
+static void test_bytepool(void)
+{
+	bytepool b = { 0 };
+	void *p[3000];
+	uint8_t cls[3000];
+	for (int i = 0; i < 3000; i++) {
+		size_t n = 1 + (size_t)(rnd() % (i % 100 == 0 ? 200000 : 3000));
+		p[i] = bytepool_alloc(&b, n, &cls[i]);
+		CHECK(p[i] != NULL);
+		memset(p[i], i & 0xff, n); /* ASan/valgrind catch overruns */
+		if (i % 2)
+			bytepool_release(&b, p[i], cls[i]), p[i] = NULL;
+	}
+	for (int i = 0; i < 3000; i++)
+		if (p[i])
+			bytepool_release(&b, p[i], cls[i]);
+	bytepool_free(&b);
+}
+
+int main(void)
+{
+	test_idmap(0);
+	test_idmap(1);
+	test_idmap(2);
+	test_heap();
+	test_doneset();
+	test_bytepool();
+	return check_done();
+}
