@@ -34,6 +34,7 @@ check() { # FILE VALIDATE-LINE JSONIZE-STDERR-LINE
 	rc=$?
 	[ $rc -eq 1 ] || fail "jsonize $1: exit $rc, expected 1"
 	[ ! -e out.json ] || fail "jsonize $1 left out.json"
+	! grep -qE 'Sanitizer|runtime error' v.out j.err || fail "$1: sanitizer report"
 	grep -qxF -- "$3" j.err || { fail "jsonize $1: no line: $3"; sed 's/^/  | /' j.err >&2; }
 }
 check cut_msg.et \

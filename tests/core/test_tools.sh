@@ -65,6 +65,7 @@ pack_err() { # JSON EXPECTED-STDERR
 	rc=$?
 	[ $rc -eq 1 ] || fail "pack '$1': exit $rc, expected 1"
 	[ ! -e "$T/e.et" ] || fail "pack '$1' left an output file"
+	! grep -qE 'Sanitizer|runtime error' "$T/err" || fail "pack '$1': sanitizer report"
 	expect_line "$T/err" "$2"
 }
 M='{"metadata":{"version":"0.0.4","attr":[]},"nodes":['
