@@ -116,8 +116,7 @@ static uint64_t coll(conv *c, const text_layer *l, int layer_index, int ph, uint
 	         text_coll_name(l->coll[ph]));
 	double sz = floor((double)l->comm_size[ph] * c->comm_scale + 0.5);
 	uint64_t size = sz >= 1.8e19 ? UINT64_MAX : (uint64_t)sz;
-	uint64_t id = gen_graph_coll(c->g, name, text_coll_chakra(l->coll[ph]), size, grp, &dep, 1);
-	return id;
+	return gen_graph_coll(c->g, name, text_coll_chakra(l->coll[ph]), size, grp, &dep, 1);
 }
 
 static int is_transformer(text_policy p)
@@ -218,14 +217,14 @@ static int build(conv *c)
 					/* The embedding gradients leave as soon as the top MLP's
 					 * input gradient exists; layer 0 waits for them. */
 					emb_ig = coll(c, &w->layers[0], 0, PH_IG, ig);
-				else if (!(is_dlrm(P) && k == 0))
+				else
 					ig_coll = coll(c, l, (int)k, PH_IG, ig);
 			}
 			wait_for(c, ig_coll);
 		}
 	}
 	free(prev_update);
-	return c->chain.failed || c->g->too_many ? -1 : 0;
+	return c->chain.failed || c->g->too_many || c->g->oom ? -1 : 0;
 }
 
 int cmd_convert_text(int argc, char **argv)

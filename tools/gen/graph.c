@@ -36,8 +36,10 @@ static gen_node *add_node(gen_graph *g, const char *name, const uint64_t *deps, 
 	if (g->n == g->cap) {
 		size_t nc = g->cap ? g->cap * 2 : 64;
 		gen_node *nn = realloc(g->nodes, nc * sizeof *nn);
-		if (!nn)
+		if (!nn) {
+			g->oom = 1;
 			return NULL;
+		}
 		g->nodes = nn;
 		g->cap = nc;
 	}
@@ -46,16 +48,20 @@ static gen_node *add_node(gen_graph *g, const char *name, const uint64_t *deps, 
 		while (nc < g->ndeps + ndeps)
 			nc *= 2;
 		uint64_t *nd = realloc(g->deps, nc * sizeof *nd);
-		if (!nd)
+		if (!nd) {
+			g->oom = 1;
 			return NULL;
+		}
 		g->deps = nd;
 		g->depcap = nc;
 	}
 	gen_node *n = &g->nodes[g->n];
 	memset(n, 0, sizeof *n);
 	n->name = strdup(name);
-	if (!n->name)
+	if (!n->name) {
+		g->oom = 1;
 		return NULL;
+	}
 	n->dep_off = g->ndeps;
 	for (size_t i = 0; i < ndeps; i++) {
 		if (deps[i] == UINT64_MAX)

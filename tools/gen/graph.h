@@ -39,6 +39,7 @@ typedef struct gen_graph {
 	size_t ndeps, depcap;
 	uint32_t npus;
 	int too_many;          /* set when an append would pass GEN_MAX_NODES */
+	int oom;               /* set when an append ran out of memory */
 	uint32_t ndims;
 	uint32_t dims[16];
 } gen_graph;

@@ -292,7 +292,7 @@ static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_
 		}
 	}
 	free(prev_wg);
-	return e.chain.failed || g->too_many ? -1 : 0;
+	return e.chain.failed || g->too_many || g->oom ? -1 : 0;
 }
 
 static int opt_u64(int argc, char **argv, int *i, const char *name, uint64_t *out, int *matched,
