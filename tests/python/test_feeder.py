@@ -132,6 +132,18 @@ class FeederTest(unittest.TestCase):
             with C.Feeder(data, deps="both", strict=True) as f:
                 drain(f)
 
+    def test_counts(self):
+        data = trace([(1, [], []), (2, [1, 1], []), (3, [1], [])])
+        with C.Feeder(data) as f:
+            self.assertEqual(f.next().id, 1)
+            self.assertEqual((f.issued_count, f.inflight_count, f.completed_count), (1, 1, 0))
+            f.complete(1)
+            self.assertEqual((f.ready_count, f.completed_count), (2, 1))
+            self.assertEqual(drain(f), [2, 3])
+            self.assertEqual((f.issued_count, f.completed_count, f.held_count), (3, 3, 0))
+            self.assertEqual(f.duplicate_dep_count, 1)
+            self.assertEqual(f.cycle_break_count, 0)
+
     def test_complete_errors_push_back_lookup(self):
         data = trace([(1, [], []), (2, [1], [])])
         with C.Feeder(data) as f:

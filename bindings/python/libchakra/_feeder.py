@@ -198,21 +198,23 @@ class Feeder:
 
     @property
     def completed_count(self):
-        if "chakra_feeder_completed_count" not in _lib.optional:
-            raise ChakraError("the loaded libchakra has no chakra_feeder_completed_count", -3)
         return lib.chakra_feeder_completed_count(self._handle())
 
     @property
     def duplicate_dep_count(self):
         """Parents listed more than once by a node (each counted once)."""
-        if "chakra_feeder_duplicate_dep_count" not in _lib.optional:
-            raise ChakraError("the loaded libchakra has no chakra_feeder_duplicate_dep_count",
-                              -3)
         return lib.chakra_feeder_duplicate_dep_count(self._handle())
 
     @property
+    def cycle_break_count(self):
+        """Of the warnings, control edges dropped to break a cycle."""
+        return lib.chakra_feeder_cycle_break_count(self._handle())
+
+    @property
     def warning_count(self):
-        """Control edges ignored with a warning (absent parents, self edges)."""
+        """Control edges ignored with a warning, counted only when control
+        dependencies gate issue: absent parents, self edges, edges closing
+        a cycle."""
         return lib.chakra_feeder_warning_count(self._handle())
 
     def issue_loop(self, inflight=1):

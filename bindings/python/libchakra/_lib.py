@@ -217,7 +217,10 @@ _FEEDER_PROTOS = {
     "chakra_feeder_ready_count": (c_uint64, [c_void_p]),
     "chakra_feeder_inflight_count": (c_uint64, [c_void_p]),
     "chakra_feeder_issued_count": (c_uint64, [c_void_p]),
+    "chakra_feeder_completed_count": (c_uint64, [c_void_p]),
     "chakra_feeder_warning_count": (c_uint64, [c_void_p]),
+    "chakra_feeder_cycle_break_count": (c_uint64, [c_void_p]),
+    "chakra_feeder_duplicate_dep_count": (c_uint64, [c_void_p]),
     "chakra_feeder_metadata": (c_void_p, [c_void_p]),
     "chakra_feeder_errmsg": (c_char_p, [c_void_p]),
     "chakra_workload_open": (c_int, [P(c_void_p), c_char_p, P(FeederOptions)]),
@@ -235,12 +238,6 @@ def _declare(protos):
         f.argtypes = args
 
 
-# Added to feeder.h after the first feeder API: used when present.
-_OPTIONAL_PROTOS = {
-    "chakra_feeder_completed_count": (c_uint64, [c_void_p]),
-    "chakra_feeder_duplicate_dep_count": (c_uint64, [c_void_p]),
-}
-
 _declare(_PROTOS)
 try:
     _declare(_FEEDER_PROTOS)
@@ -249,13 +246,6 @@ try:
 except AttributeError as e:
     has_feeder = False
     feeder_missing = str(e)
-optional = set()
-for _name, _proto in _OPTIONAL_PROTOS.items():
-    try:
-        _declare({_name: _proto})
-        optional.add(_name)
-    except AttributeError:
-        pass
 
 
 _raw = {}
