@@ -46,6 +46,18 @@ grep -q '"16": \[60, 61, 62, 63\]' "$tmp/tg.json" || bad "transformer model grou
 node Q1_wg_ALLREDUCE "$tmp/t.63.et" | grep -q '"name":"pg_name","kind":"string","value":"20"' ||
 	bad "rank 63 data group"
 
+# --strong-scaling: 4 data-parallel replicas at 16 NPUs (model group 4) share
+# the batch: compute and activation collectives / 4, weight gradients and
+# the update as written.
+"$exe" convert text "$wl/Transformer_HybridParallel.txt" --npus 16 --strong-scaling -o "$tmp/ss" ||
+	bad "strong scaling"
+node Q1_fwd "$tmp/ss.0.et" | grep -q '"duration_nanos","kind":"uint64","value":786432}' || bad "ss compute"
+node Concat1_fwd_ALLREDUCE "$tmp/ss.0.et" | grep -q '"comm_size","kind":"int64","value":2097152}' ||
+	bad "ss activation size"
+node Q1_wg_ALLREDUCE "$tmp/ss.0.et" | grep -q '"comm_size","kind":"int64","value":33554432}' ||
+	bad "ss weight size"
+node Q1_update "$tmp/ss.0.et" | grep -q '"duration_nanos","kind":"uint64","value":10}' || bad "ss update"
+
 # Passes: the next forward of a layer waits for its weight update.
 "$exe" convert text "$wl/MLP_ModelParallel.txt" --npus 4 --passes 2 -o "$tmp/p" || bad "passes"
 n=$("$exe" jsonize "$tmp/p.0.et" | grep -c '"id":')

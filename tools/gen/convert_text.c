@@ -27,6 +27,9 @@ static void usage(FILE *f)
 	        "  --ghz F             clock of the text's cycles (default 1: 1 cycle = 1 ns)\n"
 	        "  --compute-scale X   multiply compute times (default 1)\n"
 	        "  --comm-scale X      multiply communication sizes (default 1)\n"
+	        "  --strong-scaling    the text is one data-parallel replica running the whole\n"
+	        "                      batch: divide each layer's compute and forward/input-\n"
+	        "                      gradient collective sizes by its data-parallel degree\n"
 	        "  --gzip              write PREFIX.r.et.gz\n"
 	        "  -f, --force         replace existing output files\n");
 }
@@ -38,13 +41,28 @@ typedef struct conv {
 	double ns_per_cycle, compute_scale, comm_scale;
 	const char *path;
 	char pass_prefix[32];
+	int strong;           /* --strong-scaling */
 	gen_chain chain;      /* compute runs in program order */
 } conv;
 
-static uint64_t ns_of(const conv *c, uint64_t cycles)
+static uint64_t ns_of(const conv *c, uint64_t cycles, uint64_t divisor)
 {
-	double v = floor((double)cycles * c->compute_scale * c->ns_per_cycle + 0.5);
+	double v = floor((double)cycles * c->compute_scale * c->ns_per_cycle / (double)divisor + 0.5);
 	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
+static gen_group phase_group(const conv *c, const text_layer *l, int layer_index, int ph);
+
+/* --strong-scaling: how many data-parallel replicas share the batch of this
+ * layer (the ranks its weight-gradient collective spans). */
+static uint64_t degree(const conv *c, const text_layer *l)
+{
+	if (!c->strong)
+		return 1;
+	gen_group g = phase_group(c, l, (int)(l - c->w->layers), PH_WG);
+	if (!g.block)
+		return 1;
+	return g.inner ? g.block : c->g->npus / g.block;
 }
 
 static void wait_for(conv *c, uint64_t id)
@@ -58,7 +76,7 @@ static uint64_t comp(conv *c, const text_layer *l, const char *what, uint64_t cy
 {
 	char name[200];
 	snprintf(name, sizeof name, "%s%s_%s", c->pass_prefix, l->name, what);
-	return gen_chain_comp(c->g, &c->chain, name, ns_of(c, cycles), 0, 0, extra);
+	return gen_chain_comp(c->g, &c->chain, name, ns_of(c, cycles, degree(c, l)), 0, 0, extra);
 }
 
 /* Groups of ASTRA-sim 1.0's decode_involved_dimensions, as rank sets. */
@@ -114,7 +132,9 @@ static uint64_t coll(conv *c, const text_layer *l, int layer_index, int ph, uint
 	char name[200];
 	snprintf(name, sizeof name, "%s%s_%s_%s", c->pass_prefix, l->name, phase_names[ph],
 	         text_coll_name(l->coll[ph]));
-	double sz = floor((double)l->comm_size[ph] * c->comm_scale + 0.5);
+	/* Activations shrink with the batch per replica; weights do not. */
+	uint64_t div = ph == PH_WG ? 1 : degree(c, l);
+	double sz = floor((double)l->comm_size[ph] * c->comm_scale / (double)div + 0.5);
 	uint64_t size = sz >= 1.8e19 ? UINT64_MAX : (uint64_t)sz;
 	return gen_graph_coll(c->g, name, text_coll_chakra(l->coll[ph]), size, grp, &dep, 1);
 }
@@ -206,7 +226,8 @@ static int build(conv *c)
 			if (l->update) {
 				char name[200];
 				snprintf(name, sizeof name, "%s%s_update", c->pass_prefix, l->name);
-				last = gen_graph_comp(c->g, name, ns_of(c, l->update), 0, 0, &last, 1);
+				/* The update touches the weights: no batch to split. */
+				last = gen_graph_comp(c->g, name, ns_of(c, l->update, 1), 0, 0, &last, 1);
 				if (last == UINT64_MAX)
 					c->chain.failed = 1;
 			}
@@ -232,6 +253,7 @@ int cmd_convert_text(int argc, char **argv)
 	const char *in = NULL;
 	uint64_t passes = 1;
 	double ghz = 1, cscale = 1, mscale = 1;
+	int strong = 0;
 	gen_cli cli;
 	memset(&cli, 0, sizeof cli);
 	for (int i = 1; i < argc; i++) {
@@ -257,6 +279,8 @@ int cmd_convert_text(int argc, char **argv)
 				return 2;
 		} else if (missing) {
 			return tool_usage(argv[0], "%s needs a value", argv[i]);
+		} else if (!strcmp(argv[i], "--strong-scaling")) {
+			strong = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
 		} else if (!in) {
@@ -296,6 +320,7 @@ int cmd_convert_text(int argc, char **argv)
 	c.compute_scale = cscale;
 	c.comm_scale = mscale;
 	c.path = in;
+	c.strong = strong;
 	int rc = 1;
 	if (build(&c) < 0) {
 		if (g.too_many)
