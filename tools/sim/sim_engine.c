@@ -28,37 +28,51 @@
 
 /* ---------------- small containers ---------------- */
 
-/* FIFO of fixed-size items in a growable ring buffer. */
+struct inst;
+
+/* A chunk-phase waiting for its dimension's server. */
+typedef struct request {
+	struct inst *in;
+	uint32_t chunk, phase;
+} request;
+
+/* FIFO of nodes or requests in a growable ring buffer (one item type, so
+ * copies stay inline). */
+typedef union qitem {
+	const chakra_node *node;
+	request req;
+} qitem;
+
 typedef struct fifo {
-	unsigned char *buf;
-	size_t size, cap, head, n;
+	qitem *buf;
+	size_t cap, head, n; /* cap: a power of two */
 } fifo;
 
-static int fifo_push(fifo *q, const void *item)
+static int fifo_push(fifo *q, qitem item)
 {
 	if (q->n == q->cap) {
 		size_t nc = q->cap ? q->cap * 2 : 8;
-		unsigned char *nb = malloc(nc * q->size);
+		qitem *nb = malloc(nc * sizeof *nb);
 		if (!nb)
 			return -1;
 		for (size_t i = 0; i < q->n; i++)
-			memcpy(nb + i * q->size, q->buf + ((q->head + i) % q->cap) * q->size, q->size);
+			nb[i] = q->buf[(q->head + i) & (q->cap - 1)];
 		free(q->buf);
 		q->buf = nb;
 		q->cap = nc;
 		q->head = 0;
 	}
-	memcpy(q->buf + ((q->head + q->n) % q->cap) * q->size, item, q->size);
+	q->buf[(q->head + q->n) & (q->cap - 1)] = item;
 	q->n++;
 	return 0;
 }
 
-static int fifo_pop(fifo *q, void *item)
+static int fifo_pop(fifo *q, qitem *item)
 {
 	if (!q->n)
 		return 0;
-	memcpy(item, q->buf + q->head * q->size, q->size);
-	q->head = (q->head + 1) % q->cap;
+	*item = q->buf[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
 	return 1;
 }
@@ -161,11 +175,6 @@ typedef struct inst {
 	uint32_t refs;              /* NPUs inside it */
 } inst;
 
-typedef struct request {
-	inst *in;
-	uint32_t chunk, phase;
-} request;
-
 typedef struct p2p_op {
 	struct p2p_op *next;
 	const chakra_node *node;
@@ -181,14 +190,14 @@ typedef struct npu {
 	uint32_t rank;
 	const chakra_node *comp;    /* compute in flight */
 	uint64_t comp_start;
-	fifo comp_q;                /* const chakra_node * waiting for compute */
+	fifo comp_q;                /* nodes waiting for compute */
 	const chakra_node *coll;    /* collective in flight */
 	inst *coll_in;
 	uint64_t coll_start;
 	uint32_t chunks_left;
 	fifo coll_q;
 	uint32_t busy[SIM_MAX_DIMS + 1];
-	fifo wait[SIM_MAX_DIMS + 1]; /* request */
+	fifo wait[SIM_MAX_DIMS + 1]; /* requests per server */
 	uint32_t *seq_mask, *seq_group;
 	p2p_op *recvs;              /* posted receives, and arrived unmatched sends */
 	p2p_op *arrived;
@@ -231,6 +240,7 @@ typedef struct engine {
 	inst *live, *pool;
 	phase_run *runs;
 	uint32_t **group_pos;       /* per group: rank -> member index */
+	uint32_t *ring0;            /* [rank * ndims + d]: first rank of its ring in d */
 	uint64_t now, nodes_done;
 	int failed;
 	char *err;
@@ -353,9 +363,10 @@ static uint64_t compute_time(engine *E, npu *u, const chakra_node *n)
 
 static void try_compute(engine *E, npu *u)
 {
-	const chakra_node *n;
-	if (u->comp || !fifo_pop(&u->comp_q, &n))
+	qitem q;
+	if (u->comp || !fifo_pop(&u->comp_q, &q))
 		return;
+	const chakra_node *n = q.node;
 	u->comp = n;
 	u->comp_start = E->now;
 	out_csv(E, "issue", u->rank, n);
@@ -369,10 +380,10 @@ static void start_collective(engine *E, npu *u, const chakra_node *n);
 
 static void try_collective(engine *E, npu *u)
 {
-	const chakra_node *n;
-	if (u->coll || !fifo_pop(&u->coll_q, &n))
+	qitem q;
+	if (u->coll || !fifo_pop(&u->coll_q, &q))
 		return;
-	start_collective(E, u, n);
+	start_collective(E, u, q.node);
 }
 
 static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send);
@@ -381,12 +392,12 @@ static void dispatch(engine *E, npu *u, const chakra_node *n)
 {
 	switch (chakra_node_type_of(n)) {
 	case CHAKRA_COMP_NODE:
-		if (fifo_push(&u->comp_q, &n))
+		if (fifo_push(&u->comp_q, (qitem){ .node = n }))
 			eng_fail(E, "out of memory");
 		try_compute(E, u);
 		break;
 	case CHAKRA_COMM_COLL_NODE:
-		if (fifo_push(&u->coll_q, &n))
+		if (fifo_push(&u->coll_q, (qitem){ .node = n }))
 			eng_fail(E, "out of memory");
 		try_collective(E, u);
 		break;
@@ -438,7 +449,7 @@ static uint32_t ring_base(engine *E, const inst *in, const sim_phase *ph, uint32
 {
 	if (ph->dim < 0)
 		return in->group->ranks[0];
-	return rank - sim_coord(E->net, rank, ph->dim) * E->net->stride[ph->dim];
+	return E->ring0[(size_t)rank * (size_t)E->net->ndims + (size_t)ph->dim];
 }
 
 static uint32_t member_rank(engine *E, const inst *in, const sim_phase *ph, uint32_t base,
@@ -476,8 +487,8 @@ static void request_phase(engine *E, npu *u, inst *in, uint32_t chunk, uint32_t 
 		u->busy[s]++;
 		register_phase(E, in, chunk, p, u->rank);
 	} else {
-		request r = { in, chunk, p };
-		if (fifo_push(&u->wait[s], &r))
+		qitem q = { .req = { in, chunk, p } };
+		if (fifo_push(&u->wait[s], q))
 			eng_fail(E, "out of memory");
 	}
 }
@@ -512,12 +523,12 @@ static void phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t
 {
 	npu *u = &E->npu[rank];
 	int s = server_of(&in->ph[p]);
-	request r;
+	qitem q;
 	u->busy[s]--;
 	/* The freed server takes the oldest waiting chunk-phase first. */
-	while (u->busy[s] < E->sys->active_chunks && fifo_pop(&u->wait[s], &r)) {
+	while (u->busy[s] < E->sys->active_chunks && fifo_pop(&u->wait[s], &q)) {
 		u->busy[s]++;
-		register_phase(E, r.in, r.chunk, r.phase, rank);
+		register_phase(E, q.req.in, q.req.chunk, q.req.phase, rank);
 	}
 	if (p + 1 < (uint32_t)in->nph) {
 		request_phase(E, u, in, chunk, p + 1);
@@ -1139,6 +1150,7 @@ static void engine_free(engine *E)
 		free(E->group_pos);
 	}
 	free(E->npu);
+	free(E->ring0);
 	free(E->tmp_src);
 	free(E->tmp_a);
 	free(E->tmp_b);
@@ -1185,7 +1197,13 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 	E.tmp_b = malloc((size_t)E.N * sizeof *E.tmp_b);
 	if (opt->model == SIM_AWARE)
 		E.links = sim_links_new(net);
-	if (!E.npu || !E.tmp_src || !E.tmp_a || !E.tmp_b || (opt->model == SIM_AWARE && !E.links))
+	E.ring0 = malloc((size_t)E.N * (size_t)(net->ndims ? net->ndims : 1) * sizeof *E.ring0);
+	for (uint32_t r = 0; E.ring0 && r < E.N; r++)
+		for (int d = 0; d < net->ndims; d++)
+			E.ring0[(size_t)r * (size_t)net->ndims + (size_t)d] =
+				r - sim_coord(net, r, d) * net->stride[d];
+	if (!E.npu || !E.tmp_src || !E.tmp_a || !E.tmp_b || !E.ring0 ||
+	    (opt->model == SIM_AWARE && !E.links))
 		eng_fail(&E, "out of memory");
 	if (!E.failed && opt->groups && opt->groups->n) {
 		E.group_pos = calloc(opt->groups->n, sizeof *E.group_pos);
@@ -1205,10 +1223,6 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 		npu *u = &E.npu[r];
 		u->f = chakra_workload_feeder(w, r);
 		u->rank = r;
-		u->comp_q.size = sizeof(const chakra_node *);
-		u->coll_q.size = sizeof(const chakra_node *);
-		for (int s = 0; s <= SIM_MAX_DIMS; s++)
-			u->wait[s].size = sizeof(request);
 		u->seq_mask = calloc((size_t)1 << net->ndims, sizeof *u->seq_mask);
 		u->seq_group = calloc(opt->groups && opt->groups->n ? opt->groups->n : 1,
 		                      sizeof *u->seq_group);
