@@ -72,18 +72,19 @@ int idmap_put(idmap *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-void idmap_del(idmap *m, uint64_t key)
+uint32_t idmap_del(idmap *m, uint64_t key)
 {
 	if (!m->n)
-		return;
+		return FT_NIL;
 	size_t mask = m->cap - 1;
 	size_t i = idmap_home(m, key);
 	for (size_t dist = 0;; i = (i + 1) & mask, dist++) {
 		if (m->e[i].val == FT_NIL || ((i - idmap_home(m, m->e[i].key)) & mask) < dist)
-			return;
+			return FT_NIL;
 		if (m->e[i].key == key)
 			break;
 	}
+	uint32_t val = m->e[i].val;
 	/* Backward shift until an empty bucket or an entry at its home. */
 	for (;;) {
 		size_t j = (i + 1) & mask;
@@ -94,6 +95,7 @@ void idmap_del(idmap *m, uint64_t key)
 	}
 	m->e[i].val = FT_NIL;
 	m->n--;
+	return val;
 }
 
 void idmap_free(idmap *m)

@@ -54,8 +54,8 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 }
 /* Insert a key known to be absent: 0, or -1 on out of memory. */
 int idmap_put(idmap *m, uint64_t key, uint32_t val);
-/* Remove a key if present. */
-void idmap_del(idmap *m, uint64_t key);
+/* Remove a key if present; returns its value or FT_NIL. */
+uint32_t idmap_del(idmap *m, uint64_t key);
 void idmap_free(idmap *m);
 
 /* ---- Binary min-heap of (key, slot): ready nodes by id or file index ---- */

@@ -49,6 +49,16 @@ static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 	return 0;
 }
 
+/* Skip a length-delimited payload. */
+static inline int skip_len(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t L;
+	if (wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
+		return -1;
+	*p += L;
+	return 0;
+}
+
 int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
                 char *err)
 {
@@ -58,6 +68,27 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 	while (p < end) {
 		const uint8_t *fs = p;
 		uint64_t tag, v;
+		/* Fast path: the one-byte tags of the Node fields with their
+		 * expected wire types. */
+		switch (*p) {
+		case 0x08: /* id */
+			p++;
+			if (wire_varint(&p, end, id))
+				return BAD("byte %llu: field id: bad varint", POS(fs));
+			continue;
+		case 0x18: case 0x30: case 0x38: /* type, start, duration */
+			p++;
+			if (wire_varint(&p, end, &v))
+				return BAD("byte %llu: field %u: bad varint", POS(fs), (unsigned)(*fs >> 3));
+			continue;
+		case 0x12: case 0x42: case 0x4a: case 0x52: /* name, inputs, outputs, attr */
+			p++;
+			if (skip_len(&p, end))
+				return BAD("byte %llu: field %u malformed", POS(fs), (unsigned)(*fs >> 3));
+			continue;
+		default:
+			break;
+		}
 		if (wire_varint(&p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
 			return BAD("byte %llu: bad field tag", POS(fs));
 		unsigned wt = tag & 7;
@@ -79,7 +110,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 			break;
 		}
 		case 2: case 8: case 9: case 10:
-			if (wt != WT_LEN || wire_skip(&p, end, wt))
+			if (wt != WT_LEN || skip_len(&p, end))
 				return BAD("byte %llu: field %llu malformed", POS(fs),
 				           (unsigned long long)(tag >> 3));
 			break;

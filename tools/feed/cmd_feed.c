@@ -18,7 +18,7 @@ static int help(void)
 	     "  --order id|file        among ready nodes: lowest id first (default) or\n"
 	     "                         file order\n"
 	     "  --inflight N           nodes in flight at most (default 1)\n"
-	     "  --window N             nodes read ahead (default 65536; see docs/feeder.md)\n"
+	     "  --window N             nodes read ahead (default 16384; see docs/feeder.md)\n"
 	     "  --strict               control deps on absent ids / self: errors, not\n"
 	     "                         warnings\n\n"
 	     "A stall (nodes left that can never be issued), a bad graph or a bad file\n"
