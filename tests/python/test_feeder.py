@@ -215,6 +215,25 @@ class WorkloadTest(unittest.TestCase):
         with self.assertRaises(C.StateError):
             w[0].next()
 
+    def test_callback_style_per_rank(self):
+        d = os.path.join(SHARED, "data", "astra-sim", "microbenchmarks", "all_gather",
+                         "8npus_1MB")
+        need(os.path.join(d, "all_gather.0.et"))
+        seen = {}
+        w = C.Workload(os.path.join(d, "all_gather"),
+                       ready=lambda n, f: seen.setdefault(f.rank, []).append(n.id))
+        self.assertEqual(len(w), 8)
+        for f in w:
+            f.drive()
+            done = 0
+            while done < len(seen.get(f.rank, [])):  # complete in issue order
+                f.complete(seen[f.rank][done])
+                done += 1
+            self.assertFalse(f.has_more)
+            _, nodes = C.read(os.path.join(d, "all_gather.%d.et" % f.rank))
+            self.assertEqual(sorted(seen[f.rank]), sorted(n.id for n in nodes))
+        w.close()
+
     def test_missing_workload(self):
         with self.assertRaises(C.ChakraError):
             C.Workload(os.path.join(SHARED, "no-such-workload"))
