@@ -14,24 +14,54 @@
 #define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
 #define POS(p) ((unsigned long long)(base + (uint64_t)((p) - msg)))
 
+/* A varint, unrolled for the one- to three-byte values that ids, lengths
+ * and tags almost always are; longer ones take the general decoder. Same
+ * results and errors as wire_varint. */
+#if defined(__GNUC__)
+#  define SCAN_INLINE static inline __attribute__((always_inline))
+#else
+#  define SCAN_INLINE static inline
+#endif
+SCAN_INLINE int varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *q = *p;
+	size_t left = (size_t)(end - q);
+	if (left >= 1 && q[0] < 0x80) {
+		*out = q[0];
+		*p = q + 1;
+		return 0;
+	}
+	if (left >= 2 && q[1] < 0x80) {
+		*out = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+		*p = q + 2;
+		return 0;
+	}
+	if (left >= 3 && q[1] >= 0x80 && q[2] < 0x80) {
+		*out = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+		*p = q + 3;
+		return 0;
+	}
+	return wire_varint(p, end, out);
+}
+
 static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 {
 	uint64_t v;
 	if (wt == WT_VARINT) {
-		if (wire_varint(p, end, &v))
+		if (varint(p, end, &v))
 			return -1;
 		return cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
 	if (wt != WT_LEN)
 		return -1;
 	uint64_t L;
-	if (wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
+	if (varint(p, end, &L) || L > (uint64_t)(end - *p))
 		return -1;
 	if (L == 0)
 		return 0;
 	const uint8_t *e = *p + L;
-	if (cbuf_reserve(dst, dst->len + (size_t)L * 8)) /* at most one value per byte */
-		return -2;
+	if (dst->len + (size_t)L * 8 > dst->cap && cbuf_reserve(dst, dst->len + (size_t)L * 8))
+		return -2; /* (at most one value per byte) */
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
 	const uint8_t *q = *p;
@@ -40,7 +70,7 @@ static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 			o[n++] = *q++;
 			continue;
 		}
-		if (wire_varint(&q, e, &o[n]))
+		if (varint(&q, e, &o[n]))
 			return -1;
 		n++;
 	}
@@ -50,10 +80,10 @@ static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 }
 
 /* Skip a length-delimited payload. */
-static inline int skip_len(const uint8_t **p, const uint8_t *end)
+SCAN_INLINE int skip_len(const uint8_t **p, const uint8_t *end)
 {
 	uint64_t L;
-	if (wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
+	if (varint(p, end, &L) || L > (uint64_t)(end - *p))
 		return -1;
 	*p += L;
 	return 0;
@@ -73,12 +103,12 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 		switch (*p) {
 		case 0x08: /* id */
 			p++;
-			if (wire_varint(&p, end, id))
+			if (varint(&p, end, id))
 				return BAD("byte %llu: field id: bad varint", POS(fs));
 			continue;
 		case 0x18: case 0x30: case 0x38: /* type, start, duration */
 			p++;
-			if (wire_varint(&p, end, &v))
+			if (varint(&p, end, &v))
 				return BAD("byte %llu: field %u: bad varint", POS(fs), (unsigned)(*fs >> 3));
 			continue;
 		case 0x12: case 0x42: case 0x4a: case 0x52: /* name, inputs, outputs, attr */
