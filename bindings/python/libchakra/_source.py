@@ -4,7 +4,7 @@ the input handling shared by Reader and Feeder."""
 import ctypes
 import os
 
-from ._lib import lib, READ_CB, ReaderOptions, READER_OPTIONS_VERSION
+from ._lib import READ_CB, ReaderOptions, READER_OPTIONS_VERSION
 
 
 class Source:
