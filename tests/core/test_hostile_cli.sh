@@ -6,7 +6,7 @@ set -u
 C=${CHAKRA_EXE:?}
 D=${CHAKRA_SHARED:?}/data
 T=$(mktemp -d "${TMPDIR:-/tmp}/core-hostile.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+# (no `trap ... EXIT`: dash leaks memory for it, which CI's valgrind step counts)
 cd "$T" || exit 1
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
@@ -69,5 +69,6 @@ grep -qxF "nosuch.et:0: error: cannot open: No such file or directory [input/out
 [ $? -eq 1 ] || fail "mixed files: expected exit 1"
 grep -q "all_reduce.0.et: 1 nodes, 0 error(s), 0 warning(s): OK" v.out || fail "mixed files: good one"
 
+cd / && rm -rf "$T"
 [ $fails -eq 0 ] && echo "all hostile-input checks passed"
 exit $fails

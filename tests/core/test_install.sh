@@ -9,24 +9,25 @@ B=${CHAKRA_BUILD:?}
 S=${CHAKRA_SHARED:?}
 SAN=${1:-none}
 T=$(mktemp -d "${TMPDIR:-/tmp}/core-install.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-command -v pkg-config > /dev/null || { echo "pkg-config not found" >&2; exit 1; }
+# (no `trap ... EXIT`: dash leaks memory for it, which CI's valgrind step counts)
+die() { echo "FAIL: $*" >&2; rm -rf "$T"; exit 1; }
+command -v pkg-config > /dev/null || die "pkg-config not found"
 CC=${CC:-cc}
 
 meson install -C "$B" --no-rebuild --quiet --destdir "$T/dest" > "$T/install.log" 2>&1 ||
-	{ cat "$T/install.log" >&2; echo "FAIL: meson install" >&2; exit 1; }
+	{ cat "$T/install.log" >&2; die "meson install"; }
 pc=$(find "$T/dest" -name chakra.pc | head -n 1)
-[ -n "$pc" ] || { echo "FAIL: no chakra.pc installed" >&2; exit 1; }
+[ -n "$pc" ] || die "no chakra.pc installed"
 so=$(find "$T/dest" -name 'libchakra.so.*' | head -n 1)
-[ -n "$so" ] || { echo "FAIL: no libchakra.so installed" >&2; exit 1; }
-find "$T/dest" -path '*/include/chakra/chakra.h' | grep -q . || { echo "FAIL: headers not installed" >&2; exit 1; }
+[ -n "$so" ] || die "no libchakra.so installed"
+find "$T/dest" -path '*/include/chakra/chakra.h' | grep -q . || die "headers not installed"
 
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 export PKG_CONFIG_SYSROOT_DIR="$T/dest"
 cflags=$(pkg-config --cflags chakra) && libs=$(pkg-config --libs chakra) ||
-	{ echo "FAIL: pkg-config chakra" >&2; exit 1; }
+	die "pkg-config chakra"
 echo "pkg-config: $cflags $libs"
-case $cflags in *"$T/dest"*) ;; *) echo "FAIL: cflags do not point into the install" >&2; exit 1 ;; esac
+case $cflags in *"$T/dest"*) ;; *) die "cflags do not point into the install" ;; esac
 
 cat > "$T/prog.c" <<'EOF2'
 #include <stdio.h>
@@ -61,13 +62,14 @@ extra=
 [ "$SAN" = none ] || extra="-fsanitize=$SAN"
 # shellcheck disable=SC2086 # word splitting of pkg-config output is intended
 (cd "$T" && $CC -std=c11 -Wall -Wextra -Werror $extra $cflags prog.c -o prog $libs) ||
-	{ echo "FAIL: compiling against the installed library" >&2; exit 1; }
+	die "compiling against the installed library"
 out=$(LD_LIBRARY_PATH="$(dirname "$so")" "$T/prog" "$S/data/chakra/chakra.0.et.gz") ||
-	{ echo "FAIL: running the program" >&2; exit 1; }
+	die "running the program"
 echo "$out"
 # it must have loaded the installed copy
 LD_DEBUG=libs LD_LIBRARY_PATH="$(dirname "$so")" "$T/prog" "$S/data/chakra/chakra.0.et.gz" 2>&1 |
-	grep -q "$T/dest.*libchakra" || { echo "FAIL: did not load the installed libchakra" >&2; exit 1; }
+	grep -q "$T/dest.*libchakra" || die "did not load the installed libchakra"
 [ "$out" = "3664 nodes, libchakra $(pkg-config --modversion chakra)" ] ||
-	{ echo "FAIL: unexpected output" >&2; exit 1; }
+	die "unexpected output"
+rm -rf "$T"
 echo "installed library OK"
