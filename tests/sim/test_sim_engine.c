@@ -322,6 +322,47 @@ static void test_more_collectives(void)
 	CHECK(aware != UINT64_MAX && aware > 2 * (3 * 10 + R(m) + 2 * D(0, 2, m)));
 }
 
+/* Double binary tree on 4 fully connected NPUs: two trees of x/2 each;
+ * the deepest member finishes 5e + 4D + 2r after the chunk starts (two
+ * reduced levels up, two levels down). */
+static void test_dbt(void)
+{
+	const char *text = "topology: [ FullyConnected ]\nnpus_count: [ 4 ]\n"
+	                   "bandwidth: [ 50 ]\nlatency: [ 500 ]\n";
+	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
+	CHECK(sim_network_parse(&net, "fc.yml", text, strlen(text), err) == 0);
+	for (int r = 0; r < 4; r++) {
+		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
+		write_rank("dbt", r, s, 1);
+	}
+	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_DBT;
+	double m = (1 << 20) / 4.0 / 2.0;
+	uint64_t chunk = 5 * 10 + 4 * D(0, 1, m) + 2 * R(m);
+	CHECK_EQ_U(chunk, 12300);
+	CHECK_EQ_U(run("dbt", SIM_UNAWARE, NULL, NULL), 4 * chunk);
+	CHECK_EQ_U(run("dbt", SIM_AWARE, NULL, NULL), 4 * chunk);
+	/* 7 members, uneven trees: both models agree (FC: no shared link). */
+	text = "topology: [ FullyConnected ]\nnpus_count: [ 7 ]\nbandwidth: [ 50 ]\n"
+	       "latency: [ 500 ]\n";
+	CHECK(sim_network_parse(&net, "fc7.yml", text, strlen(text), err) == 0);
+	for (int r = 0; r < 7; r++) {
+		spec s[3] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20), COLL(CHAKRA_BROADCAST, 4096),
+		              COLL(CHAKRA_REDUCE, 4096) };
+		write_rank("dbt7", r, s, 3);
+	}
+	uint64_t u = run("dbt7", SIM_UNAWARE, NULL, NULL);
+	CHECK(u != UINT64_MAX && u > 4 * chunk);
+	CHECK_EQ_U(run("dbt7", SIM_AWARE, NULL, NULL), u);
+	/* Reduce-scatter has no tree form. */
+	sys.impl[SIM_IMPL_RS][0] = SIM_ALG_DBT;
+	for (int r = 0; r < 7; r++) {
+		spec s[1] = { COLL(CHAKRA_REDUCE_SCATTER, 4096) };
+		write_rank("dbtrs", r, s, 1);
+	}
+	CHECK(run("dbtrs", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	      strstr(err, "doubleBinaryTree runs all-reduce"));
+}
+
 static void test_errors(void)
 {
 	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
@@ -361,6 +402,7 @@ int main(void)
 	test_involved_dim();
 	test_stragglers_and_compute();
 	test_more_collectives();
+	test_dbt();
 	test_errors();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -29,7 +29,7 @@ typedef struct sim_network {
 } sim_network;
 
 /* ---- System (JSON) ---- */
-typedef enum sim_alg { SIM_ALG_RING = 0, SIM_ALG_DIRECT, SIM_ALG_HD } sim_alg;
+typedef enum sim_alg { SIM_ALG_RING = 0, SIM_ALG_DIRECT, SIM_ALG_HD, SIM_ALG_DBT } sim_alg;
 enum { SIM_IMPL_AR = 0, SIM_IMPL_AG, SIM_IMPL_RS, SIM_IMPL_A2A, SIM_IMPL_COUNT };
 
 typedef struct sim_system {
@@ -131,8 +131,10 @@ uint32_t sim_step_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t 
 uint32_t sim_step_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst);
 /* Local-memory cost of reducing one message: 3 * floor(bytes / lbw). */
 uint64_t sim_reduce_cost(const sim_system *sys, double bytes);
-/* Checks an algorithm fits n members (halving-doubling: a power of two). */
-int sim_alg_check(sim_alg alg, uint32_t n, char *err);
+/* Checks an algorithm fits n members and the operation (halving-doubling:
+ * a power of two; double binary tree: all-reduce, reduce, broadcast,
+ * barrier). */
+int sim_alg_check(sim_alg alg, sim_op op, uint32_t n, char *err);
 const char *sim_alg_name(sim_alg alg);
 
 /* ---- Engine (sim_engine.c) ---- */

@@ -11,7 +11,11 @@
  *   all-reduce 2(n-1) x x/n (the first n-1 reduced), reduce-scatter n-1 x
  *   x/n (reduced), all-gather n-1 x x, all-to-all n(n-1)/2 x x/n.
  * Beyond the reference: broadcast n-1 x x, reduce n-1 x x (reduced),
- * barrier n-1 empty messages; halving-doubling (log2 n steps each way). */
+ * barrier n-1 empty messages; halving-doubling (log2 n steps each way);
+ * double binary tree: two trees of x/2 each (member i is node i of the
+ * first heap-ordered tree and node n-1-i of the second, so the leaves of
+ * one are inner nodes of the other), reduced up level by level, then
+ * broadcast down; a member with nothing to receive in a step waits. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +38,7 @@ const char *sim_alg_name(sim_alg alg)
 	case SIM_ALG_RING: return "ring";
 	case SIM_ALG_DIRECT: return "direct";
 	case SIM_ALG_HD: return "halvingDoubling";
+	case SIM_ALG_DBT: return "doubleBinaryTree";
 	}
 	return "?";
 }
@@ -46,11 +51,28 @@ static uint32_t log2u(uint32_t n)
 	return l;
 }
 
-int sim_alg_check(sim_alg alg, uint32_t n, char *err)
+int sim_alg_check(sim_alg alg, sim_op op, uint32_t n, char *err)
 {
 	if (alg == SIM_ALG_HD && (n & (n - 1)))
 		return fail(err, "halvingDoubling needs a power-of-two number of NPUs, not %u", n);
+	if (alg == SIM_ALG_DBT && op != SIM_OP_AR && op != SIM_OP_REDUCE && op != SIM_OP_BCAST &&
+	    op != SIM_OP_BARRIER)
+		return fail(err, "doubleBinaryTree runs all-reduce, reduce, broadcast and barrier "
+		            "phases only (this collective needs a %s phase)",
+		            op == SIM_OP_RS ? "reduce-scatter" : op == SIM_OP_AG ? "all-gather"
+		                                                                  : "all-to-all");
 	return 0;
+}
+
+/* Depth of heap node k (root 0) and the tree height for n nodes. */
+static uint32_t depth(uint32_t k)
+{
+	uint32_t d = 0;
+	while (k) {
+		k = (k - 1) / 2;
+		d++;
+	}
+	return d;
 }
 
 static sim_alg pick(const sim_system *sys, int impl, int slot, const char **which)
@@ -75,7 +97,7 @@ static int add(sim_phase *out, int *np, const sim_network *net, const sim_system
 	sim_alg alg = pick(sys, impl, dim < 0 ? 0 : dim, &which);
 	if ((int)alg < 0)
 		return fail(err, "system key '%s' has no entry for dimension %d", which, dim);
-	if (sim_alg_check(alg, n, err))
+	if (sim_alg_check(alg, op, n, err))
 		return -1;
 	sim_phase *p = &out[(*np)++];
 	p->dim = dim;
@@ -167,6 +189,9 @@ uint64_t sim_phase_steps(const sim_phase *ph)
 		return ph->op == SIM_OP_AR ? 2 : 1;
 	case SIM_ALG_HD:
 		return ph->op == SIM_OP_AR ? 2 * (uint64_t)log2u(ph->n) : log2u(ph->n);
+	case SIM_ALG_DBT:
+		return ph->op == SIM_OP_AR || ph->op == SIM_OP_BARRIER ? 2 * (uint64_t)depth(ph->n - 1)
+		                                                       : depth(ph->n - 1);
 	}
 	return 0;
 }
@@ -174,6 +199,8 @@ uint64_t sim_phase_steps(const sim_phase *ph)
 double sim_step_bytes(const sim_phase *ph, uint64_t s)
 {
 	double x = ph->x, n = ph->n;
+	if (ph->alg == SIM_ALG_DBT)
+		return x / 2; /* each tree carries half */
 	if (ph->alg == SIM_ALG_HD) {
 		uint32_t L = log2u(ph->n);
 		switch (ph->op) {
@@ -212,6 +239,51 @@ int sim_step_reduces(const sim_phase *ph, uint64_t s)
 	}
 }
 
+/* Double binary tree: is step s an up (reduce) step, and which level does
+ * it move? Up steps carry depth H-s to H-s-1; down steps depth d-1 to d. */
+static int dbt_up(const sim_phase *ph, uint64_t s)
+{
+	return ph->op == SIM_OP_REDUCE ||
+	       ((ph->op == SIM_OP_AR || ph->op == SIM_OP_BARRIER) && s < depth(ph->n - 1));
+}
+
+/* Tree neighbours of member i in step s, in both trees: senders to i
+ * (want_src) or receivers from i. */
+static uint32_t dbt_peers(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *out,
+                          int want_src)
+{
+	uint32_t n = ph->n, H = depth(n - 1), c = 0;
+	int up = dbt_up(ph, s);
+	uint64_t down_s = ph->op == SIM_OP_BCAST ? s : s - H;
+	for (int t = 0; t < 2; t++) {
+		uint32_t k = t ? n - 1 - i : i; /* i's node in tree t */
+		uint32_t dk = depth(k);
+		/* The level whose nodes send in this step. */
+		uint32_t send_depth = up ? H - (uint32_t)s : (uint32_t)down_s;
+		/* Up: depth send_depth sends to its parent; down: it sends to its
+		 * children. */
+		int to_parent = up;
+		if (want_src) {
+			if (to_parent && dk + 1 == send_depth) { /* my children send to me */
+				for (uint32_t ch = 2 * k + 1; ch <= 2 * k + 2 && ch < n; ch++)
+					out[c++] = t ? n - 1 - ch : ch;
+			} else if (!to_parent && k && dk == send_depth + 1) { /* my parent sends */
+				uint32_t pk = (k - 1) / 2;
+				out[c++] = t ? n - 1 - pk : pk;
+			}
+		} else {
+			if (to_parent && k && dk == send_depth) {
+				uint32_t pk = (k - 1) / 2;
+				out[c++] = t ? n - 1 - pk : pk;
+			} else if (!to_parent && dk == send_depth) {
+				for (uint32_t ch = 2 * k + 1; ch <= 2 * k + 2 && ch < n; ch++)
+					out[c++] = t ? n - 1 - ch : ch;
+			}
+		}
+	}
+	return c;
+}
+
 /* Halving-doubling partner distance at step s. */
 static uint32_t hd_dist(const sim_phase *ph, uint64_t s)
 {
@@ -236,6 +308,8 @@ uint32_t sim_step_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t 
 	case SIM_ALG_HD:
 		src[0] = i ^ hd_dist(ph, s);
 		return 1;
+	case SIM_ALG_DBT:
+		return dbt_peers(ph, s, i, src, 1);
 	}
 	return 0;
 }
@@ -246,6 +320,8 @@ uint32_t sim_step_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *d
 		dst[0] = (i + 1) % ph->n;
 		return 1;
 	}
+	if (ph->alg == SIM_ALG_DBT)
+		return dbt_peers(ph, s, i, dst, 0);
 	return sim_step_sources(ph, s, i, dst); /* direct and halving-doubling are symmetric */
 }
 

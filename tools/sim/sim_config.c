@@ -525,6 +525,8 @@ static int alg_from_name(const char *s, sim_alg *a)
 		*a = SIM_ALG_DIRECT;
 	else if (!strcmp(s, "halvingDoubling") || !strcmp(s, "oneHalvingDoubling"))
 		*a = SIM_ALG_HD;
+	else if (!strcmp(s, "doubleBinaryTree"))
+		*a = SIM_ALG_DBT;
 	else
 		return -1;
 	return 0;
@@ -616,7 +618,7 @@ int sim_system_parse(sim_system *sys, const char *path, const char *text, size_t
 					          e->line, e->key, x);
 				else if (alg_from_name(e->items[x].str, &sys->impl[k][x]))
 					rc = fail(err, "%s:%lu: key '%s': unknown algorithm '%s' (ring, "
-					          "direct, halvingDoubling)", path, e->line, e->key,
+					          "direct, halvingDoubling, doubleBinaryTree)", path, e->line, e->key,
 					          e->items[x].str);
 			}
 			sys->n_impl[k] = (int)e->n;

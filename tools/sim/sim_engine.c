@@ -714,9 +714,10 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 		cur[j] = in->start[idx + member_rank(E, in, ph, base, j)] + e;
 		same &= cur[j] == cur[0];
 	}
-	if (same && ph->dim >= 0) {
+	if (same && ph->dim >= 0 && ph->alg != SIM_ALG_DBT) {
 		/* Every member starts together and sees the same distances (a
-		 * dimension is vertex-transitive): time member 0 only. */
+		 * dimension is vertex-transitive and ring, direct and
+		 * halving-doubling treat members alike): time member 0 only. */
 		uint64_t t = cur[0];
 		for (uint64_t s = 0; s < steps; s++) {
 			double m = sim_step_bytes(ph, s);
@@ -755,7 +756,8 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 				if (a > t)
 					t = a;
 			}
-			nxt[j] = t + e + r;
+			/* Nothing to receive in this step (a tree leaf): no cost. */
+			nxt[j] = ns ? t + e + r : cur[j];
 		}
 		uint64_t *sw = cur;
 		cur = nxt;
@@ -847,6 +849,8 @@ static void send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_
 		eng_fail(E, "out of memory");
 }
 
+static void advance(engine *E, phase_run *pr, uint32_t j);
+
 static void on_send(engine *E, phase_run *pr, uint32_t j, uint64_t s)
 {
 	const sim_phase *ph = &pr->in->ph[pr->phase];
@@ -854,20 +858,26 @@ static void on_send(engine *E, phase_run *pr, uint32_t j, uint64_t s)
 	double m = sim_step_bytes(ph, s);
 	for (uint32_t i = 0; i < nd; i++)
 		send_msg(E, pr->rank[j], pr->rank[E->tmp_src[i]], m, pr, NULL, E->tmp_src[i], s);
+	advance(E, pr, j); /* a step with nothing to receive ends at once */
 }
 
-/* Member j finishes every step whose messages are all in. */
+/* Member j finishes every step whose messages are all in. May free pr. */
 static void advance(engine *E, phase_run *pr, uint32_t j)
 {
 	const sim_phase *ph = &pr->in->ph[pr->phase];
+	if (pr->done[j] == pr->steps)
+		return;
 	while (pr->done[j] < pr->steps) {
 		uint64_t s = pr->done[j];
 		size_t a = (size_t)j * pr->steps + s;
-		if (pr->arr_cnt[a] < sim_step_sources(ph, s, j, E->tmp_src))
+		uint32_t ns = sim_step_sources(ph, s, j, E->tmp_src);
+		if (pr->arr_cnt[a] < ns)
 			return;
 		uint64_t t = pr->p_last[j] > pr->arr_max[a] ? pr->p_last[j] : pr->arr_max[a];
 		double m = sim_step_bytes(ph, s);
-		t += E->sys->endpoint_delay + (sim_step_reduces(ph, s) ? sim_reduce_cost(E->sys, m) : 0);
+		if (ns) /* nothing to receive (a tree leaf): no cost */
+			t += E->sys->endpoint_delay +
+			     (sim_step_reduces(ph, s) ? sim_reduce_cost(E->sys, m) : 0);
 		pr->p_last[j] = t;
 		pr->done[j]++;
 		if (pr->done[j] < pr->steps) {
