@@ -19,7 +19,9 @@ static int help(void)
 	     "Exit status: 0 when no file has an error, 1 otherwise.\n\n"
 	     "  --strict            control-dependency problems are errors\n"
 	     "  --deep              also decode every node with nanopb (the reference\n"
-	     "                      decoder) and fail on any difference; slower\n"
+	     "                      decoder) and fail on any difference, and warn about\n"
+	     "                      nodes whose bytes a re-write would change (unknown\n"
+	     "                      fields, non-canonical values; not for stdin); slower\n"
 	     "  --max-warnings N    warning lines shown per kind and file (default 10,\n"
 	     "                      0 = all); the counts are always exact");
 	return 0;

@@ -113,7 +113,8 @@ static void idmap_free(idmap *m)
 /* ---- the check ---- */
 
 typedef struct state {
-	const char *path;
+	const char *path; /* as given; messages use name ("<stdin>" for "-") */
+	const char *name;
 	const check_opts *o;
 	FILE *out;
 	check_result *r;
@@ -140,7 +141,7 @@ static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...) TO
 static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(S->out, "%s:%" PRIu64 ": node %" PRIu64 ": %s", S->path, OFF(S, i), ID(S, i),
+	fprintf(S->out, "%s:%" PRIu64 ": node %" PRIu64 ": %s", S->name, OFF(S, i), ID(S, i),
 	        is_error ? "" : "warning: ");
 	va_start(ap, fmt);
 	vfprintf(S->out, fmt, ap);
@@ -165,7 +166,7 @@ static int show(state *S, int is_error, uint64_t *shown)
 
 static int oom(state *S)
 {
-	fprintf(S->out, "%s: error: out of memory\n", S->path);
+	fprintf(S->out, "%s: error: out of memory\n", S->name);
 	S->r->errors++;
 	return -1;
 }
@@ -237,7 +238,10 @@ static int read_all(state *S)
 	uint64_t at = 0, zero = 0;
 	if (vec_push(&S->dstart, &zero) || vec_push(&S->cstart, &zero))
 		return oom(S);
-	if (S->o->deep && rc >= 0) {
+	if (S->o->deep && rc >= 0 && !strcmp(S->path, "-"))
+		fprintf(S->out, "%s: note: the --deep encoding check reads the input twice; "
+		        "skipped for stdin\n", S->name);
+	else if (S->o->deep && rc >= 0) {
 		S->b = chakra_builder_new();
 		if (!S->b || chakra_reader_open(&S->raw, S->path, NULL) < 0) {
 			chakra_reader_close(rd);
@@ -254,7 +258,7 @@ static int read_all(state *S)
 		uint32_t idx = (uint32_t)S->ids.n;
 		if (S->ids.n >= NONE - 2) {
 			fprintf(S->out, "%s:%" PRIu64 ": error: more than %u nodes are not supported\n",
-			        S->path, off, NONE - 2);
+			        S->name, off, NONE - 2);
 			S->r->errors++;
 			rc = 0;
 			S->r->read_failed = 1;
@@ -290,10 +294,10 @@ static int read_all(state *S)
 	if (rc < 0) {
 		/* The reader's message starts with the file name; keep the rest. */
 		const char *msg = chakra_reader_errmsg(rd);
-		size_t pl = strlen(S->path);
-		if (!strncmp(msg, S->path, pl) && msg[pl] == ':' && msg[pl + 1] == ' ')
+		size_t pl = strlen(S->name);
+		if (!strncmp(msg, S->name, pl) && msg[pl] == ':' && msg[pl + 1] == ' ')
 			msg += pl + 2;
-		fprintf(S->out, "%s:%" PRIu64 ": error: %s [%s]\n", S->path, at, msg,
+		fprintf(S->out, "%s:%" PRIu64 ": error: %s [%s]\n", S->name, at, msg,
 		        chakra_strerror(rc));
 		S->r->errors++;
 		S->r->read_failed = 1;
@@ -371,7 +375,7 @@ static void print_cycle(state *S, const uint32_t *cyc, size_t len, uint64_t scc_
 	if (scc_size > len)
 		fprintf(S->out, "%s:%" PRIu64 ": node %" PRIu64
 		        ": note: the cycle lies in a group of %" PRIu64
-		        " mutually dependent nodes\n", S->path, OFF(S, cyc[0]), ID(S, cyc[0]), scc_size);
+		        " mutually dependent nodes\n", S->name, OFF(S, cyc[0]), ID(S, cyc[0]), scc_size);
 }
 
 /* Pass 3: strongly connected components of the data graph (edges child ->
@@ -488,6 +492,8 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 {
 	state S = { 0 };
 	S.path = path;
+	S.name = strcmp(path, "-") ? path : "<stdin>";
+	path = S.name;
 	S.o = o;
 	S.out = out;
 	S.r = res;
