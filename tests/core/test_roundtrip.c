@@ -95,6 +95,10 @@ int main(void)
 	CHECK_EQ_U(n, 3664);
 	for (int i = 0; i < 8; i++)
 		printf("type %d: %lu\n", i, types[i]);
+	/* chakra.0.et: 3643 compute nodes and 21 collectives, nothing else */
+	CHECK_EQ_U(types[CHAKRA_COMP_NODE], 3643);
+	CHECK_EQ_U(types[CHAKRA_COMM_COLL_NODE], 21);
+	CHECK_EQ_U(types[CHAKRA_COMP_NODE] + types[CHAKRA_COMM_COLL_NODE], 3664);
 
 	glob_t g;
 	CHECK(glob(shared_path("data/astra-sim/microbenchmarks/*/*/*.et"), 0, NULL, &g) == 0);
@@ -104,6 +108,9 @@ int main(void)
 		unsigned long t[8] = { 0 };
 		long c = roundtrip(g.gl_pathv[i], t);
 		printf("%s: %ld nodes\n", g.gl_pathv[i], c);
+		/* each microbenchmark rank file is one collective node */
+		CHECK_EQ_U(c, 1);
+		CHECK_EQ_U(t[CHAKRA_COMM_COLL_NODE], 1);
 	}
 	globfree(&g);
 	return check_done();
