@@ -32,6 +32,13 @@ gzip -dc "$T/p.et.gz" | cmp -s - "$T/c.et" || fail "gzip pack differs"
 "$C" jsonize "$T/c.et" -o "$T/c.json"
 [ "$(grep -c '"id":' "$T/c.json")" -eq 3664 ] || fail "chakra.0.et: expected 3664 node lines"
 
+# the JSON of real microbenchmark files, field by field
+for c in all_reduce:0 all_gather:2 reduce_scatter:7 all_to_all:6; do
+	name=${c%:*} type=${c#*:}
+	"$C" jsonize "$D/astra-sim/microbenchmarks/$name/8npus_1MB/$name.3.et" -o "$T/m.json"
+	expect_line "$T/m.json" '{"id":3,"name":"'"${name}"'_8npus_1MB","type":"COMM_COLL_NODE","ctrl_deps":[],"data_deps":[],"start_time_micros":0,"duration_micros":0,"attr":[{"name":"is_cpu_op","kind":"bool","value":false},{"name":"comm_type","kind":"int64","value":'"$type"'},{"name":"comm_size","kind":"int64","value":1048576}]}'
+done
+
 # ---- 2. workload_graph JSON -> trace -> JSON ----
 "$C" pack "$D/chakra/small_chakra.0.json" -o "$T/s.et" || fail "pack small_chakra.0.json"
 "$C" jsonize "$T/s.et" -o "$T/s.json" || fail "jsonize s.et"
