@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from collections import Counter, deque
 
 EXE = os.environ["CHAKRA_EXE"]
@@ -265,6 +266,17 @@ def check_visualize():
             ev, ee = expected_edges(nodes, window)
             check(verts == ev, "%s: vertices %d vs %d" % (args, len(verts), len(ev)))
             check(edges == ee, "%s: edges %d vs %d" % (args, len(edges), len(ee)))
+            # GraphML of the same cut: well-formed XML with the same graph.
+            gml = os.path.join(d, "w.graphml")
+            subprocess.run([EXE, "visualize", TRACE, "-o", gml, "--durations", "--sizes"] + args,
+                           check=True, stderr=subprocess.DEVNULL)
+            ns = "{http://graphml.graphdrawing.org/xmlns}"
+            g = ET.parse(gml).getroot().find(ns + "graph")
+            gverts = {int(v.get("id")[1:]) for v in g.findall(ns + "node")}
+            gedges = sorted((int(e.get("source")[1:]), int(e.get("target")[1:]),
+                             e.find(ns + "data").text) for e in g.findall(ns + "edge"))
+            check(gverts == ev and gedges == ee, "%s: GraphML graph differs" % args)
+            os.remove(gml)
             print("visualize %s: %d nodes, %d edges (%d ctrl): matches" %
                   (" ".join(args), len(verts), len(edges), sum(e[2] == "ctrl" for e in edges)))
             os.remove(out)
