@@ -36,6 +36,78 @@ typedef struct tok {
 /* Form of the input, from its top-level keys. */
 enum { FORM_UNKNOWN, FORM_OURS, FORM_WG };
 
+enum key_id {
+	K_OTHER = 0,
+	K_Id,
+	K_Name,
+	K_NodeType,
+	K_attr,
+	K_ctrlDeps,
+	K_ctrl_deps,
+	K_data_deps,
+	K_doc_string,
+	K_duration_micros,
+	K_id,
+	K_inputs,
+	K_kind,
+	K_metadata,
+	K_name,
+	K_nodes,
+	K_outputs,
+	K_runtime,
+	K_shapes,
+	K_start_time_micros,
+	K_type,
+	K_types,
+	K_value,
+	K_values,
+	K_version,
+	K_workload_graph,
+};
+
+static const char *const key_names[] = {
+	"",
+	"Id",
+	"Name",
+	"NodeType",
+	"attr",
+	"ctrlDeps",
+	"ctrl_deps",
+	"data_deps",
+	"doc_string",
+	"duration_micros",
+	"id",
+	"inputs",
+	"kind",
+	"metadata",
+	"name",
+	"nodes",
+	"outputs",
+	"runtime",
+	"shapes",
+	"start_time_micros",
+	"type",
+	"types",
+	"value",
+	"values",
+	"version",
+	"workload_graph",
+};
+
+/* Map keys are resolved once to an id, so each value is dispatched by
+ * integer compares instead of a chain of strcmp. */
+static int key_lookup(const char *k, size_t len)
+{
+	static size_t lens[sizeof key_names / sizeof *key_names];
+	if (!lens[1])
+		for (size_t i = 1; i < sizeof key_names / sizeof *key_names; i++)
+			lens[i] = strlen(key_names[i]);
+	for (size_t i = 1; i < sizeof key_names / sizeof *key_names; i++)
+		if (lens[i] == len && k[0] == key_names[i][0] && !memcmp(k, key_names[i], len))
+			return (int)i;
+	return K_OTHER;
+}
+
 #define MAX_DEPTH 16
 
 typedef struct pack {
@@ -50,7 +122,8 @@ typedef struct pack {
 
 	int stack[MAX_DEPTH];
 	int depth;
-	char key[64];      /* last map key (truncated copy, for dispatch) */
+	char key[64];      /* last map key (truncated copy, for messages) */
+	int kid;           /* its enum key_id */
 	char *wkey;        /* full last key in a workload_graph node / top level */
 	size_t wkey_cap;
 	int form;
@@ -504,7 +577,6 @@ static int push(pack *P, int f)
 	return 1;
 }
 
-#define KEY(s) (!strcmp(P->key, s))
 
 static int want_u64(pack *P, int ev, int type, const char *s, size_t len, uint64_t *out)
 {
@@ -584,7 +656,7 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 	uint64_t u;
 	switch (P->stack[P->depth - 1]) {
 	case F_TOP:
-		if (KEY("metadata")) {
+		if ((P->kid == K_metadata)) {
 			if (!set_form(P, FORM_OURS))
 				return 0;
 			if (ev != EV_MAP)
@@ -594,14 +666,14 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			P->meta_seen = 1;
 			return push(P, F_META);
 		}
-		if (KEY("nodes")) {
+		if ((P->kid == K_nodes)) {
 			if (!set_form(P, FORM_OURS))
 				return 0;
 			if (ev != EV_ARRAY)
 				return fail(P, "\"nodes\": expected an array, got %s", ev_name(ev, type));
 			return push(P, F_NODES);
 		}
-		if (KEY("workload_graph")) {
+		if ((P->kid == K_workload_graph)) {
 			if (!set_form(P, FORM_WG))
 				return 0;
 			if (ev != EV_ARRAY)
@@ -626,14 +698,14 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		P->a_have_value = 1;
 		return tok_add(P, type, s, len) && attr_infer(P, P->meta);
 	case F_META:
-		if (KEY("version")) {
+		if ((P->kid == K_version)) {
 			if (!want_str(P, ev, type))
 				return 0;
 			free(P->version);
 			P->version = strdup(s);
 			return P->version ? 1 : fail(P, "out of memory");
 		}
-		if (KEY("attr")) {
+		if ((P->kid == K_attr)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"attr\": expected an array, got %s", ev_name(ev, type));
 			P->attrs_meta = 1;
@@ -646,15 +718,15 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		attr_begin(P);
 		return push(P, F_ATTR);
 	case F_ATTR:
-		if (KEY("name") || KEY("doc_string")) {
+		if ((P->kid == K_name) || (P->kid == K_doc_string)) {
 			if (!want_str(P, ev, type))
 				return 0;
-			int nm = KEY("name");
+			int nm = (P->kid == K_name);
 			P->a_name_len = nm ? len : P->a_name_len;
 			P->a_doc_len = nm ? P->a_doc_len : len;
 			return pool_add(P, s, len, nm ? &P->a_name : &P->a_doc);
 		}
-		if (KEY("kind")) {
+		if ((P->kid == K_kind)) {
 			int k = -1;
 			int64_t v;
 			if (ev == EV_SCALAR && type == T_STR)
@@ -670,7 +742,7 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			P->a_have_kind = 1;
 			return 1;
 		}
-		if (KEY("value")) {
+		if ((P->kid == K_value)) {
 			if (P->a_have_value)
 				return fail(P, "attribute has two values");
 			P->a_have_value = 1;
@@ -698,38 +770,38 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			return fail(P, "\"workload_graph\": expected objects, got %s", ev_name(ev, type));
 		return node_begin(P, F_WG_NODE);
 	case F_NODE:
-		if (KEY("id"))
+		if ((P->kid == K_id))
 			return set_id(P, ev, type, s, len);
-		if (KEY("name"))
+		if ((P->kid == K_name))
 			return want_str(P, ev, type) &&
 			       (chakra_builder_set_name(P->node, s, len) == 0 || fail(P, "out of memory"));
-		if (KEY("type"))
+		if ((P->kid == K_type))
 			return set_type(P, ev, type, s, len);
-		if (KEY("ctrl_deps") || KEY("data_deps")) {
+		if ((P->kid == K_ctrl_deps) || (P->kid == K_data_deps)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
-			P->deps_ctrl = KEY("ctrl_deps");
+			P->deps_ctrl = (P->kid == K_ctrl_deps);
 			return push(P, F_DEPS);
 		}
-		if (KEY("start_time_micros") || KEY("duration_micros")) {
+		if ((P->kid == K_start_time_micros) || (P->kid == K_duration_micros)) {
 			if (!want_u64(P, ev, type, s, len, &u))
 				return 0;
-			if (KEY("start_time_micros"))
+			if ((P->kid == K_start_time_micros))
 				chakra_builder_set_start_time_micros(P->node, u);
 			else
 				chakra_builder_set_duration_micros(P->node, u);
 			return 1;
 		}
-		if (KEY("inputs") || KEY("outputs")) {
+		if ((P->kid == K_inputs) || (P->kid == K_outputs)) {
 			if (ev != EV_MAP)
 				return fail(P, "\"%s\": expected an object, got %s", P->key, ev_name(ev, type));
-			P->io_which = KEY("inputs") ? CHAKRA_IO_INPUTS : CHAKRA_IO_OUTPUTS;
+			P->io_which = (P->kid == K_inputs) ? CHAKRA_IO_INPUTS : CHAKRA_IO_OUTPUTS;
 			/* present even if every string is empty */
 			if (chakra_builder_set_io(P->node, (chakra_io)P->io_which, CHAKRA_IO_VALUES, "", 0))
 				return fail(P, "out of memory");
 			return push(P, F_IO);
 		}
-		if (KEY("attr")) {
+		if ((P->kid == K_attr)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"attr\": expected an array, got %s", ev_name(ev, type));
 			P->attrs_meta = 0;
@@ -744,8 +816,8 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		return rc == 0 ? 1 : fail(P, "out of memory");
 	}
 	case F_IO: {
-		int f = KEY("values") ? CHAKRA_IO_VALUES : KEY("shapes") ? CHAKRA_IO_SHAPES
-		        : KEY("types") ? CHAKRA_IO_TYPES : -1;
+		int f = (P->kid == K_values) ? CHAKRA_IO_VALUES : (P->kid == K_shapes) ? CHAKRA_IO_SHAPES
+		        : (P->kid == K_types) ? CHAKRA_IO_TYPES : -1;
 		if (f < 0)
 			return fail(P, "unknown key \"%s\" in inputs/outputs (expected values, shapes, types)",
 			            P->key);
@@ -755,20 +827,20 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		       ? 1 : fail(P, "out of memory");
 	}
 	case F_WG_NODE:
-		if (KEY("Id"))
+		if ((P->kid == K_Id))
 			return set_id(P, ev, type, s, len);
-		if (KEY("Name"))
+		if ((P->kid == K_Name))
 			return want_str(P, ev, type) &&
 			       (chakra_builder_set_name(P->node, s, len) == 0 || fail(P, "out of memory"));
-		if (KEY("NodeType"))
+		if ((P->kid == K_NodeType))
 			return set_type(P, ev, type, s, len);
-		if (KEY("ctrlDeps") || KEY("data_deps")) {
+		if ((P->kid == K_ctrlDeps) || (P->kid == K_data_deps)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
-			P->deps_ctrl = KEY("ctrlDeps");
+			P->deps_ctrl = (P->kid == K_ctrlDeps);
 			return push(P, F_DEPS);
 		}
-		if (KEY("runtime")) {
+		if ((P->kid == K_runtime)) {
 			if (!want_u64(P, ev, type, s, len, &u))
 				return 0;
 			chakra_builder_set_duration_micros(P->node, u);
@@ -844,8 +916,7 @@ static int cb_map_key(void *c, const unsigned char *s, size_t len)
 	size_t n = len < sizeof P->key - 1 ? len : sizeof P->key - 1;
 	memcpy(P->key, s, n);
 	P->key[n] = 0;
-	if (len >= sizeof P->key - 1)
-		P->key[sizeof P->key - 2] = 1; /* a long key matches no known name */
+	P->kid = len < sizeof P->key - 1 ? key_lookup(P->key, len) : K_OTHER;
 	if (len + 1 > P->wkey_cap) {
 		char *w = realloc(P->wkey, len + 1);
 		if (!w)
