@@ -43,7 +43,7 @@ printf '{\n "endpoint-delay": 10,\n "local-mem-bw": 1600,\n "active-chunks-per-d
 expect 1 "bad.json:4: key 'active-chunks-per-dimension'" "system error names file, line, key" -- \
 	"$X" sim --workload "$W" --network "$NET" --system "$T/bad.json"
 printf '{\n "0": [0, 1, 2, 3],\n "1": [4, 5, 6, 8]\n}\n' >"$T/groups.json"
-expect 1 "group '1': rank 8 is not in 0..7" "comm group rank out of range" -- \
+expect 1 "groups.json:3: group '1': entry 3 is not a rank in 0..7" "comm group rank out of range" -- \
 	"$X" sim --workload "$W" --network "$NET" --system "$SYS" --comm-group "$T/groups.json"
 expect 1 "has 8 ranks but the network has 4" "workload/network size mismatch" -- \
 	"$X" sim --workload "$W" --network "$D/network/Ring_4npus.yml" --system "$SYS"

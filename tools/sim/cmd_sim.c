@@ -148,19 +148,9 @@ int cmd_sim(int argc, char **argv)
 	FILE *tl = NULL, *ev = NULL;
 	sim_result res = { 0 };
 	if (sim_network_load(&net, network, err) || sim_system_load(&sys, system, err) ||
-	    (groups_path && sim_groups_load(&groups, groups_path, 0xffffffffu, err))) {
+	    (groups_path && sim_groups_load(&groups, groups_path, net.npus, err))) {
 		tool_err("%s", err);
 		goto out;
-	}
-	if (groups_path) { /* ranks are checked against the network's size */
-		for (size_t g = 0; g < groups.n; g++)
-			for (size_t j = 0; j < groups.g[g].n; j++)
-				if (groups.g[g].ranks[j] >= net.npus) {
-					tool_err("%s: group '%s': rank %" PRIu32 " is not in 0..%" PRIu32
-					         " (the network has %" PRIu32 " NPUs)", groups_path,
-					         groups.g[g].name, groups.g[g].ranks[j], net.npus - 1, net.npus);
-					goto out;
-				}
 	}
 	for (int k = 0; k < npend; k++) {
 		int64_t r;
