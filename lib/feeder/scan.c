@@ -95,9 +95,58 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 	const uint8_t *p = msg, *end = msg + len;
 	ws->data.len = ws->ctrl.len = 0;
 	*id = 0;
+	/* Straight-line pass for the canonical field order that protobuf
+	 * encoders write (1 id, 2 name, 3 type, 4 ctrl, 5 data, 6 start,
+	 * 7 duration, 8 inputs, 9 outputs, 10 attr...): each field is taken
+	 * only if its tag is next, with the same checks as the loop below,
+	 * which handles whatever is left, in any order. */
+	uint64_t v;
+	if (p < end && *p == 0x08) {
+		const uint8_t *fs = p++;
+		if (varint(&p, end, id))
+			return BAD("byte %llu: field id: bad varint", POS(fs));
+	}
+	if (p < end && *p == 0x12) {
+		const uint8_t *fs = p++;
+		if (skip_len(&p, end))
+			return BAD("byte %llu: field 2 malformed", POS(fs));
+	}
+	if (p < end && *p == 0x18) {
+		const uint8_t *fs = p++;
+		if (varint(&p, end, &v))
+			return BAD("byte %llu: field 3: bad varint", POS(fs));
+	}
+	for (int f = 4; f <= 5; f++) {
+		if (p < end && *p == (uint8_t)(f << 3 | WT_LEN)) {
+			const uint8_t *fs = p++;
+			int rc = deps(f == 4 ? &ws->ctrl : &ws->data, WT_LEN, &p, end);
+			if (rc == -2)
+				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+			if (rc)
+				return BAD("byte %llu: field %s malformed", POS(fs),
+				           f == 4 ? "ctrl_deps" : "data_deps");
+		}
+	}
+	for (uint8_t t = 0x30; t <= 0x38; t += 8)
+		if (p < end && *p == t) {
+			const uint8_t *fs = p++;
+			if (varint(&p, end, &v))
+				return BAD("byte %llu: field %u: bad varint", POS(fs), (unsigned)(t >> 3));
+		}
+	for (uint8_t t = 0x42; t <= 0x4a; t += 8)
+		if (p < end && *p == t) {
+			const uint8_t *fs = p++;
+			if (skip_len(&p, end))
+				return BAD("byte %llu: field %u malformed", POS(fs), (unsigned)(t >> 3));
+		}
+	while (end - p >= 2 && p[0] == 0x52 && p[1] < 0x80) { /* short attributes */
+		if (p[1] > (size_t)(end - p - 2))
+			return BAD("byte %llu: field 10 malformed", POS(p));
+		p += 2 + p[1];
+	}
 	while (p < end) {
 		const uint8_t *fs = p;
-		uint64_t tag, v;
+		uint64_t tag;
 		/* Fast path: the one-byte tags of the Node fields with their
 		 * expected wire types. */
 		switch (*p) {

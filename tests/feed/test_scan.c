@@ -1,0 +1,89 @@
+/* White-box: the feeder's top-level scan against the library's full
+ * walker (itself tested against nanopb) on every node of real traces, and
+ * on random mutations of them: whenever the walker accepts a message the
+ * scan must accept it with the same id and dependencies (the scan checks
+ * less, so it may accept more; the rest is checked on lazy decode). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chakra/chakra.h"
+#include "check.h"
+#include "feeder/feeder_impl.h"
+#include "wire.h"
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static walk_scratch ws_full, ws_scan;
+static arena ar;
+static char err[CHAKRA_ERRMSG_MAX];
+static uint64_t compared, mismatches, scan_rejects_valid;
+
+static void compare(const uint8_t *m, size_t len)
+{
+	node_full full;
+	uint64_t id1, id2;
+	arena_reset(&ar);
+	int r1 = node_walk(m, len, 0, &id1, &full, &ar, &ws_full, err);
+	int r2 = feeder_scan(m, len, 0, &id2, &ws_scan, err);
+	if (r1 != 0)
+		return;
+	compared++;
+	if (r2 != 0) {
+		if (scan_rejects_valid++ < 3)
+			fprintf(stderr, "  scan rejects a valid message: %s\n", err);
+		return;
+	}
+	if (id1 != id2 || full.n_data != walk_n_data(&ws_scan) || full.n_ctrl != walk_n_ctrl(&ws_scan) ||
+	    (full.n_data && memcmp(full.data, walk_data(&ws_scan), full.n_data * 8)) ||
+	    (full.n_ctrl && memcmp(full.ctrl, walk_ctrl(&ws_scan), full.n_ctrl * 8)))
+		mismatches++;
+}
+
+static void run(const char *path, int mutations)
+{
+	chakra_reader *r;
+	CHECK(chakra_reader_open(&r, path, NULL) == 0);
+	const void *m;
+	size_t len;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	while (chakra_reader_next_raw(r, &m, &len) > 0) {
+		compare(m, len);
+		if (len > cap) {
+			free(buf);
+			buf = malloc(cap = len);
+		}
+		for (int k = 0; k < mutations && len; k++) {
+			memcpy(buf, m, len);
+			int flips = 1 + (int)(rnd() % 3);
+			for (int j = 0; j < flips; j++)
+				buf[rnd() % len] = (uint8_t)rnd();
+			size_t cut = rnd() % 4 == 0 ? rnd() % len : len;
+			compare(buf, cut);
+		}
+	}
+	free(buf);
+	chakra_reader_close(r);
+}
+
+int main(void)
+{
+	run(shared_path("data/chakra/chakra.0.et.gz"), 20);
+	run(shared_path("data/astra-sim/microbenchmarks/all_reduce/8npus_1MB/all_reduce.0.et"), 200);
+	CHECK(compared > 3664);
+	CHECK_EQ_U(mismatches, 0);
+	CHECK_EQ_U(scan_rejects_valid, 0);
+	walk_scratch_free(&ws_full);
+	walk_scratch_free(&ws_scan);
+	arena_free(&ar);
+	printf("%llu messages compared\n", (unsigned long long)compared);
+	return check_done();
+}
