@@ -33,16 +33,16 @@ static void put(msgbuf *m, const char *fmt, ...)
 		m->len = m->len + (size_t)n < m->cap ? m->len + (size_t)n : m->cap - 1;
 }
 
-/* Blocking parents of a blocked node, as slot numbers (held or absent),
- * with kind[k] = 1 when only a control dependency makes the edge. */
-static size_t blocking_parents(chakra_feeder *f, fslot *s, uint32_t *out, uint8_t *kind,
-                               size_t cap)
+/* Append the blocking parents of a blocked node (held or absent slots) to
+ * the CSR arrays, with kind = 1 when only a control dependency makes the
+ * edge. mark[slot] == stamp dedupes repeats in linear time. */
+static int blocking_parents(chakra_feeder *f, fslot *s, uint32_t stamp, uint32_t *mark,
+                            uint32_t **par, uint8_t **kind, size_t *n, size_t *cap)
 {
 	uint64_t id;
 	if (feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id,
 	                &f->ws_lazy, f->tmp) < 0)
 		return 0; /* validated when read: cannot happen */
-	size_t n = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		int ctrl = pass == 1;
 		if (!(f->opts.deps & (ctrl ? CHAKRA_DEPS_CTRL : CHAKRA_DEPS_DATA)))
@@ -51,21 +51,29 @@ static size_t blocking_parents(chakra_feeder *f, fslot *s, uint32_t *out, uint8_
 		size_t nd = ctrl ? walk_n_ctrl(&f->ws_lazy) : walk_n_data(&f->ws_lazy);
 		for (size_t k = 0; k < nd; k++) {
 			uint32_t p = idmap_get(&f->ids, d[k]);
-			if (p == FT_NIL || d[k] == id)
+			if (p == FT_NIL || d[k] == id || mark[p] == stamp)
 				continue;
 			/* Control edges to absent ids were dropped at end of file. */
 			if (ctrl && fslot_at(f, p)->state == ST_ABSENT)
 				continue;
-			int seen = 0;
-			for (size_t j = 0; j < n && !seen; j++)
-				seen = out[j] == p;
-			if (!seen && n < cap) {
-				kind[n] = (uint8_t)ctrl;
-				out[n++] = p;
+			mark[p] = stamp;
+			if (*n == *cap) {
+				size_t c = *cap * 2 + 1024;
+				uint32_t *np = realloc(*par, c * sizeof *np);
+				if (!np)
+					return -1;
+				*par = np;
+				uint8_t *nk = realloc(*kind, c);
+				if (!nk)
+					return -1;
+				*kind = nk;
+				*cap = c;
 			}
+			(*kind)[*n] = (uint8_t)ctrl;
+			(*par)[(*n)++] = p;
 		}
 	}
-	return n;
+	return 0;
 }
 
 /* Remove the control-only edge parent -> child (made by a control
@@ -101,6 +109,7 @@ int feeder_resolve_stall(chakra_feeder *f)
 	uint32_t *blocked = NULL, *off = NULL, *par = NULL, *pos = NULL, *stack = NULL, *it = NULL;
 	uint32_t *drops = NULL; /* (child, parent) slot pairs */
 	uint8_t *color = NULL, *kind = NULL;
+	uint32_t *mark = NULL;
 	size_t n_par = 0, cap_par = 0, n_drops = 0;
 	int code = CHAKRA_EDEP;
 
@@ -111,7 +120,8 @@ int feeder_resolve_stall(chakra_feeder *f)
 	stack = malloc(((size_t)f->held + 1) * sizeof *stack);
 	it = malloc(((size_t)f->held + 1) * sizeof *it);
 	drops = malloc(((size_t)f->held + 1) * 2 * sizeof *drops);
-	if (!blocked || !off || !color || !pos || !stack || !it || !drops)
+	mark = calloc(f->n_slots ? f->n_slots : 1, sizeof *mark);
+	if (!blocked || !off || !color || !pos || !stack || !it || !drops || !mark)
 		goto nomem;
 	for (uint32_t i = 0; i < f->n_slots; i++)
 		if (fslot_at(f, i)->state == ST_BLOCKED) {
@@ -119,26 +129,11 @@ int feeder_resolve_stall(chakra_feeder *f)
 			blocked[nb++] = i;
 		}
 	/* Parents of each blocked node in one flat array (CSR). */
-	uint32_t tmp[4096];
-	uint8_t tkind[4096];
 	for (size_t b = 0; b < nb; b++) {
-		size_t k = blocking_parents(f, fslot_at(f, blocked[b]), tmp, tkind, 4096);
-		if (n_par + k > cap_par) {
-			size_t cap = (n_par + k) * 2 + 64;
-			uint32_t *np = realloc(par, cap * sizeof *np);
-			if (!np)
-				goto nomem;
-			par = np;
-			uint8_t *nk = realloc(kind, cap);
-			if (!nk)
-				goto nomem;
-			kind = nk;
-			cap_par = cap;
-		}
 		off[b] = (uint32_t)n_par;
-		memcpy(par + n_par, tmp, k * sizeof *tmp);
-		memcpy(kind + n_par, tkind, k);
-		n_par += k;
+		if (blocking_parents(f, fslot_at(f, blocked[b]), (uint32_t)b + 1, mark, &par, &kind,
+		                     &n_par, &cap_par) < 0)
+			goto nomem;
 	}
 	off[nb] = (uint32_t)n_par;
 
@@ -223,32 +218,54 @@ int feeder_resolve_stall(chakra_feeder *f)
 	        "the end)", f->name, nb, nb == 1 ? "" : "s");
 	if (fatal) {
 		code = CHAKRA_ECYCLE;
-		put(&m, "\ndependency cycle (each node waits for the next): ");
-		for (size_t k = cyc_from; k < cyc_to; k++)
+		size_t len = cyc_to - cyc_from;
+		put(&m, "\ndependency cycle of %zu node%s (each waits for the next): ", len,
+		    len == 1 ? "" : "s");
+		/* Long cycles: the first 20 and the last 5 ids. */
+		for (size_t k = cyc_from; k < cyc_to; k++) {
+			if (len > 30 && k == cyc_from + 20) {
+				put(&m, "... -> ");
+				k = cyc_to - 5;
+			}
 			put(&m, "%llu -> ", (unsigned long long)fslot_at(f, blocked[stack[k]])->v.id);
+		}
 		put(&m, "%llu", (unsigned long long)fslot_at(f, cyc_p)->v.id);
 		if (f->opts.strict)
 			put(&m, " (strict: control edges in cycles are not dropped)");
 	}
 
-	/* Parents that never appear. */
-	size_t shown = 0, absent_refs = 0;
-	for (size_t b = 0; b < nb; b++)
-		for (uint32_t k = off[b]; k < off[b + 1]; k++) {
+	/* Parents that never appear, per node (at most 8 nodes, 5 ids each). */
+	size_t nodes_absent = 0, absent_refs = 0;
+	for (size_t b = 0; b < nb; b++) {
+		size_t cnt = 0;
+		for (uint32_t k = off[b]; k < off[b + 1]; k++)
+			cnt += fslot_at(f, par[k])->state == ST_ABSENT;
+		if (!cnt)
+			continue;
+		absent_refs += cnt;
+		if (nodes_absent++ >= 8)
+			continue;
+		fslot *c = fslot_at(f, blocked[b]);
+		put(&m, "\nnode %llu (node index %llu, byte %llu) waits for ", (unsigned long long)c->v.id,
+		    (unsigned long long)c->v.index, (unsigned long long)c->v.offset);
+		if (cnt > 1)
+			put(&m, "%zu parents that never appear in the file:", cnt);
+		else
+			put(&m, "parent");
+		size_t shown = 0;
+		for (uint32_t k = off[b]; k < off[b + 1] && shown < 5; k++) {
 			fslot *p = fslot_at(f, par[k]);
-			if (p->state != ST_ABSENT)
-				continue;
-			absent_refs++;
-			if (shown++ < 8) {
-				fslot *c = fslot_at(f, blocked[b]);
-				put(&m, "\nnode %llu (node index %llu, byte %llu) waits for parent %llu, which "
-				        "never appears in the file",
-				    (unsigned long long)c->v.id, (unsigned long long)c->v.index,
-				    (unsigned long long)c->v.offset, (unsigned long long)p->v.id);
-			}
+			if (p->state == ST_ABSENT)
+				put(&m, "%s %llu", shown++ ? "," : "", (unsigned long long)p->v.id);
 		}
-	if (shown > 8)
-		put(&m, "\n... and %zu more references to absent parents", absent_refs - 8);
+		if (cnt > 5)
+			put(&m, ", ...");
+		if (cnt == 1)
+			put(&m, ", which never appears in the file");
+	}
+	if (nodes_absent > 8)
+		put(&m, "\n... and %zu more nodes waiting for absent parents (%zu references in all)",
+		    nodes_absent - 8, absent_refs);
 
 	/* A few blocked nodes with what they wait for. */
 	put(&m, "\nblocked:");
@@ -274,6 +291,7 @@ done:
 	free(stack);
 	free(it);
 	free(drops);
+	free(mark);
 	free(kind);
 	free(blocked);
 	free(off);

@@ -174,7 +174,7 @@ static void test_cycle(void)
 	CHECK(feed_all(f, ids, 8, &n) == CHAKRA_ECYCLE);
 	CHECK_EQ_U(n, 1);
 	const char *e = chakra_feeder_errmsg(f);
-	CHECK(has(e, "dependency cycle (each node waits for the next): "));
+	CHECK(has(e, "dependency cycle of 3 nodes (each waits for the next): "));
 	CHECK(strstr(e, "2 -> 4 -> 3 -> 2") || strstr(e, "4 -> 3 -> 2 -> 4") ||
 	      strstr(e, "3 -> 2 -> 4 -> 3"));
 	CHECK(has(e, "waits for parent 77, which never appears"));
