@@ -1,0 +1,182 @@
+/* Fuzzer findings, kept as regression tests (inputs in regress/, named
+ * TARGET-what). Each reader input is read by the plain reader and by one
+ * with verify_with_nanopb, every accessor touched (tests/fuzz/fuzz_touch.h,
+ * which aborts on a broken invariant), and the outcome pinned: how many
+ * nodes are returned and how the file ends. The sim_config input is parsed
+ * from a buffer that ends at a page followed by an inaccessible page, so
+ * reading one byte past the given length crashes here too, not only under
+ * ASan. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "chakra/chakra.h"
+#include "check.h"
+#include "fuzz_touch.h"
+#include "sim.h"
+
+#ifndef REGRESS_DIR
+#error REGRESS_DIR must name tests/hardening/regress
+#endif
+
+typedef struct expect {
+	const char *file;
+	int end;          /* final code: 0 = clean end, else the error */
+	uint64_t nodes;   /* nodes returned before it */
+	const char *says; /* substring of the error message, or NULL */
+} expect;
+
+static const expect reader_cases[] = {
+	/* field number 0 is not protobuf: an error, as in nanopb */
+	{ "reader-zero-tag", CHAKRA_ECORRUPT, 0, "bad field tag" },
+	/* a repeated string field: the last one counts */
+	{ "reader-repeated-name", CHAKRA_ECORRUPT, 3, "bad field tag" },
+	/* the same list member twice: elements append */
+	{ "reader-repeated-list", CHAKRA_ECORRUPT, 1, "malformed field 11" },
+	/* enum `type` above 2^32-1 */
+	{ "reader-type-too-large", CHAKRA_ECORRUPT, 0, "out of range" },
+	/* an attribute without a name reads as "" */
+	{ "reader-attr-no-name", CHAKRA_ECORRUPT, 2, "bad field tag" },
+	/* a list replaced by a scalar member */
+	{ "reader-list-then-scalar", CHAKRA_ETRUNC, 1, "truncated file" },
+	/* an empty packed dependency list */
+	{ "reader-empty-packed-deps", 0, 1, NULL },
+};
+
+/* What protobuf says the odd messages mean. */
+static void check_semantics(const char *file, uint64_t index, const chakra_node *n)
+{
+	size_t len;
+	if (!strcmp(file, "reader-repeated-name") && index == 2) {
+		const char *s = chakra_node_name(n, &len);
+		CHECK_MSG(len == 16 && !memcmp(s, "\n\tfinish_ts", 11), "last name wins: %.*s", (int)len,
+		          s);
+	}
+	if (!strcmp(file, "reader-repeated-list") && index == 0) {
+		/* string_val, then int64_list "seq_id" bytes, then int64_list
+		 * "rf_id" bytes: the lists append, the string is replaced */
+		const chakra_attr *a = chakra_node_attr_find(n, "op_schema");
+		CHECK(a != NULL);
+		if (!a)
+			return;
+		CHECK_EQ_U(chakra_attr_kind_of(a), CHAKRA_ATTR_INT64_LIST);
+		CHECK_EQ_U(chakra_attr_list_len(a), 11);
+		int64_t v = 0;
+		CHECK(chakra_attr_list_int(a, 0, &v) == 0 && v == 's');
+		CHECK(chakra_attr_list_int(a, 6, &v) == 0 && v == 'r');
+		CHECK(chakra_attr_list_int(a, 10, &v) == 0 && v == 'd');
+	}
+	if (!strcmp(file, "reader-attr-no-name")) {
+		for (size_t i = 0; i < chakra_node_attr_count(n); i++) {
+			const char *s = chakra_attr_name(chakra_node_attr_at(n, i), &len);
+			CHECK(s != NULL && s[len] == 0);
+		}
+	}
+}
+
+static void run_reader_case(const expect *e)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", REGRESS_DIR, e->file);
+	size_t len;
+	unsigned char *buf = slurp(path, &len);
+	CHECK_MSG(buf != NULL, "cannot read %s", path);
+	if (!buf)
+		return;
+	chakra_reader_options o = CHAKRA_READER_OPTIONS_INIT, vo = CHAKRA_READER_OPTIONS_INIT;
+	vo.verify_with_nanopb = 1;
+	chakra_reader *r, *v;
+	int rc = chakra_reader_open_buffer(&r, buf, len, &o);
+	int vrc = chakra_reader_open_buffer(&v, buf, len, &vo);
+	CHECK_MSG(rc == vrc, "%s: open %d vs verified open %d", e->file, rc, vrc);
+	uint64_t count = 0;
+	if (rc == 0) {
+		fuzz_touch_metadata(chakra_reader_metadata(r));
+		const chakra_node *n, *vn;
+		while ((rc = chakra_reader_next(r, &n)) > 0) {
+			fuzz_touch_node(n);
+			check_semantics(e->file, count, n);
+			count++;
+			vrc = chakra_reader_next(v, &vn);
+			CHECK_MSG(vrc == 1, "%s: node %llu: nanopb check: %s", e->file,
+			          (unsigned long long)count, chakra_reader_errmsg(v));
+		}
+	}
+	const char *msg = chakra_reader_errmsg(r);
+	CHECK_MSG(rc == e->end, "%s: ends with %d (%s), expected %d", e->file, rc, msg, e->end);
+	CHECK_MSG(count == e->nodes, "%s: %llu nodes, expected %llu", e->file,
+	          (unsigned long long)count, (unsigned long long)e->nodes);
+	if (rc < 0)
+		CHECK_MSG(msg[0] && strstr(msg, "<memory>") != NULL, "%s: message: %s", e->file, msg);
+	if (e->says)
+		CHECK_MSG(strstr(msg, e->says) != NULL, "%s: message lacks '%s': %s", e->file, e->says,
+		          msg);
+	printf("%s: %llu nodes, %s\n", e->file, (unsigned long long)count, rc ? msg : "clean end");
+	chakra_reader_close(r);
+	chakra_reader_close(v);
+	free(buf);
+}
+
+/* The text at the very end of a readable page. */
+static const char *guarded(const void *text, size_t len, void **map, size_t *maplen)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	*maplen = 2 * (size_t)pg;
+	char *m = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m + pg, (size_t)pg, PROT_NONE))
+		abort();
+	*map = m;
+	memcpy(m + pg - len, text, len);
+	return m + pg - len;
+}
+
+static void run_sim_case(const char *file)
+{
+	char path[1024], err[SIM_ERR_LEN];
+	snprintf(path, sizeof path, "%s/%s", REGRESS_DIR, file);
+	size_t len;
+	unsigned char *buf = slurp(path, &len);
+	CHECK(buf != NULL && len >= 2);
+	if (!buf || len < 2)
+		return;
+	void *map;
+	size_t maplen;
+	const char *text = guarded(buf + 2, len - 2, &map, &maplen);
+	err[0] = 0;
+	int rc;
+	switch (buf[0] % 3) {
+	case 0: {
+		sim_network net;
+		memset(&net, 0, sizeof net);
+		rc = sim_network_parse(&net, file, text, len - 2, err);
+		break;
+	}
+	case 1: {
+		sim_system sys;
+		memset(&sys, 0, sizeof sys);
+		rc = sim_system_parse(&sys, file, text, len - 2, err);
+		break;
+	}
+	default: {
+		sim_groups gs;
+		memset(&gs, 0, sizeof gs);
+		rc = sim_groups_parse(&gs, file, text, len - 2, buf[1], err);
+		sim_groups_free(&gs);
+	}
+	}
+	CHECK_MSG(rc != 0 && err[0], "%s: expected a clean error, got %d '%s'", file, rc, err);
+	printf("%s: clean error: %s\n", file, err);
+	munmap(map, maplen);
+	free(buf);
+}
+
+int main(void)
+{
+	for (size_t i = 0; i < sizeof reader_cases / sizeof reader_cases[0]; i++)
+		run_reader_case(&reader_cases[i]);
+	run_sim_case("sim_config-groups-unterminated");
+	return check_done();
+}
