@@ -53,6 +53,16 @@ expect 1 "refusing to overwrite" "output is an input" -- \
 	"$X" sim --workload "$W" --network "$T/net.yml" --system "$SYS" --timeline "$T/net.yml"
 cmp -s "$NET" "$T/net.yml" && ok "input left alone" || bad "input was modified"
 
+# A real PyTorch-derived trace (one rank): its c10d::broadcast_ node is a
+# COMM_COLL_NODE without comm_type; named, not guessed, with any --deps.
+printf 'topology: [ Ring ]\nnpus_count: [ 1 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' >"$T/one.yml"
+for d in data both; do
+	expect 1 "rank 0 node 432 (c10d::broadcast_(0)): collective without an integer comm_type" \
+		"real trace, --deps $d" -- "$X" sim --workload "$CHAKRA_SHARED/data/chakra/chakra" \
+		--network "$T/one.yml" --system "$SYS" --deps $d
+done
+expect 2 "data, ctrl or both" "bad --deps" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --deps all
+
 # Outputs: events CSV (issue + callback per node) read back by chakra timeline.
 expect 1 "none.json" "missing comm-group file" -- "$X" sim --workload "$W" --network "$NET" \
 	--system "$SYS" --comm-group-configuration="$T/none.json"

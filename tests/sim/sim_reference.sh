@@ -47,4 +47,12 @@ for m in unaware aware; do
 	n=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && $2 == '"$want"' && $4 == '"$want"' { c++ } END { print c + 0 }')
 	expect 8 "$n" "rt_template NPUs finishing at $want with all of it exposed ($m)"
 done
+# ASTRA-sim's own output lines, as in expected_stdout.txt.
+"$X" sim --workload "$D/microbenchmarks/all_reduce/8npus_1MB/all_reduce" \
+	--network "$D/rt_template/network_cfg.yml" --system "$D/rt_template/system_cfg.json" \
+	--astra-sim-log >"${TMPDIR:-/tmp}/sim-rt-$$.txt"
+grep '^sys\[[0-9]*\] finished' "$D/rt_template/expected_stdout.txt" |
+	cmp -s - "${TMPDIR:-/tmp}/sim-rt-$$.txt" && echo "ok   rt_template finished lines identical" ||
+	{ echo "FAIL rt_template lines differ"; fails=$((fails + 1)); }
+rm -f "${TMPDIR:-/tmp}/sim-rt-$$.txt"
 exit $fails

@@ -223,7 +223,7 @@ int cmd_bench_sim(int argc, char **argv)
 	    sim_system_parse(&sys, "bench system", SYS_TEXT, strlen(SYS_TEXT), err))
 		return tool_err("%s", err);
 	sim_options opt = { strcmp(model, "aware") ? SIM_UNAWARE : SIM_AWARE, NULL, NULL, NULL,
-	                    NULL, NULL, 1, window };
+	                    NULL, NULL, 1, window, 0 };
 	/* Best of --runs runs of each: the machine is shared and noisy. */
 	sim_result res = { 0 };
 	long rss0 = tool_peak_rss_kib(), rss_sim = 0;

@@ -26,6 +26,9 @@ static void usage(FILE *f)
 	"  --remote-memory-configuration=FILE   accepted and ignored\n"
 	"  --model unaware|aware    congestion-unaware (default) or per-link FIFO queues\n"
 	"  --json                   one JSON object on stdout instead of the summary\n"
+	"  --astra-sim-log          ASTRA-sim's 'sys[N] finished, ...' lines instead\n"
+	"  --deps data|ctrl|both    dependencies that gate issue (default data, as the\n"
+	"                           reference feeder)\n"
 	"  --timeline FILE          Chrome/Perfetto trace (a process per NPU)\n"
 	"  --events FILE            timeline-visualizer CSV (issue/callback lines)\n"
 	"  --compute-scale [R=]F    multiply compute times (of rank R) by F\n"
@@ -76,6 +79,8 @@ int cmd_sim(int argc, char **argv)
 {
 	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
 	const char *timeline = NULL, *events = NULL, *model = "unaware", *window = NULL;
+	const char *deps = NULL;
+	int astra_log = 0;
 	int json = 0;
 	pending *pend = calloc((size_t)argc + 1, sizeof *pend);
 	int npend = 0, rc = 1;
@@ -105,12 +110,17 @@ int cmd_sim(int argc, char **argv)
 		OPT("--timeline", timeline)
 		OPT("--events", events)
 		OPT("--window", window)
+		OPT("--deps", deps)
 		const char *ignored = NULL;
 		OPT("--remote-memory-configuration", ignored)
 		(void)ignored;
 #undef OPT
 		if (!strcmp(a, "--json")) {
 			json = 1;
+			continue;
+		}
+		if (!strcmp(a, "--astra-sim-log")) {
+			astra_log = 1;
 			continue;
 		}
 		if ((v = tool_opt(argc, argv, &i, "--compute-scale", &missing)) ||
@@ -211,7 +221,16 @@ int cmd_sim(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	sim_options opt = { m, groups_path ? &groups : NULL, scale, delay, tl, ev, 1, win };
+	int dep = 0;
+	if (deps) {
+		dep = !strcmp(deps, "data") ? CHAKRA_DEPS_DATA : !strcmp(deps, "ctrl") ? CHAKRA_DEPS_CTRL
+		      : !strcmp(deps, "both") ? CHAKRA_DEPS_BOTH : 0;
+		if (!dep) {
+			rc = tool_usage(argv[0], "--deps must be data, ctrl or both, not '%s'", deps);
+			goto out;
+		}
+	}
+	sim_options opt = { m, groups_path ? &groups : NULL, scale, delay, tl, ev, 1, win, dep };
 	double t0 = tool_now();
 	if (sim_run(workload, &net, &sys, &opt, &res, err, sizeof err)) {
 		tool_err("%s", err);
@@ -230,7 +249,15 @@ int cmd_sim(int argc, char **argv)
 		if (bad)
 			goto out;
 	}
-	if (json) {
+	if (astra_log) {
+		/* The lines ASTRA-sim prints, for scripts that parse them. */
+		for (uint32_t r = 0; r < res.npus; r++) {
+			const sim_npu_result *p = &res.npu[r];
+			uint64_t exposed = p->finish > p->compute ? p->finish - p->compute : 0;
+			printf("sys[%" PRIu32 "] finished, %" PRIu64 " cycles, exposed communication %"
+			       PRIu64 " cycles.\n", r, p->finish, exposed);
+		}
+	} else if (json) {
 		printf("{\"finish_cycles\":%" PRIu64 ",\"model\":\"%s\",\"nodes\":%" PRIu64
 		       ",\"npus\":[", res.finish, model, res.nodes);
 		for (uint32_t r = 0; r < res.npus; r++) {

@@ -149,6 +149,7 @@ typedef struct sim_options {
 	FILE *events;               /* timeline-visualizer CSV, NULL = none */
 	int progress;               /* show progress on a terminal */
 	uint64_t window;            /* feeder read-ahead per rank, 0 = library default */
+	int deps;                   /* chakra_deps; 0 = data dependencies (the reference) */
 } sim_options;
 
 typedef struct sim_npu_result {

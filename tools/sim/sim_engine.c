@@ -1189,6 +1189,8 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 	chakra_workload *w = NULL;
 	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
 	fo.window = opt->window;
+	if (opt->deps)
+		fo.deps = (chakra_deps)opt->deps;
 	int rc = chakra_workload_open(&w, prefix, &fo);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", w ? chakra_workload_errmsg(w) : chakra_strerror(rc));
