@@ -569,6 +569,9 @@ static const char *ev_name(int ev, int type)
 	return ev == EV_MAP ? "an object" : ev == EV_ARRAY ? "an array" : tok_name(type);
 }
 
+static int key_is(const pack *P, int k) { return P->kid == k; }
+#define KEY(k) key_is(P, k)
+
 static int push(pack *P, int f)
 {
 	if (P->depth >= MAX_DEPTH)
@@ -656,7 +659,7 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 	uint64_t u;
 	switch (P->stack[P->depth - 1]) {
 	case F_TOP:
-		if ((P->kid == K_metadata)) {
+		if (KEY(K_metadata)) {
 			if (!set_form(P, FORM_OURS))
 				return 0;
 			if (ev != EV_MAP)
@@ -666,14 +669,14 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			P->meta_seen = 1;
 			return push(P, F_META);
 		}
-		if ((P->kid == K_nodes)) {
+		if (KEY(K_nodes)) {
 			if (!set_form(P, FORM_OURS))
 				return 0;
 			if (ev != EV_ARRAY)
 				return fail(P, "\"nodes\": expected an array, got %s", ev_name(ev, type));
 			return push(P, F_NODES);
 		}
-		if ((P->kid == K_workload_graph)) {
+		if (KEY(K_workload_graph)) {
 			if (!set_form(P, FORM_WG))
 				return 0;
 			if (ev != EV_ARRAY)
@@ -698,14 +701,14 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		P->a_have_value = 1;
 		return tok_add(P, type, s, len) && attr_infer(P, P->meta);
 	case F_META:
-		if ((P->kid == K_version)) {
+		if (KEY(K_version)) {
 			if (!want_str(P, ev, type))
 				return 0;
 			free(P->version);
 			P->version = strdup(s);
 			return P->version ? 1 : fail(P, "out of memory");
 		}
-		if ((P->kid == K_attr)) {
+		if (KEY(K_attr)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"attr\": expected an array, got %s", ev_name(ev, type));
 			P->attrs_meta = 1;
@@ -718,15 +721,15 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		attr_begin(P);
 		return push(P, F_ATTR);
 	case F_ATTR:
-		if ((P->kid == K_name) || (P->kid == K_doc_string)) {
+		if (KEY(K_name) || KEY(K_doc_string)) {
 			if (!want_str(P, ev, type))
 				return 0;
-			int nm = (P->kid == K_name);
+			int nm = KEY(K_name);
 			P->a_name_len = nm ? len : P->a_name_len;
 			P->a_doc_len = nm ? P->a_doc_len : len;
 			return pool_add(P, s, len, nm ? &P->a_name : &P->a_doc);
 		}
-		if ((P->kid == K_kind)) {
+		if (KEY(K_kind)) {
 			int k = -1;
 			int64_t v;
 			if (ev == EV_SCALAR && type == T_STR)
@@ -742,7 +745,7 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			P->a_have_kind = 1;
 			return 1;
 		}
-		if ((P->kid == K_value)) {
+		if (KEY(K_value)) {
 			if (P->a_have_value)
 				return fail(P, "attribute has two values");
 			P->a_have_value = 1;
@@ -770,38 +773,38 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			return fail(P, "\"workload_graph\": expected objects, got %s", ev_name(ev, type));
 		return node_begin(P, F_WG_NODE);
 	case F_NODE:
-		if ((P->kid == K_id))
+		if (KEY(K_id))
 			return set_id(P, ev, type, s, len);
-		if ((P->kid == K_name))
+		if (KEY(K_name))
 			return want_str(P, ev, type) &&
 			       (chakra_builder_set_name(P->node, s, len) == 0 || fail(P, "out of memory"));
-		if ((P->kid == K_type))
+		if (KEY(K_type))
 			return set_type(P, ev, type, s, len);
-		if ((P->kid == K_ctrl_deps) || (P->kid == K_data_deps)) {
+		if (KEY(K_ctrl_deps) || KEY(K_data_deps)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
-			P->deps_ctrl = (P->kid == K_ctrl_deps);
+			P->deps_ctrl = KEY(K_ctrl_deps);
 			return push(P, F_DEPS);
 		}
-		if ((P->kid == K_start_time_micros) || (P->kid == K_duration_micros)) {
+		if (KEY(K_start_time_micros) || KEY(K_duration_micros)) {
 			if (!want_u64(P, ev, type, s, len, &u))
 				return 0;
-			if ((P->kid == K_start_time_micros))
+			if (KEY(K_start_time_micros))
 				chakra_builder_set_start_time_micros(P->node, u);
 			else
 				chakra_builder_set_duration_micros(P->node, u);
 			return 1;
 		}
-		if ((P->kid == K_inputs) || (P->kid == K_outputs)) {
+		if (KEY(K_inputs) || KEY(K_outputs)) {
 			if (ev != EV_MAP)
 				return fail(P, "\"%s\": expected an object, got %s", P->key, ev_name(ev, type));
-			P->io_which = (P->kid == K_inputs) ? CHAKRA_IO_INPUTS : CHAKRA_IO_OUTPUTS;
+			P->io_which = KEY(K_inputs) ? CHAKRA_IO_INPUTS : CHAKRA_IO_OUTPUTS;
 			/* present even if every string is empty */
 			if (chakra_builder_set_io(P->node, (chakra_io)P->io_which, CHAKRA_IO_VALUES, "", 0))
 				return fail(P, "out of memory");
 			return push(P, F_IO);
 		}
-		if ((P->kid == K_attr)) {
+		if (KEY(K_attr)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"attr\": expected an array, got %s", ev_name(ev, type));
 			P->attrs_meta = 0;
@@ -816,8 +819,8 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		return rc == 0 ? 1 : fail(P, "out of memory");
 	}
 	case F_IO: {
-		int f = (P->kid == K_values) ? CHAKRA_IO_VALUES : (P->kid == K_shapes) ? CHAKRA_IO_SHAPES
-		        : (P->kid == K_types) ? CHAKRA_IO_TYPES : -1;
+		int f = KEY(K_values) ? CHAKRA_IO_VALUES : KEY(K_shapes) ? CHAKRA_IO_SHAPES
+		        : KEY(K_types) ? CHAKRA_IO_TYPES : -1;
 		if (f < 0)
 			return fail(P, "unknown key \"%s\" in inputs/outputs (expected values, shapes, types)",
 			            P->key);
@@ -827,20 +830,20 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		       ? 1 : fail(P, "out of memory");
 	}
 	case F_WG_NODE:
-		if ((P->kid == K_Id))
+		if (KEY(K_Id))
 			return set_id(P, ev, type, s, len);
-		if ((P->kid == K_Name))
+		if (KEY(K_Name))
 			return want_str(P, ev, type) &&
 			       (chakra_builder_set_name(P->node, s, len) == 0 || fail(P, "out of memory"));
-		if ((P->kid == K_NodeType))
+		if (KEY(K_NodeType))
 			return set_type(P, ev, type, s, len);
-		if ((P->kid == K_ctrlDeps) || (P->kid == K_data_deps)) {
+		if (KEY(K_ctrlDeps) || KEY(K_data_deps)) {
 			if (ev != EV_ARRAY)
 				return fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
-			P->deps_ctrl = (P->kid == K_ctrlDeps);
+			P->deps_ctrl = KEY(K_ctrlDeps);
 			return push(P, F_DEPS);
 		}
-		if ((P->kid == K_runtime)) {
+		if (KEY(K_runtime)) {
 			if (!want_u64(P, ev, type, s, len, &u))
 				return 0;
 			chakra_builder_set_duration_micros(P->node, u);
