@@ -240,6 +240,7 @@ typedef struct engine {
 	inst *live, *pool;
 	phase_run *runs;
 	uint32_t **group_pos;       /* per group: rank -> member index */
+	int *group_mask;            /* per group: its dimensions, or -1: not aligned */
 	uint32_t *ring0;            /* [rank * ndims + d]: first rank of its ring in d */
 	uint64_t now, nodes_done;
 	int failed;
@@ -557,8 +558,15 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 		*grp = g;
 		*key = (uint32_t)(g - E->opt->groups->g);
 		*kind = 1;
-		dims[0] = -1;
-		*k = 1;
+		int mask = E->group_mask[*key];
+		*k = 0;
+		if (mask < 0) {
+			dims[(*k)++] = -1; /* one ring, in the listed order */
+		} else {
+			for (int d = 0; d < E->net->ndims; d++)
+				if (mask & (1 << d))
+					dims[(*k)++] = d;
+		}
 		return 0;
 	}
 	int flags[SIM_MAX_DIMS + 1];
@@ -1154,6 +1162,7 @@ static void engine_free(engine *E)
 			free(in->count);
 			free(in);
 		}
+	free(E->group_mask);
 	if (E->group_pos) {
 		for (size_t g = 0; g < E->opt->groups->n; g++)
 			free(E->group_pos[g]);
@@ -1229,6 +1238,27 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 				E.group_pos[g][opt->groups->g[g].ranks[j]] = (uint32_t)j;
 		}
 		if (!E.group_pos || !E.group_pos[opt->groups->n - 1])
+			eng_fail(&E, "out of memory");
+		/* A group that is exactly the NPUs spanned by some dimensions (a
+		 * row, a plane...) runs on those dimensions, as involved_dim
+		 * would; any other group is one ring in its listed order. */
+		E.group_mask = malloc(opt->groups->n * sizeof *E.group_mask);
+		for (size_t g = 0; E.group_mask && g < opt->groups->n; g++) {
+			const sim_group *gr = &opt->groups->g[g];
+			int mask = 0;
+			uint64_t span = 1;
+			for (int d = 0; d < net->ndims; d++) {
+				uint32_t c0 = sim_coord(net, gr->ranks[0], d);
+				for (size_t j = 1; j < gr->n; j++)
+					if (sim_coord(net, gr->ranks[j], d) != c0) {
+						mask |= 1 << d;
+						span *= net->size[d];
+						break;
+					}
+			}
+			E.group_mask[g] = span == gr->n ? mask : -1;
+		}
+		if (!E.group_mask)
 			eng_fail(&E, "out of memory");
 	}
 	for (uint32_t r = 0; r < E.N && !E.failed; r++) {
