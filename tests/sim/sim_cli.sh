@@ -48,6 +48,7 @@ expect 1 "groups.json:3: group '1': entry 3 is not a rank in 0..7" "comm group r
 expect 1 "has 8 ranks but the network has 4" "workload/network size mismatch" -- \
 	"$X" sim --workload "$W" --network "$D/network/Ring_4npus.yml" --system "$SYS"
 expect 1 "no workload" "missing workload" -- "$X" sim --workload "$T/none" --network "$NET" --system "$SYS"
+expect 2 "need a file" "timeline on stdout" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --timeline -
 cp "$NET" "$T/net.yml"
 expect 1 "refusing to overwrite" "output is an input" -- \
 	"$X" sim --workload "$W" --network "$T/net.yml" --system "$SYS" --timeline "$T/net.yml"

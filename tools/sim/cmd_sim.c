@@ -203,6 +203,11 @@ int cmd_sim(int argc, char **argv)
 			delay[r] = c;
 		}
 	}
+	if ((timeline && !strcmp(timeline, "-")) || (events && !strcmp(events, "-"))) {
+		rc = tool_usage(argv[0], "--timeline and --events need a file: stdout carries the "
+		                "summary");
+		goto out;
+	}
 	const char *inputs[] = { network, system, groups_path };
 	if ((timeline && tool_check_output(timeline, inputs, 3)) ||
 	    (events && tool_check_output(events, inputs, 3)) ||
