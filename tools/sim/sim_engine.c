@@ -169,7 +169,7 @@ typedef struct inst {
 	sim_phase ph[2 * SIM_MAX_DIMS];
 	/* Per (chunk, phase): start time per rank and members arrived per
 	 * ring (indexed by the ring's base rank). */
-	uint64_t *start, *fin;
+	uint64_t *start;
 	uint32_t *count;
 	size_t slots;               /* allocated (chunk, phase) * npus */
 	uint32_t refs;              /* NPUs inside it */
@@ -613,12 +613,10 @@ static inst *inst_new(engine *E, size_t slots)
 		if (!in)
 			return NULL;
 		in->start = malloc(slots * sizeof *in->start);
-		in->fin = malloc(slots * sizeof *in->fin);
 		in->count = malloc(slots * sizeof *in->count);
 		in->slots = slots;
-		if (!in->start || !in->fin || !in->count) {
+		if (!in->start || !in->count) {
 			free(in->start);
-			free(in->fin);
 			free(in->count);
 			free(in);
 			return NULL;
@@ -1158,7 +1156,6 @@ static void engine_free(engine *E)
 		for (inst *in = pass ? E->pool : E->live, *nx; in; in = nx) {
 			nx = in->next;
 			free(in->start);
-			free(in->fin);
 			free(in->count);
 			free(in);
 		}
