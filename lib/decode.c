@@ -267,12 +267,38 @@ static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char 
 	return 0;
 }
 
+/* Field-by-field resets: gcc turns a memset of these structs into
+ * `rep stos`, whose start-up cost was a quarter of the decode time per
+ * attribute (perf, 1M-node synthetic trace). */
+static inline void attr_clear(chakra_attr *o)
+{
+	o->name.s = NULL; o->name.len = 0;
+	o->doc.s = NULL; o->doc.len = 0;
+	o->kind = 0; o->u = 0; o->d = 0;
+	o->s.s = NULL; o->s.len = 0;
+	o->n = 0; o->lu = NULL; o->ld = NULL; o->ls = NULL;
+}
+
+static inline void full_clear(node_full *f)
+{
+	f->name.s = NULL; f->name.len = 0;
+	f->type = 0; f->start = 0; f->dur = 0;
+	f->data = NULL; f->ctrl = NULL; f->n_data = 0; f->n_ctrl = 0;
+	f->has_io[0] = f->has_io[1] = 0;
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++) {
+			f->io[i][j].s = NULL;
+			f->io[i][j].len = 0;
+		}
+	f->attrs = NULL; f->n_attrs = 0; f->n_unknown = 0;
+}
+
 /* One AttributeProto message body. out == NULL: validate only. */
 static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, arena *a,
                      uint64_t base, const uint8_t *start, char *err)
 {
 	if (out)
-		memset(out, 0, sizeof *out);
+		attr_clear(out);
 	while (p < end) {
 		const uint8_t *fs = p;
 		uint64_t tag;
@@ -450,7 +476,7 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 	ws->data.len = ws->ctrl.len = ws->attrs.len = 0;
 	*id = 0;
 	if (full)
-		memset(full, 0, sizeof *full);
+		full_clear(full);
 	while (p < end) {
 		const uint8_t *fs = p;
 		uint64_t tag, v;

@@ -14,6 +14,8 @@ typedef struct cstr {
 	size_t len;
 } cstr;
 
+/* decode.c resets every field of chakra_attr and node_full one by one
+ * (attr_clear, full_clear): keep those in step with these structs. */
 struct chakra_attr {
 	cstr name, doc;
 	int kind;      /* chakra_attr_kind */
