@@ -9,14 +9,16 @@ set -u
 cd "$(dirname "$0")/../.."
 build=${FUZZ_BUILD:-build-ci-fuzz}
 if [ ! -f "$build/build.ninja" ]; then
+	log=$(mktemp)
 	CC=clang meson setup "$build" -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined \
-		-Db_lundef=false >"$build.log" 2>&1 || { tail -30 "$build.log"; exit 1; }
+		-Db_lundef=false >"$log" 2>&1 || { tail -30 "$log"; rm -f "$log"; exit 1; }
+	rm -f "$log"
 fi
 # One target per corpus folder, plus the nanopb-checked reader on the
 # reader's corpus.
 targets="$(cd tests/fuzz/corpus && ls) reader_verify"
-ninja -C "$build" $(for t in $targets; do echo "tests/fuzz/fuzz_$t"; done) >>"$build.log" 2>&1 \
-	|| { tail -30 "$build.log"; exit 1; }
+ninja -C "$build" $(for t in $targets; do echo "tests/fuzz/fuzz_$t"; done) >"$build/ci-fuzz-ninja.log" 2>&1 \
+	|| { tail -30 "$build/ci-fuzz-ninja.log"; exit 1; }
 n=$(echo "$targets" | wc -w)
 secs=${FUZZ_SECONDS:-$((210 / n))}
 [ "$secs" -gt 35 ] && [ -z "${FUZZ_SECONDS:-}" ] && secs=35
