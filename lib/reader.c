@@ -185,8 +185,14 @@ int chakra_reader_next(chakra_reader *r, const chakra_node **node)
 	if (rc == 0 && r->opts.verify_with_nanopb)
 		rc = pbref_verify_node(m, len, n->id, &r->full, r->tmp);
 	if (rc < 0) {
-		chakra__errf(r->err, rc, "%s: node index %llu (message at byte %llu): %s", r->name,
-		             (unsigned long long)n->index, (unsigned long long)n->offset, r->tmp);
+		/* The walker's text starts with "byte N: " (the bad field); nanopb's
+		 * does not, so name the message's own offset then. */
+		if (!strncmp(r->tmp, "byte ", 5))
+			chakra__errf(r->err, rc, "%s: %s (node index %llu, message at byte %llu)", r->name,
+			             r->tmp, (unsigned long long)n->index, (unsigned long long)n->offset);
+		else
+			chakra__errf(r->err, rc, "%s: byte %llu: %s (node index %llu)", r->name,
+			             (unsigned long long)n->offset, r->tmp, (unsigned long long)n->index);
 		return r->failed = rc;
 	}
 	*node = n;

@@ -73,7 +73,8 @@ CHAKRA_API int chakra_reader_next_raw(chakra_reader *r, const void **msg, size_t
 CHAKRA_API uint64_t chakra_reader_offset(const chakra_reader *r);
 CHAKRA_API uint64_t chakra_reader_node_count(const chakra_reader *r);
 
-/* Last error as "FILE: byte N: node K (id X): what" ("" if none). */
+/* Last error as "FILE: byte N: what (node index K...)" ("" if none); N
+ * is the offset of the offending bytes in the uncompressed stream. */
 CHAKRA_API const char *chakra_reader_errmsg(const chakra_reader *r);
 
 #ifdef __cplusplus
