@@ -46,7 +46,9 @@ typedef struct chakra_reader_options {
 #define CHAKRA_READER_OPTIONS_INIT { CHAKRA_READER_OPTIONS_VERSION, 0, NULL, 0 }
 
 /* Open a path ("-" is stdin). The metadata is read at once: a file that is
- * empty or does not start with GlobalMetadata fails here. */
+ * empty or does not start with GlobalMetadata fails here. On failure *out
+ * is still set (unless memory ran out) so chakra_reader_errmsg can say
+ * why; close it in every case. */
 CHAKRA_API int chakra_reader_open(chakra_reader **out, const char *path,
                                   const chakra_reader_options *opts);
 /* Read from memory; the buffer must outlive the reader. */
