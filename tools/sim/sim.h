@@ -3,7 +3,9 @@
  *   sim_config.c  network YAML, system JSON, communicator groups
  *   sim_net.c     topology, the congestion-unaware delay, aware links
  *   sim_coll.c    collective phases and algorithm steps
- *   sim_engine.c  event queue, per-NPU resources, the feeder loop
+ *   sim_engine.c  the feeder loop, per-NPU resources, send/recv, outputs
+ *   sim_phase.c   collectives in the engine: matching, chunk servers,
+ *                 phase timing (closed form / message events)
  * Time is in cycles; 1 cycle = 1 ns (docs/sim.md). */
 #ifndef CHAKRA_TOOLS_SIM_H
 #define CHAKRA_TOOLS_SIM_H

@@ -1,0 +1,281 @@
+/* chakra sim engine internals, shared by sim_engine.c (the feeder loop,
+ * per-NPU resources, send/recv, outputs) and sim_phase.c (collectives:
+ * instances, per-dimension servers, phase timing in both network models).
+ * Not a public interface. */
+#ifndef CHAKRA_TOOLS_SIM_ENGINE_IMPL_H
+#define CHAKRA_TOOLS_SIM_ENGINE_IMPL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chakra/chakra.h"
+#include "common.h"
+#include "sim.h"
+
+/* ---------------- small containers ---------------- */
+
+struct inst;
+
+/* A chunk-phase waiting for its dimension's server. */
+typedef struct request {
+	struct inst *in;
+	uint32_t chunk, phase;
+} request;
+
+/* FIFO of nodes or requests in a growable ring buffer (one item type, so
+ * copies stay inline). */
+typedef union qitem {
+	const chakra_node *node;
+	request req;
+} qitem;
+
+typedef struct fifo {
+	qitem *buf;
+	size_t cap, head, n; /* cap: a power of two */
+} fifo;
+
+static inline int fifo_push(fifo *q, qitem item)
+{
+	if (q->n == q->cap) {
+		size_t nc = q->cap ? q->cap * 2 : 8;
+		qitem *nb = malloc(nc * sizeof *nb);
+		if (!nb)
+			return -1;
+		for (size_t i = 0; i < q->n; i++)
+			nb[i] = q->buf[(q->head + i) & (q->cap - 1)];
+		free(q->buf);
+		q->buf = nb;
+		q->cap = nc;
+		q->head = 0;
+	}
+	q->buf[(q->head + q->n) & (q->cap - 1)] = item;
+	q->n++;
+	return 0;
+}
+
+static inline int fifo_pop(fifo *q, qitem *item)
+{
+	if (!q->n)
+		return 0;
+	*item = q->buf[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	return 1;
+}
+
+/* Events, ordered by time then by the order they were scheduled. */
+enum ev_type {
+	EV_START,       /* a = rank: the NPU starts (after its start delay) */
+	EV_COMPUTE,     /* a = rank: its compute node finished */
+	EV_PHASE,       /* p = instance, b = chunk/phase/ring-wide, a = rank */
+	EV_SEND,        /* aware: p = phase run, a = member, b = step */
+	EV_HOP,         /* aware: p = message reaches its next device */
+	EV_P2P_SENT,    /* p = p2p op: a send or recv node completes */
+	EV_COLL_DONE    /* a = rank: a collective with nothing to exchange */
+};
+
+typedef struct event {
+	uint64_t t, seq;
+	void *p;
+	uint64_t b;
+	uint32_t a;
+	uint32_t type;
+} event;
+
+typedef struct heap {
+	event *e;
+	size_t n, cap;
+	uint64_t seq;
+} heap;
+
+static inline int ev_less(const event *x, const event *y)
+{
+	return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+}
+
+static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void *p, uint64_t b)
+{
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 256;
+		event *ne = realloc(h->e, nc * sizeof *ne);
+		if (!ne)
+			return -1;
+		h->e = ne;
+		h->cap = nc;
+	}
+	event ev = { t, h->seq++, p, b, a, type };
+	size_t i = h->n++;
+	while (i) {
+		size_t parent = (i - 1) / 2;
+		if (!ev_less(&ev, &h->e[parent]))
+			break;
+		h->e[i] = h->e[parent];
+		i = parent;
+	}
+	h->e[i] = ev;
+	return 0;
+}
+
+static inline event heap_pop(heap *h)
+{
+	event top = h->e[0], last = h->e[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && ev_less(&h->e[c + 1], &h->e[c]))
+			c++;
+		if (!ev_less(&h->e[c], &last))
+			break;
+		h->e[i] = h->e[c];
+		i = c;
+	}
+	if (h->n)
+		h->e[i] = last;
+	return top;
+}
+
+/* ---------------- model state ---------------- */
+
+struct engine;
+
+/* One collective, shared by the NPUs that issue it: the k-th collective an
+ * NPU issues over the same dimensions (or group) is the k-th of its peers. */
+typedef struct inst {
+	struct inst *next;
+	int kind;                   /* 0: dimension mask, 1: communicator group */
+	uint32_t key, seq;
+	int64_t comm_type;
+	uint64_t comm_size;
+	uint32_t first_rank;        /* who created it, for mismatch messages */
+	const sim_group *group;
+	uint32_t chunks;
+	int nph;
+	sim_phase ph[2 * SIM_MAX_DIMS];
+	/* Per (chunk, phase): start time per rank and members arrived per
+	 * ring (indexed by the ring's base rank). */
+	uint64_t *start;
+	uint32_t *count;
+	size_t slots;               /* allocated (chunk, phase) * npus */
+	uint32_t refs;              /* NPUs inside it */
+} inst;
+
+typedef struct p2p_op {
+	struct p2p_op *next;
+	const chakra_node *node;
+	uint32_t rank, peer;
+	int64_t tag;
+	double bytes;
+	uint64_t start, arrived;
+	int is_send, has_arrived;
+} p2p_op;
+
+typedef struct npu {
+	chakra_feeder *f;
+	uint32_t rank;
+	const chakra_node *comp;    /* compute in flight */
+	uint64_t comp_start;
+	fifo comp_q;                /* nodes waiting for compute */
+	const chakra_node *coll;    /* collective in flight */
+	inst *coll_in;
+	uint64_t coll_start;
+	uint32_t chunks_left;
+	fifo coll_q;
+	uint32_t busy[SIM_MAX_DIMS + 1];
+	fifo wait[SIM_MAX_DIMS + 1]; /* requests per server */
+	uint32_t *seq_mask, *seq_group;
+	p2p_op *recvs;              /* posted receives, and arrived unmatched sends */
+	p2p_op *arrived;
+	uint32_t p2p_inflight;
+	uint64_t comm_since;        /* start of the current communication span */
+	sim_npu_result res;
+} npu;
+
+/* Congestion-aware: one phase on one ring, message by message. */
+typedef struct phase_run {
+	struct phase_run *prev, *next; /* live runs, freed on errors */
+	inst *in;
+	uint32_t chunk, phase, base, n, members_done;
+	uint64_t steps;
+	uint32_t *rank;             /* member -> rank */
+	uint64_t *p_last;           /* finish of the member's last step */
+	uint64_t *done;             /* steps finished per member */
+	uint64_t *arr_max;          /* [member * steps + step] */
+	uint32_t *arr_cnt;
+} phase_run;
+
+typedef struct msg {
+	sim_hop hop;
+	double bytes;
+	phase_run *pr;              /* NULL: a p2p message */
+	p2p_op *op;
+	uint32_t member;
+	uint64_t step;
+	int arrived;
+} msg;
+
+typedef struct engine {
+	const sim_network *net;
+	const sim_system *sys;
+	const sim_options *opt;
+	uint32_t N;
+	npu *npu;
+	heap h;
+	sim_links *links;
+	inst *live, *pool;
+	phase_run *runs;
+	uint32_t **group_pos;       /* per group: rank -> member index */
+	int *group_mask;            /* per group: its dimensions, or -1: not aligned */
+	uint32_t *ring0;            /* [rank * ndims + d]: first rank of its ring in d */
+	uint64_t now, nodes_done;
+	int failed;
+	char *err;
+	size_t errlen;
+	uint32_t *tmp_src;
+	uint64_t *tmp_a, *tmp_b;
+	tool_progress prog;
+} engine;
+
+/* The first rank of the ring that holds rank in phase ph, and member j of
+ * the ring that starts at base. */
+static inline uint32_t ring_base(engine *E, const inst *in, const sim_phase *ph, uint32_t rank)
+{
+	if (ph->dim < 0)
+		return in->group->ranks[0];
+	return E->ring0[(size_t)rank * (size_t)E->net->ndims + (size_t)ph->dim];
+}
+
+static inline uint32_t member_rank(engine *E, const inst *in, const sim_phase *ph, uint32_t base,
+                            uint32_t j)
+{
+	if (ph->dim < 0)
+		return in->group->ranks[j];
+	return base + j * E->net->stride[ph->dim];
+}
+
+/* sim_engine.c */
+int sim_fail(engine *E, const char *fmt, ...) TOOL_PRINTF(2, 3);
+const char *sim_node_name(const chakra_node *n);
+void sim_out_csv(engine *E, const char *what, uint32_t rank, const chakra_node *n);
+void sim_out_timeline(engine *E, uint32_t rank, int thread, const chakra_node *n,
+                      uint64_t start);
+void sim_comm_begin(engine *E, npu *u);
+void sim_comm_end(engine *E, npu *u);
+/* The node finished now: release its children and issue what is ready. */
+void sim_complete(engine *E, npu *u, const chakra_node *n);
+void sim_try_collective(engine *E, npu *u);
+void sim_p2p_arrived(engine *E, p2p_op *send);
+
+/* sim_phase.c */
+void sim_start_collective(engine *E, npu *u, const chakra_node *n);
+void sim_finish_collective(engine *E, npu *u);
+void sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t rank);
+void sim_on_send(engine *E, phase_run *pr, uint32_t j, uint64_t s);
+void sim_on_hop(engine *E, msg *m);
+void sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_run *pr,
+                  p2p_op *op, uint32_t member, uint64_t step);
+void sim_pr_free(engine *E, phase_run *pr);
+
+#endif
