@@ -4,6 +4,7 @@
  * AttributeProto is zeroed before each decode (trap 2), string/bytes
  * values record their own kind (trap 1), and list values get their
  * `values` callback through submsg_callback (trap 3). */
+#include <stdlib.h>
 #include <string.h>
 
 #include <pb_decode.h>
@@ -97,9 +98,14 @@ static bool cb_deps(pb_istream_t *s, const pb_field_t *f, void **arg)
 
 /* ---- attribute values ---- */
 
+static bool cb_string_val(pb_istream_t *s, const pb_field_t *f, void **arg);
+
 static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
-	(void)f;
+	/* string_val / bytes_val after a list: nanopb calls the callback left
+	 * in the union slot they share with the list's `values`. */
+	if (f->tag != 1)
+		return cb_string_val(s, f, arg);
 	vctx *v = *arg;
 	int k = v->seen_kind;
 	if (k == 30 || k == 32) {
@@ -194,10 +200,83 @@ static bool cb_string_val(pb_istream_t *s, const pb_field_t *f, void **arg)
 	return pb_read(s, NULL, s->bytes_left);
 }
 
+/* Scan an AttributeProto's fields with nanopb's tag reader: the oneof
+ * member that wins (the last one), and whether decoding it directly is
+ * unsafe. string_val / bytes_val are callbacks sharing the union with the
+ * scalar members; nanopb does not clear the union for them, so a string
+ * after a scalar member would have the scalar's bits called as a function
+ * pointer (nanopb-notes.md trap 2). Returns the winning tag (0: none),
+ * -1 when the scan fails (pb_decode then reports it). */
+static int attr_scan(const uint8_t *p, size_t len, int *unsafe)
+{
+	pb_istream_t t = pb_istream_from_buffer(p, len);
+	int last = 0, last_nonstring = 0;
+	*unsafe = 0;
+	while (t.bytes_left) {
+		pb_wire_type_t wt;
+		uint32_t tag;
+		bool eof;
+		if (!pb_decode_tag(&t, &wt, &tag, &eof) || !pb_skip_field(&t, wt))
+			return -1;
+		if (tag < 3 || tag > 32)
+			continue;
+		if (tag == 29 || tag == 31) {
+			if (last_nonstring % 2 == 1)
+				*unsafe = 1;
+		} else {
+			last_nonstring = (int)tag;
+		}
+		last = (int)tag;
+	}
+	return last;
+}
+
+/* The same attribute without the oneof members that a later, different
+ * member replaces: name and doc fields, then the final run of the winning
+ * member (repeats of one list member merge). Equivalent under protobuf's
+ * rules, and safe to decode: only one oneof member remains. */
+static size_t attr_filter(const uint8_t *p, size_t len, int last, uint8_t *out)
+{
+	pb_istream_t t = pb_istream_from_buffer(p, len);
+	size_t n = 0, run_from = 0;
+	/* First pass: where the final run of `last` starts. */
+	while (t.bytes_left) {
+		size_t st = len - t.bytes_left;
+		pb_wire_type_t wt;
+		uint32_t tag;
+		bool eof;
+		if (!pb_decode_tag(&t, &wt, &tag, &eof) || !pb_skip_field(&t, wt))
+			return 0;
+		if (tag >= 3 && tag <= 32 && (int)tag != last)
+			run_from = len - t.bytes_left;
+		(void)st;
+	}
+	t = pb_istream_from_buffer(p, len);
+	while (t.bytes_left) {
+		size_t st = len - t.bytes_left;
+		pb_wire_type_t wt;
+		uint32_t tag;
+		bool eof;
+		if (!pb_decode_tag(&t, &wt, &tag, &eof) || !pb_skip_field(&t, wt))
+			return 0;
+		size_t en = len - t.bytes_left;
+		if (tag == 1 || tag == 2 || ((int)tag == last && st >= run_from)) {
+			memcpy(out + n, p + st, en - st);
+			n += en - st;
+		}
+	}
+	return n;
+}
+
+static bool attr_check(vctx *v, const chakra_attr *a, const ChakraProtoMsg_AttributeProto *mp,
+                       int kind, const strarg *na, const strarg *da);
+
 static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
 	vctx *v = *arg;
+	int unsafe;
+	int last = attr_scan(s->state, s->bytes_left, &unsafe);
 	if (v->attr_i >= v->full->n_attrs)
 		return mismatch(v, "attribute count");
 	const chakra_attr *a = &v->full->attrs[v->attr_i++];
@@ -219,14 +298,36 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	 * for each member since they overlap at offset 0). */
 	m.value.string_val.funcs.decode = cb_string_val;
 	m.value.string_val.arg = v;
-	if (!pb_decode(s, ChakraProtoMsg_AttributeProto_fields, &m))
+	uint8_t *filtered = NULL;
+	bool ok;
+	if (last > 0 && unsafe) {
+		size_t len = s->bytes_left;
+		filtered = malloc(len ? len : 1);
+		if (!filtered)
+			return false;
+		pb_istream_t fs = pb_istream_from_buffer(filtered,
+		                                         attr_filter(s->state, len, last, filtered));
+		ok = pb_decode(&fs, ChakraProtoMsg_AttributeProto_fields, &m) &&
+		     pb_read(s, NULL, s->bytes_left);
+	} else {
+		ok = pb_decode(s, ChakraProtoMsg_AttributeProto_fields, &m);
+	}
+	ok = ok && attr_check(v, a, &m, last < 0 ? 0 : last, &na, &da);
+	free(filtered); /* after the checks: recorded strings point into it */
+	return ok;
+}
+
+/* Compare what nanopb decoded for one attribute with the walker's. */
+static bool attr_check(vctx *v, const chakra_attr *a, const ChakraProtoMsg_AttributeProto *mp,
+                       int kind, const strarg *na, const strarg *da)
+{
+	const ChakraProtoMsg_AttributeProto m = *mp;
+	if (!str_done(na) || !str_done(da))
 		return false;
-	if (!str_done(&na) || !str_done(&da))
-		return false;
-	int kind = m.which_value ? (int)m.which_value : v->seen_kind;
-	if (kind == 29 || kind == 31)
-		kind = v->seen_kind ? v->seen_kind : kind;
-	if (kind != a->kind)
+	/* nanopb must have chosen that member: which_value for the static
+	 * members, the callbacks' record for lists and strings. */
+	int got = (kind % 2 == 0 || kind == 29 || kind == 31) ? v->seen_kind : (int)m.which_value;
+	if (kind != a->kind || (kind && got != kind))
 		return mismatch(v, "attribute value kind");
 	if ((kind == 29 || kind == 31) && !str_done(&v->sval))
 		return false;

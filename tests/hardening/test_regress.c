@@ -42,6 +42,11 @@ static const expect reader_cases[] = {
 	{ "reader-attr-no-name", CHAKRA_ECORRUPT, 2, "bad field tag" },
 	/* a list replaced by a scalar member */
 	{ "reader-list-then-scalar", CHAKRA_ETRUNC, 1, "truncated file" },
+	/* int64_val then string_val: the nanopb check called the integer as a
+	 * function pointer (SEGV) before pbref.c filtered replaced members */
+	{ "reader-scalar-then-string", 0, 1, NULL },
+	/* float_list then string_val: the string landed in the list callback */
+	{ "reader-list-then-string", CHAKRA_ECORRUPT, 1, "wrong wire type" },
 	/* an empty packed dependency list */
 	{ "reader-empty-packed-deps", 0, 1, NULL },
 };
@@ -68,6 +73,10 @@ static void check_semantics(const char *file, uint64_t index, const chakra_node 
 		CHECK(chakra_attr_list_int(a, 0, &v) == 0 && v == 's');
 		CHECK(chakra_attr_list_int(a, 6, &v) == 0 && v == 'r');
 		CHECK(chakra_attr_list_int(a, 10, &v) == 0 && v == 'd');
+	}
+	if (!strcmp(file, "reader-scalar-then-string")) {
+		const char *str;
+		CHECK(chakra_node_get_string(n, "a", &str, &len) == 0 && len == 1 && str[0] == 'x');
 	}
 	if (!strcmp(file, "reader-attr-no-name")) {
 		for (size_t i = 0; i < chakra_node_attr_count(n); i++) {
