@@ -13,7 +13,6 @@
 
 #include "chakra/error.h"
 #include "feeder_impl.h"
-#include "wire.h"
 
 typedef struct msgbuf {
 	char *p;
@@ -31,49 +30,6 @@ static void put(msgbuf *m, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		m->len = m->len + (size_t)n < m->cap ? m->len + (size_t)n : m->cap - 1;
-}
-
-/* Append the blocking parents of a blocked node (held or absent slots) to
- * the CSR arrays, with kind = 1 when only a control dependency makes the
- * edge. mark[slot] == stamp dedupes repeats in linear time. */
-static int blocking_parents(chakra_feeder *f, fslot *s, uint32_t stamp, uint32_t *mark,
-                            uint32_t **par, uint8_t **kind, size_t *n, size_t *cap)
-{
-	uint64_t id;
-	if (feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id,
-	                &f->ws_lazy, f->tmp) < 0)
-		return 0; /* validated when read: cannot happen */
-	for (int pass = 0; pass < 2; pass++) {
-		int ctrl = pass == 1;
-		if (!(f->opts.deps & (ctrl ? CHAKRA_DEPS_CTRL : CHAKRA_DEPS_DATA)))
-			continue;
-		const uint64_t *d = ctrl ? walk_ctrl(&f->ws_lazy) : walk_data(&f->ws_lazy);
-		size_t nd = ctrl ? walk_n_ctrl(&f->ws_lazy) : walk_n_data(&f->ws_lazy);
-		for (size_t k = 0; k < nd; k++) {
-			uint32_t p = idmap_get(&f->ids, d[k]);
-			if (p == FT_NIL || d[k] == id || mark[p] == stamp)
-				continue;
-			/* Control edges to absent ids were dropped at end of file. */
-			if (ctrl && fslot_at(f, p)->state == ST_ABSENT)
-				continue;
-			mark[p] = stamp;
-			if (*n == *cap) {
-				size_t c = *cap * 2 + 1024;
-				uint32_t *np = realloc(*par, c * sizeof *np);
-				if (!np)
-					return -1;
-				*par = np;
-				uint8_t *nk = realloc(*kind, c);
-				if (!nk)
-					return -1;
-				*kind = nk;
-				*cap = c;
-			}
-			(*kind)[*n] = (uint8_t)ctrl;
-			(*par)[(*n)++] = p;
-		}
-	}
-	return 0;
 }
 
 /* Remove the control-only edge parent -> child (made by a control
@@ -97,19 +53,18 @@ static int drop_ctrl_edge(chakra_feeder *f, uint32_t child, uint32_t parent)
 			if (heap_push(&f->ready, key, child))
 				return CHAKRA_ENOMEM;
 		}
-		return 0;
+		return 1;
 	}
-	return 0;
+	return 0; /* not found: cannot happen, the graph is built from the edges */
 }
 
-int feeder_resolve_stall(chakra_feeder *f)
+int feeder_resolve_stall(chakra_feeder *f, int final)
 {
 	msgbuf m = { f->err, sizeof f->err, 0 };
 	size_t nb = 0;
 	uint32_t *blocked = NULL, *off = NULL, *par = NULL, *pos = NULL, *stack = NULL, *it = NULL;
 	uint32_t *drops = NULL; /* (child, parent) slot pairs */
 	uint8_t *color = NULL, *kind = NULL;
-	uint32_t *mark = NULL;
 	size_t n_par = 0, cap_par = 0, n_drops = 0;
 	int code = CHAKRA_EDEP;
 
@@ -120,22 +75,47 @@ int feeder_resolve_stall(chakra_feeder *f)
 	stack = malloc(((size_t)f->held + 1) * sizeof *stack);
 	it = malloc(((size_t)f->held + 1) * sizeof *it);
 	drops = malloc(((size_t)f->held + 1) * 2 * sizeof *drops);
-	mark = calloc(f->n_slots ? f->n_slots : 1, sizeof *mark);
-	if (!blocked || !off || !color || !pos || !stack || !it || !drops || !mark)
+	if (!blocked || !off || !color || !pos || !stack || !it || !drops)
 		goto nomem;
 	for (uint32_t i = 0; i < f->n_slots; i++)
 		if (fslot_at(f, i)->state == ST_BLOCKED) {
 			pos[i] = (uint32_t)nb;
 			blocked[nb++] = i;
 		}
-	/* Parents of each blocked node in one flat array (CSR). */
-	for (size_t b = 0; b < nb; b++) {
-		off[b] = (uint32_t)n_par;
-		if (blocking_parents(f, fslot_at(f, blocked[b]), (uint32_t)b + 1, mark, &par, &kind,
-		                     &n_par, &cap_par) < 0)
-			goto nomem;
+	/* Parents each blocked node waits for, in one flat array (CSR), from
+	 * the live edge lists: exactly the edges still pending (deduplicated
+	 * when added; dropped control edges are gone). kind = control-only. */
+	memset(off, 0, ((size_t)nb + 1) * sizeof *off);
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < f->n_slots; i++) {
+			fslot *p = fslot_at(f, i);
+			if (p->state == ST_FREE)
+				continue;
+			for (uint32_t e = p->child; e != FT_NIL; e = f->edges[e].next) {
+				uint32_t c = f->edges[e].child & ~EDGE_CTRL;
+				if (fslot_at(f, c)->state != ST_BLOCKED)
+					continue;
+				if (pass == 0) {
+					off[pos[c] + 1]++;
+					continue;
+				}
+				uint32_t k = it[pos[c]]++;
+				par[k] = i;
+				kind[k] = (f->edges[e].child & EDGE_CTRL) != 0;
+			}
+		}
+		if (pass == 0) {
+			for (size_t b = 0; b < nb; b++)
+				off[b + 1] += off[b];
+			n_par = off[nb];
+			cap_par = n_par ? n_par : 1;
+			par = malloc(cap_par * sizeof *par);
+			kind = malloc(cap_par);
+			if (!par || !kind)
+				goto nomem;
+			memcpy(it, off, (size_t)nb * sizeof *it); /* fill cursors */
+		}
 	}
-	off[nb] = (uint32_t)n_par;
 
 	/* Cycles: iterative DFS over "waits for" edges between blocked nodes
 	 * (color 1 = on the stack, 2 = done). A cycle with a control-only edge
@@ -207,15 +187,29 @@ int feeder_resolve_stall(chakra_feeder *f)
 			break;
 	}
 	if (!fatal && n_drops) {
-		for (size_t k = 0; k < n_drops; k++)
-			if (drop_ctrl_edge(f, drops[2 * k], drops[2 * k + 1]) < 0)
+		int dropped = 0;
+		for (size_t k = 0; k < n_drops; k++) {
+			int r = drop_ctrl_edge(f, drops[2 * k], drops[2 * k + 1]);
+			if (r < 0)
 				goto nomem;
-		code = 1; /* progress: the caller issues the nodes now ready */
+			dropped |= r;
+		}
+		if (dropped) {
+			code = 1; /* progress: the caller issues the nodes now ready */
+			goto done;
+		}
+	}
+	if (!fatal && !final) {
+		code = 0; /* no cycle: the missing parents may come later in the file */
 		goto done;
 	}
 
-	put(&m, "%s: stall: %zu node%s cannot be issued (none ready, none in flight, file read to "
-	        "the end)", f->name, nb, nb == 1 ? "" : "s");
+	if (final)
+		put(&m, "%s: stall: %zu node%s cannot be issued (none ready, none in flight, file read "
+		        "to the end)", f->name, nb, nb == 1 ? "" : "s");
+	else
+		put(&m, "%s: stall: %zu node%s blocked (none ready, none in flight) by a dependency "
+		        "cycle, which reading on cannot resolve", f->name, nb, nb == 1 ? "" : "s");
 	if (fatal) {
 		code = CHAKRA_ECYCLE;
 		size_t len = cyc_to - cyc_from;
@@ -291,7 +285,6 @@ done:
 	free(stack);
 	free(it);
 	free(drops);
-	free(mark);
 	free(kind);
 	free(blocked);
 	free(off);

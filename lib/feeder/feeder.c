@@ -228,6 +228,7 @@ static int read_one(chakra_feeder *f)
 		return at_eof(f);
 	}
 	uint64_t index = chakra_reader_node_count(f->rd) - 1;
+	f->n_read++;
 	const uint8_t *msg = m;
 	uint64_t id;
 	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, f->tmp);
@@ -383,9 +384,23 @@ static int fill(chakra_feeder *f)
 	while (!f->eof && f->held < f->opts.window)
 		if ((rc = read_one(f)) < 0)
 			return rc;
-	while (!f->eof && f->ready.n == 0 && f->inflight == 0)
+	while (!f->eof && f->ready.n == 0 && f->inflight == 0) {
+		/* Reading on cannot resolve a cycle among the nodes held; look
+		 * for one once past the window, then again only after as many
+		 * new nodes were read as were held at the last look (a look
+		 * costs O(held), so the cost stays linear), so a trace whose
+		 * control edges contradict its data edges stays within about
+		 * two windows of memory. */
+		if (f->held >= f->opts.window && f->n_read >= f->next_cycle_check) {
+			if ((rc = feeder_resolve_stall(f, 0)) < 0)
+				return fail(f, rc);
+			f->next_cycle_check = f->n_read + f->held;
+			if (f->ready.n)
+				break;
+		}
 		if ((rc = read_one(f)) < 0)
 			return rc;
+	}
 	return 0;
 }
 
@@ -401,7 +416,11 @@ static int pick(chakra_feeder *f, fslot **out)
 	while ((i = heap_pop(&f->ready)) == FT_NIL) {
 		if (f->inflight || !f->held)
 			return 0;
-		if ((rc = feeder_resolve_stall(f)) < 0)
+		if (!f->eof)
+			rc = fill(f); /* (fill returns only at the end, or with progress) */
+		else
+			rc = feeder_resolve_stall(f, 1);
+		if (rc < 0)
 			return fail(f, rc);
 	}
 	fslot *s = fslot_at(f, i);
@@ -453,6 +472,7 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 		f->opts.deps = CHAKRA_DEPS_DATA;
 	if (f->opts.window == 0)
 		f->opts.window = FEEDER_DEFAULT_WINDOW;
+
 	if (f->opts.deps < CHAKRA_DEPS_DATA || f->opts.deps > CHAKRA_DEPS_BOTH)
 		return fail(f, feeder_errf(f, CHAKRA_EINVAL, "%s: bad deps option %d", f->name,
 		                           (int)f->opts.deps));

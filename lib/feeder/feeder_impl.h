@@ -66,6 +66,7 @@ struct chakra_feeder {
 	arena scratch;
 
 	uint64_t held, inflight, issued, completed, n_place;
+	uint64_t n_read, next_cycle_check; /* nodes read; n_read for the next cycle check */
 	uint64_t warnings, dup_deps, cycle_drops;
 	int eof, failed, in_drive, eof_done;
 	char err[FEEDER_ERRMSG_MAX];
@@ -82,11 +83,13 @@ static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
 int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
                 char *err);
 
-/* diag.c: a stall (nothing ready, nothing in flight, nodes held, file
- * fully read). Breaks cycles at control-only edges (not when strict) and
- * returns 1 when nodes became ready; else sets f->err and returns
- * CHAKRA_ECYCLE or CHAKRA_EDEP (or CHAKRA_ENOMEM). */
-int feeder_resolve_stall(chakra_feeder *f);
+/* diag.c: a stall (nothing ready, nothing in flight, nodes held). Breaks
+ * cycles at control-only edges (not when strict) and returns 1 when nodes
+ * became ready. Otherwise, when final (file fully read), sets f->err and
+ * returns CHAKRA_ECYCLE or CHAKRA_EDEP; before the end of the file a cycle
+ * of data edges is already CHAKRA_ECYCLE (no later node can break it), and
+ * anything else returns 0 (parents may come later). CHAKRA_ENOMEM too. */
+int feeder_resolve_stall(chakra_feeder *f, int final);
 /* Errors into f->err (larger than CHAKRA_ERRMSG_MAX). */
 int feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
 

@@ -19,6 +19,10 @@ cmp "$tmp/order.txt" "$CHAKRA_SHARED/data/chakra/chakra.0.order-v1.txt" ||
 [ "$(sort -n "$tmp/both.txt" | uniq | wc -l)" -eq 3664 ] || fail "--deps both: repeats"
 grep -q "control dependencies ignored" "$tmp/both.err" || fail "--deps both: no warning count"
 
+# A small window: cycles of control and data edges are broken while reading on.
+"$C" feed --deps both --window 100 "$T" 2> /dev/null | sort -n | uniq > "$tmp/w100.txt"
+[ "$(wc -l < "$tmp/w100.txt")" -eq 3664 ] || fail "--deps both --window 100"
+
 # Several in flight, file order: every node once.
 "$C" feed --inflight 8 --order file "$T" | sort -n | uniq > "$tmp/n8.txt"
 [ "$(wc -l < "$tmp/n8.txt")" -eq 3664 ] || fail "--inflight 8"

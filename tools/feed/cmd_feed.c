@@ -97,9 +97,10 @@ int cmd_feed(int argc, char **argv)
 		status = tool_err("%s", chakra_feeder_errmsg(f));
 	else if (chakra_feeder_warning_count(f))
 		fprintf(stderr, "chakra feed: %s: %llu control dependenc%s ignored (parent never appears, "
-		        "or the node itself)\n", trace,
+		        "the node itself, or closing a cycle: %llu)\n", trace,
 		        (unsigned long long)chakra_feeder_warning_count(f),
-		        chakra_feeder_warning_count(f) == 1 ? "y" : "ies");
+		        chakra_feeder_warning_count(f) == 1 ? "y" : "ies",
+		        (unsigned long long)chakra_feeder_cycle_break_count(f));
 	chakra_feeder_close(f);
 	return status;
 }
