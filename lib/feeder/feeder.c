@@ -231,7 +231,8 @@ static int read_one(chakra_feeder *f)
 	f->n_read++;
 	const uint8_t *msg = m;
 	uint64_t id;
-	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, f->tmp);
+	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, (unsigned)f->opts.deps,
+	                 f->tmp);
 	if (rc < 0)
 		return fail(f, feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s",
 		                           f->name, (unsigned long long)index,

@@ -79,9 +79,11 @@ static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
 }
 
 /* scan.c: id and deps of a Node message (into ws->data / ws->ctrl), with
- * the top-level structure validated; "byte N: what" in err on failure. */
+ * the top-level structure validated; "byte N: what" in err on failure.
+ * want: the lists to decode (chakra_deps bits); a packed list not wanted
+ * in canonical position is skipped by its length (and may be left empty). */
 int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
-                char *err);
+                unsigned want, char *err);
 
 /* diag.c: a stall (nothing ready, nothing in flight, nodes held). Breaks
  * cycles at control-only edges (not when strict) and returns 1 when nodes

@@ -90,7 +90,7 @@ SCAN_INLINE int skip_len(const uint8_t **p, const uint8_t *end)
 }
 
 int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
-                char *err)
+                unsigned want, char *err)
 {
 	const uint8_t *p = msg, *end = msg + len;
 	ws->data.len = ws->ctrl.len = 0;
@@ -119,6 +119,14 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 	for (int f = 4; f <= 5; f++) {
 		if (p < end && *p == (uint8_t)(f << 3 | WT_LEN)) {
 			const uint8_t *fs = p++;
+			if (!(want & (f == 4 ? CHAKRA_DEPS_CTRL : CHAKRA_DEPS_DATA))) {
+				/* A list that does not gate: its contents are checked
+				 * on lazy decode. */
+				if (skip_len(&p, end))
+					return BAD("byte %llu: field %s malformed", POS(fs),
+					           f == 4 ? "ctrl_deps" : "data_deps");
+				continue;
+			}
 			int rc = deps(f == 4 ? &ws->ctrl : &ws->data, WT_LEN, &p, end);
 			if (rc == -2)
 				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");

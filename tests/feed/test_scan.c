@@ -21,7 +21,7 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-static walk_scratch ws_full, ws_scan;
+static walk_scratch ws_full, ws_scan, ws_data;
 static arena ar;
 static char err[CHAKRA_ERRMSG_MAX];
 static uint64_t compared, mismatches, scan_rejects_valid;
@@ -32,7 +32,10 @@ static void compare(const uint8_t *m, size_t len)
 	uint64_t id1, id2;
 	arena_reset(&ar);
 	int r1 = node_walk(m, len, 0, &id1, &full, &ar, &ws_full, err);
-	int r2 = feeder_scan(m, len, 0, &id2, &ws_scan, err);
+	int r2 = feeder_scan(m, len, 0, &id2, &ws_scan, CHAKRA_DEPS_BOTH, err);
+	/* Data only: the same id and data deps. */
+	uint64_t id3;
+	int r3 = feeder_scan(m, len, 0, &id3, &ws_data, CHAKRA_DEPS_DATA, err);
 	if (r1 != 0)
 		return;
 	compared++;
@@ -41,6 +44,9 @@ static void compare(const uint8_t *m, size_t len)
 			fprintf(stderr, "  scan rejects a valid message: %s\n", err);
 		return;
 	}
+	if (r3 != 0 || id3 != id1 || full.n_data != walk_n_data(&ws_data) ||
+	    (full.n_data && memcmp(full.data, walk_data(&ws_data), full.n_data * 8)))
+		mismatches++;
 	if (id1 != id2 || full.n_data != walk_n_data(&ws_scan) || full.n_ctrl != walk_n_ctrl(&ws_scan) ||
 	    (full.n_data && memcmp(full.data, walk_data(&ws_scan), full.n_data * 8)) ||
 	    (full.n_ctrl && memcmp(full.ctrl, walk_ctrl(&ws_scan), full.n_ctrl * 8)))
@@ -83,6 +89,7 @@ int main(void)
 	CHECK_EQ_U(scan_rejects_valid, 0);
 	walk_scratch_free(&ws_full);
 	walk_scratch_free(&ws_scan);
+	walk_scratch_free(&ws_data);
 	arena_free(&ar);
 	printf("%llu messages compared\n", (unsigned long long)compared);
 	return check_done();
