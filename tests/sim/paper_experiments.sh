@@ -167,7 +167,7 @@ fi
 
 # Tables. Times in µs (1 cycle = 1 ns).
 scaling_table() { # SCALING KIND BW0 BW1 SHAPEFN
-	echo "| workload | NPUs | finish | compute | exposed comm | total comm | exposed / compute | speed-up vs 4 |"
+	echo "| workload | NPUs (dims) | finish µs | compute µs | exposed comm µs | total comm µs | exposed ÷ compute | speed-up vs 4 |"
 	echo "|---|---|---|---|---|---|---|---|"
 	for wl in $WORKLOADS; do
 		f4=
