@@ -66,8 +66,8 @@ static void slot_release(chakra_feeder *f, uint32_t i)
 	fslot *s = fslot_at(f, i);
 	if (s->cls != 0xff)
 		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
-	arena_free(&s->ar);
-	s->ar.head = NULL;
+	free(s->full_mem);
+	s->full_mem = NULL;
 	s->v.msg = NULL;
 	s->v.full = NULL;
 	s->cls = 0xff;
@@ -133,12 +133,19 @@ static node_full *materialize(chakra_node *n)
 	chakra_feeder *f = n->owner;
 	if (n->full)
 		return n->full;
-	node_full *full = arena_alloc(&s->ar, sizeof *full);
-	if (!full)
-		return NULL;
+	/* Decode into the feeder's scratch arena, then keep an exact-size
+	 * copy with the node. */
+	node_full tmp, *full = NULL;
 	uint64_t id;
-	int rc = node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, full, &s->ar,
-	                   &f->ws_lazy, f->tmp);
+	arena_reset(&f->scratch);
+	int rc = node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, &tmp,
+	                   &f->scratch, &f->ws_lazy, f->tmp);
+	if (rc == 0) {
+		full = node_full_compact(&tmp);
+		if (!full)
+			rc = chakra__errf(f->tmp, CHAKRA_ENOMEM, "out of memory");
+	}
+	/* nanopb cross-check of the copy the simulator will read. */
 	if (rc == 0 && f->opts.reader && f->opts.reader->verify_with_nanopb)
 		rc = pbref_verify_node(n->msg, n->len, id, full, f->tmp);
 	if (rc < 0) {
@@ -150,10 +157,10 @@ static node_full *materialize(chakra_node *n)
 			fail(f, feeder_errf(f, rc, "%s: node index %llu (id %llu, message at byte %llu): %s",
 			                    f->name, (unsigned long long)n->index, (unsigned long long)n->id,
 			                    (unsigned long long)n->offset, f->tmp));
-		arena_free(&s->ar);
-		s->ar.head = NULL;
+		free(full);
 		return NULL;
 	}
+	s->full_mem = full;
 	n->full = full;
 	return full;
 }
@@ -530,7 +537,7 @@ void chakra_feeder_close(chakra_feeder *f)
 		if (s->state != ST_FREE) {
 			if (s->cls != 0xff)
 				bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
-			arena_free(&s->ar);
+			free(s->full_mem);
 		}
 	}
 	for (size_t c = 0; c < f->n_chunks; c++)

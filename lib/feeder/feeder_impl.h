@@ -28,7 +28,7 @@ enum {
  * so the embedded view stays valid until the node is completed. */
 typedef struct fslot {
 	chakra_node v;     /* first member: a view pointer is a slot pointer */
-	arena ar;          /* lazily decoded fields of this node */
+	node_full *full_mem; /* lazily decoded fields: one malloc block */
 	uint32_t pending;  /* unresolved gating parents */
 	uint32_t child;    /* edge list of children; free-list link when free */
 	uint8_t state;
@@ -84,6 +84,10 @@ static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
  * in canonical position is skipped by its length (and may be left empty). */
 int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
                 unsigned want, char *err);
+
+/* compact.c: a deep copy of a decoded node in one malloc block (free()
+ * releases all of it); NULL when out of memory. */
+node_full *node_full_compact(const node_full *src);
 
 /* diag.c: a stall (nothing ready, nothing in flight, nodes held). Breaks
  * cycles at control-only edges (not when strict) and returns 1 when nodes

@@ -596,6 +596,69 @@ static void test_lazy_corrupt_attr(void)
 	chakra_feeder_close(f);
 }
 
+/* Every attribute kind survives the lazy decode (one compact block per
+ * node), cross-checked with nanopb. */
+static void test_lazy_all_kinds(void)
+{
+	membuf m = { 0 };
+	chakra_writer *w;
+	chakra_builder *b = chakra_builder_new();
+	CHECK(chakra_writer_open_cb(&w, mem_write, &m, NULL) == 0);
+	CHECK(chakra_writer_write_metadata(w, "0.0.4", NULL) == 0);
+	chakra_builder_set_id(b, 7);
+	chakra_builder_set_name(b, "all-kinds", (size_t)-1);
+	chakra_builder_set_io(b, CHAKRA_IO_INPUTS, CHAKRA_IO_SHAPES, "[[2, 3]]", (size_t)-1);
+	chakra_builder_attr_int(b, "i", CHAKRA_ATTR_SINT64, -5);
+	chakra_builder_attr_set_doc(b, "a doc", (size_t)-1);
+	chakra_builder_attr_double(b, "d", CHAKRA_ATTR_DOUBLE, 2.5);
+	chakra_builder_attr_string(b, "s", CHAKRA_ATTR_STRING, "hello", (size_t)-1);
+	uint64_t lu[3] = { 1, 2, (uint64_t)-3 };
+	chakra_builder_attr_list_uint(b, "lu", CHAKRA_ATTR_INT64_LIST, lu, 3);
+	double ld[2] = { 0.5, -1.25 };
+	chakra_builder_attr_list_double(b, "ld", CHAKRA_ATTR_FLOAT_LIST, ld, 2);
+	const char *ls[2] = { "x", "yz" };
+	chakra_builder_attr_list_string(b, "ls", CHAKRA_ATTR_STRING_LIST, ls, NULL, 2);
+	chakra_builder_attr_empty(b, "none");
+	CHECK(chakra_writer_write_node(w, b) == 0);
+	CHECK(chakra_writer_finish(w) == 0);
+	chakra_writer_close(w);
+	chakra_builder_free(b);
+
+	chakra_reader_options ro = CHAKRA_READER_OPTIONS_INIT;
+	ro.verify_with_nanopb = 1;
+	chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
+	o.reader = &ro;
+	chakra_feeder *f;
+	CHECK(chakra_feeder_open_buffer(&f, m.p, m.len, &o) == 0);
+	const chakra_node *n;
+	CHECK(chakra_feeder_next(f, &n) == 1);
+	CHECK(!strcmp(chakra_node_name(n, NULL), "all-kinds"));
+	CHECK(!strcmp(chakra_node_io(n, CHAKRA_IO_INPUTS, CHAKRA_IO_SHAPES, NULL), "[[2, 3]]"));
+	CHECK(chakra_node_has_io(n, CHAKRA_IO_INPUTS) && !chakra_node_has_io(n, CHAKRA_IO_OUTPUTS));
+	CHECK_EQ_U(chakra_node_attr_count(n), 7);
+	int64_t i64 = 0;
+	double dv = 0;
+	const char *sv;
+	size_t len;
+	CHECK(chakra_node_get_int(n, "i", &i64) == 0 && i64 == -5);
+	CHECK(!strcmp(chakra_attr_doc(chakra_node_attr_find(n, "i"), NULL), "a doc"));
+	CHECK(chakra_attr_double(chakra_node_attr_find(n, "d"), &dv) == 0 && dv == 2.5);
+	CHECK(chakra_node_get_string(n, "s", &sv, &len) == 0 && len == 5 && !strcmp(sv, "hello"));
+	const chakra_attr *a = chakra_node_attr_find(n, "lu");
+	CHECK(a && chakra_attr_list_len(a) == 3 && chakra_attr_list_int(a, 2, &i64) == 0 && i64 == -3);
+	a = chakra_node_attr_find(n, "ld");
+	CHECK(a && chakra_attr_list_len(a) == 2 && chakra_attr_list_double(a, 1, &dv) == 0 &&
+	      dv == -1.25);
+	a = chakra_node_attr_find(n, "ls");
+	CHECK(a && chakra_attr_list_len(a) == 2 && chakra_attr_list_string(a, 1, &sv, &len) == 0 &&
+	      len == 2 && !strcmp(sv, "yz"));
+	a = chakra_node_attr_find(n, "none");
+	CHECK(a && chakra_attr_kind_of(a) == CHAKRA_ATTR_NONE);
+	CHECK(chakra_feeder_complete(f, 7) == 0); /* no decode error recorded */
+	chakra_feeder_close(f);
+	free(m.p);
+}
+
 /* ---- real data ---- */
 
 static void test_real_reference_order(void)
@@ -736,6 +799,7 @@ int main(void)
 	test_callback_deferred();
 	test_truncated();
 	test_lazy_corrupt_attr();
+	test_lazy_all_kinds();
 	test_real_reference_order();
 	test_real_lazy_decode();
 	test_workload();
