@@ -119,7 +119,9 @@ MODEL=unaware
 get() {
 	awk -F, -v k="$1,$2,$3,$4,$5,$6,$7,$MODEL" -v f="$8" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		index($0, k ",") == 1 { print $col[f]; exit }' "$RES"
+		index($0, k ",") == 1 { print $col[f]; found = 1; exit }
+		END { if (!found) { print "paper_experiments.sh: no result for " k > "/dev/stderr"; exit 1 } }' "$RES" ||
+		: >"$T/missing"
 }
 us() { awk -v c="$1" 'BEGIN { printf "%.1f", c / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
@@ -176,7 +178,7 @@ scaling_table() { # SCALING KIND BW0 BW1 SHAPEFN
 			f=$(get $1 $wl $n $2 $d $3 $4 finish); c=$(get $1 $wl $n $2 $d $3 $4 compute)
 			e=$(get $1 $wl $n $2 $d $3 $4 exposed); b=$(get $1 $wl $n $2 $d $3 $4 comm)
 			[ -z "$f4" ] && f4=$f
-			echo "| $wl | $n ($d) | $(us $f) | $(us $c) | $(us $e) | $(us $b) | $(ratio $e $c) | $(ratio $f4 $f)× |"
+			echo "| $wl | $n ($d) | $(us "$f") | $(us "$c") | $(us "$e") | $(us "$b") | $(ratio "$e" "$c") | $(ratio "$f4" "$f")× |"
 		done
 	done
 	echo
@@ -231,7 +233,7 @@ for n in $SIZES; do
 		d=$(square $n)
 		c=$(get model-split MLP_ModelParallel $n torus $d $bw $bw compute)
 		e=$(get model-split MLP_ModelParallel $n torus $d $bw $bw exposed)
-		row="$row | $(us "$(get model-split MLP_ModelParallel $n torus $d $bw $bw finish)") ($(us $c) / $(us $e), $(ratio $e $c)×)"
+		row="$row | $(us "$(get model-split MLP_ModelParallel $n torus $d $bw $bw finish)") ($(us "$c") / $(us "$e"), $(ratio "$e" "$c")×)"
 	done
 	echo "$row |"
 done
@@ -248,7 +250,7 @@ for wl in $WORKLOADS; do
 			d=$(square $n)
 			f=$(get weak $wl $n $kind $d $b0 $b1 finish)
 			[ -z "$f4" ] && f4=$f
-			row="$row | $(us $f) ($(us "$(get weak $wl $n $kind $d $b0 $b1 compute)") / $(us "$(get weak $wl $n $kind $d $b0 $b1 exposed)")) $(ratio $f4 $f)×"
+			row="$row | $(us "$f") ($(us "$(get weak $wl $n $kind $d $b0 $b1 compute)") / $(us "$(get weak $wl $n $kind $d $b0 $b1 exposed)")) $(ratio "$f4" "$f")×"
 		done
 		echo "$row |"
 	done
@@ -265,8 +267,10 @@ for wl in $WORKLOADS; do
 			set -- $cfg
 			d=$(square $n)
 			f=$(get strong $wl $n $1 $d $2 $3 finish)
-			row="$row | $(us $f) ($(ratio "$(get strong $wl $n $1 $d $2 $3 exposed)" "$(get strong $wl $n $1 $d $2 $3 compute)")×)"
+			row="$row | $(us "$f") ($(ratio "$(get strong $wl $n $1 $d $2 $3 exposed)" "$(get strong $wl $n $1 $d $2 $3 compute)")×)"
 		done
 		echo "$row |"
 	done
 done
+# A table cell without its run is an error, not a silent 0.
+[ ! -f "$T/missing" ]
