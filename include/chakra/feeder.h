@@ -18,7 +18,12 @@
  * from chakra_feeder_complete(). Both styles share one core.
  *
  * Lifetime: a node's view, and every pointer obtained from it, stays valid
- * until that node is completed. */
+ * until that node is completed.
+ *
+ * Feeding reads only ids and dependencies; the other fields are decoded on
+ * first access. If that decode finds a damaged attribute, the accessor
+ * returns empty values and the feeder fails with the error (file, node,
+ * byte) from its next call. Semantics, window and numbers: docs/feeder.md. */
 #ifndef CHAKRA_FEEDER_H
 #define CHAKRA_FEEDER_H
 
@@ -87,8 +92,10 @@ CHAKRA_API void chakra_feeder_close(chakra_feeder *f);
  * message names the blocked nodes and their missing parents or the cycle. */
 CHAKRA_API int chakra_feeder_next(chakra_feeder *f, const chakra_node **node);
 /* Complete an in-flight node; releases its children (and, in callback
- * style, issues those that become ready). CHAKRA_ESTATE when id is not in
- * flight (never issued, or already completed). */
+ * style, issues those that become ready; an error while doing so, e.g. a
+ * stall, is returned here although the completion itself took effect).
+ * CHAKRA_ESTATE when id is not in flight (never issued, or already
+ * completed); nothing changes then. */
 CHAKRA_API int chakra_feeder_complete(chakra_feeder *f, uint64_t id);
 /* Return an in-flight node to the ready set, to be issued again. */
 CHAKRA_API int chakra_feeder_push_back(chakra_feeder *f, uint64_t id);
