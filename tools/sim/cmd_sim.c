@@ -171,7 +171,7 @@ int cmd_sim(int argc, char **argv)
 			goto out;
 		}
 		if (is_scale) {
-			double f;
+			double f = 0; /* read below even when parsing fails */
 			if (tool_parse_double(pend[k].opt, val, &f) || !(f >= 0) || f > 1e9) {
 				if (!(f >= 0) || f > 1e9)
 					tool_err("%s: factor must be in 0..1e9", pend[k].opt);
