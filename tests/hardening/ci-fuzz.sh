@@ -32,7 +32,7 @@ for t in $targets; do
 	log=$work/$t/log
 	# -close_fd_mask=2 keeps the tools' own error messages out of the log;
 	# libFuzzer and the sanitizers still report on a duplicate of stderr.
-	"$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	"$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 \
 		-max_len=8192 -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$work/$t/art/" \
 		"$work/$t/corpus" >"$log" 2>&1
 	rc=$?
