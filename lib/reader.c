@@ -202,3 +202,7 @@ int chakra_reader_next(chakra_reader *r, const chakra_node **node)
 uint64_t chakra_reader_offset(const chakra_reader *r) { return framer_offset(&r->fr); }
 uint64_t chakra_reader_node_count(const chakra_reader *r) { return r->count; }
 const char *chakra_reader_errmsg(const chakra_reader *r) { return r ? r->err : "out of memory"; }
+
+/* The feeder frames messages itself (one inline step per message instead
+ * of three calls); it owns the reader and uses it only for metadata. */
+framer *chakra__reader_framer(chakra_reader *r) { return &r->fr; }

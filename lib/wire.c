@@ -261,7 +261,7 @@ static int fill(framer *fr, size_t need, char *err)
 	return 1;
 }
 
-int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err)
+int framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err)
 {
 	uint64_t off = fr->base + fr->pos;
 	/* Length prefix: up to 10 bytes. */

@@ -117,7 +117,36 @@ void framer_init(framer *fr, const char *name, uint64_t max_msg);
 /* Next message: 1 with msg, len and offset (of its length prefix) set,
  * 0 at a clean end, or a negative chakra_error with the message in err.
  * The bytes stay valid until the next call. */
-int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err);
+int framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err);
+static inline int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset,
+                              char *err)
+{
+	/* Fast path (inline, no call): a one- or two-byte length prefix and
+	 * the whole message already buffered, within the size limit. Same
+	 * result as the general path, which handles everything else. */
+	size_t avail = fr->end - fr->pos;
+	const uint8_t *p = fr->data + fr->pos;
+	if (avail >= 2) {
+		size_t L, hdr;
+		if (p[0] < 0x80) {
+			L = p[0];
+			hdr = 1;
+		} else if (p[1] < 0x80) {
+			L = (size_t)(p[0] & 0x7f) | (size_t)p[1] << 7;
+			hdr = 2;
+		} else {
+			return framer_next_slow(fr, msg, len, offset, err);
+		}
+		if (L <= avail - hdr && L <= fr->max_msg) {
+			*msg = p + hdr;
+			*len = L;
+			*offset = fr->base + fr->pos;
+			fr->pos += hdr + L;
+			return 1;
+		}
+	}
+	return framer_next_slow(fr, msg, len, offset, err);
+}
 /* Offset where the next message starts. */
 static inline uint64_t framer_offset(const framer *fr) { return fr->base + fr->pos; }
 void framer_free(framer *fr);

@@ -224,19 +224,20 @@ static int at_eof(chakra_feeder *f);
 
 static int read_one(chakra_feeder *f)
 {
-	const void *m;
+	const uint8_t *msg;
 	size_t len;
-	uint64_t off = chakra_reader_offset(f->rd);
-	int rc = chakra_reader_next_raw(f->rd, &m, &len);
+	uint64_t off;
+	/* The framer directly (what chakra_reader_next_raw does, with the
+	 * same error text), inline on the common path. */
+	int rc = framer_next(f->fr, &msg, &len, &off, f->tmp);
 	if (rc < 0)
-		return fail(f, feeder_errf(f, rc, "%s", chakra_reader_errmsg(f->rd)));
+		return fail(f, feeder_errf(f, rc, "%s (node index %llu)", f->tmp,
+		                           (unsigned long long)f->n_read));
 	if (rc == 0) {
 		f->eof = 1;
 		return at_eof(f);
 	}
-	uint64_t index = chakra_reader_node_count(f->rd) - 1;
-	f->n_read++;
-	const uint8_t *msg = m;
+	uint64_t index = f->n_read++;
 	uint64_t id;
 	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, (unsigned)f->opts.deps,
 	                 f->tmp);
@@ -495,6 +496,7 @@ static int opened(chakra_feeder *f, int rc)
 	if (rc < 0)
 		return fail(f, feeder_errf(f, rc, "%s",
 		                           f->rd ? chakra_reader_errmsg(f->rd) : "out of memory"));
+	f->fr = chakra__reader_framer(f->rd);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "ftab.h"
 #include "node_impl.h"
 #include "util.h"
+#include "wire.h"
 
 #define FEEDER_ERRMSG_MAX 4096
 /* 16384 nodes: the whole of chakra.0.et (exact reference order), ~6 MiB
@@ -48,6 +49,7 @@ typedef struct fedge {
 struct chakra_feeder {
 	chakra_feeder_options opts;
 	chakra_reader *rd;
+	framer *fr;      /* rd's framer: the feeder reads messages through it */
 	char *name;
 	const uint8_t *zc_lo, *zc_hi; /* caller's plain buffer: messages used in place */
 
@@ -77,6 +79,9 @@ static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
 {
 	return &f->chunks[i >> SLOT_CHUNK_BITS][i & (SLOT_CHUNK - 1)];
 }
+
+/* reader.c: the reader's framer, which the feeder drives directly. */
+framer *chakra__reader_framer(chakra_reader *r);
 
 /* scan.c: id and deps of a Node message (into ws->data / ws->ctrl), with
  * the top-level structure validated; "byte N: what" in err on failure.
