@@ -78,12 +78,15 @@ uint32_t idmap_del(idmap *m, uint64_t key)
 		return FT_NIL;
 	size_t mask = m->cap - 1;
 	size_t i = idmap_home(m, key);
+	if (!m->mixed && m->e[i].key == key && m->e[i].val != FT_NIL)
+		goto found; /* dense ids: at home */
 	for (size_t dist = 0;; i = (i + 1) & mask, dist++) {
 		if (m->e[i].val == FT_NIL || ((i - idmap_home(m, m->e[i].key)) & mask) < dist)
 			return FT_NIL;
 		if (m->e[i].key == key)
 			break;
 	}
+found:;
 	uint32_t val = m->e[i].val;
 	/* Backward shift until an empty bucket or an entry at its home. */
 	for (;;) {
@@ -214,15 +217,12 @@ void doneset_free(doneset *d)
 
 #define BP_SLAB ((size_t)256 << 10)
 
+/* Smallest c with 16 << c >= n (n >= 1). */
 static unsigned size_class(size_t n)
 {
-	unsigned c = 0;
-	size_t sz = 16;
-	while (sz < n) {
-		sz <<= 1;
-		c++;
-	}
-	return c;
+	if (n <= 16)
+		return 0;
+	return (unsigned)(64 - __builtin_clzll((unsigned long long)(n - 1))) - 4;
 }
 
 void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls)

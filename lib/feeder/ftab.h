@@ -41,6 +41,12 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 	if (!m->n)
 		return FT_NIL;
 	size_t mask = m->cap - 1;
+	if (!m->mixed) {
+		/* Dense ids: the entry is at its home (one compare). */
+		const idmap_ent *h = &m->e[(size_t)key & mask];
+		if (h->key == key && h->val != FT_NIL)
+			return h->val;
+	}
 	for (size_t i = idmap_home(m, key), dist = 0;; i = (i + 1) & mask, dist++) {
 		const idmap_ent *x = &m->e[i];
 		if (x->val == FT_NIL)
