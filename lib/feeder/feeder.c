@@ -66,8 +66,10 @@ static void slot_release(chakra_feeder *f, uint32_t i)
 	fslot *s = fslot_at(f, i);
 	if (s->cls != 0xff)
 		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
-	free(s->full_mem);
-	s->full_mem = NULL;
+	if (s->full_mem) {
+		free(s->full_mem);
+		s->full_mem = NULL;
+	}
 	s->v.msg = NULL;
 	s->v.full = NULL;
 	s->cls = 0xff;

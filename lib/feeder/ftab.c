@@ -61,6 +61,17 @@ static int idmap_rehash(idmap *m, unsigned bits)
 
 int idmap_put(idmap *m, uint64_t key, uint32_t val)
 {
+	if (!m->mixed && (m->n + 1) * 2 <= m->cap) {
+		/* Dense ids: the home bucket is usually free (Robin Hood puts
+		 * an entry there at distance 0). */
+		idmap_ent *h = &m->e[(size_t)key & (m->cap - 1)];
+		if (h->val == FT_NIL) {
+			h->key = key;
+			h->val = val;
+			m->n++;
+			return 0;
+		}
+	}
 	/* Load factor at most 1/2 keeps linear probes short. */
 	if ((m->n + 1) * 2 > m->cap && idmap_rehash(m, m->bits ? m->bits + 1 : 10))
 		return -1;
@@ -139,19 +150,30 @@ uint32_t heap_pop(heap *q)
 	uint32_t top = q->h[0].slot;
 	heap_ent last = q->h[--q->n];
 	size_t i = 0, n = q->n;
+	if (!n)
+		return top;
+	/* Floyd: move the hole down to a leaf along the smaller children
+	 * (one compare per level), then sift the last entry up from there;
+	 * it came from the bottom, so it rarely rises. */
+	heap_ent *h = q->h;
 	for (;;) {
 		size_t c = 2 * i + 1;
-		if (c >= n)
+		if (c + 1 < n) {
+			c += h[c + 1].key < h[c].key;
+		} else if (c >= n) {
 			break;
-		if (c + 1 < n && q->h[c + 1].key < q->h[c].key)
-			c++;
-		if (last.key <= q->h[c].key)
-			break;
-		q->h[i] = q->h[c];
+		}
+		h[i] = h[c];
 		i = c;
 	}
-	if (n)
-		q->h[i] = last;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h[p].key <= last.key)
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = last;
 	return top;
 }
 
@@ -189,16 +211,19 @@ static uint32_t doneset_page(doneset *d, uint64_t key, int create)
 	return pg;
 }
 
-int doneset_add(doneset *d, uint64_t id)
+int doneset_add_slow(doneset *d, uint64_t id)
 {
 	uint32_t pg = doneset_page(d, id >> 9, 1);
 	if (pg == FT_NIL)
 		return -1;
 	d->bits[pg][(id >> 6) & 7] |= (uint64_t)1 << (id & 63);
+	if (!d->any || id > d->max)
+		d->max = id;
+	d->any = 1;
 	return 0;
 }
 
-int doneset_has(doneset *d, uint64_t id)
+int doneset_has_slow(doneset *d, uint64_t id)
 {
 	uint32_t pg = doneset_page(d, id >> 9, 0);
 	if (pg == FT_NIL)

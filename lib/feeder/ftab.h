@@ -86,10 +86,31 @@ typedef struct doneset {
 	size_t n, cap;
 	uint64_t last_key; /* one-entry cache: consecutive ids share a page */
 	uint32_t last_page;
+	int any;           /* an id was added; max is the largest */
+	uint64_t max;
 } doneset;
-int doneset_add(doneset *d, uint64_t id); /* 0 or -1 (ENOMEM) */
-int doneset_has(doneset *d, uint64_t id);
+int doneset_add_slow(doneset *d, uint64_t id); /* 0 or -1 (ENOMEM) */
+int doneset_has_slow(doneset *d, uint64_t id);
 void doneset_free(doneset *d);
+
+/* Inline fast paths: the cached page, and "above every completed id"
+ * (a node read ahead, or a parent not completed yet). */
+static inline int doneset_add(doneset *d, uint64_t id)
+{
+	if (d->n && (id >> 9) == d->last_key && d->any) {
+		d->bits[d->last_page][(id >> 6) & 7] |= (uint64_t)1 << (id & 63);
+		if (id > d->max)
+			d->max = id;
+		return 0;
+	}
+	return doneset_add_slow(d, id);
+}
+static inline int doneset_has(doneset *d, uint64_t id)
+{
+	if (!d->any || id > d->max)
+		return 0;
+	return doneset_has_slow(d, id);
+}
 
 /* ---- Byte pool: power-of-two size classes carved from 256 KiB slabs and
  * recycled through free lists; raw messages of held nodes live here. ---- */
