@@ -50,7 +50,7 @@ static int drop_ctrl_edge(chakra_feeder *f, uint32_t child, uint32_t parent)
 		if (--c->pending == 0) {
 			c->state = ST_READY;
 			uint64_t key = f->opts.order == CHAKRA_ORDER_FILE ? c->v.index : c->v.id;
-			if (heap_push(&f->ready, key, child))
+			if (dqueue_push(&f->ready, key, child))
 				return CHAKRA_ENOMEM;
 		}
 		return 1;

@@ -1,6 +1,6 @@
 /* The feeder core: reads a trace ahead in scan mode (id + deps only),
  * tracks unresolved parents with child lists, and issues ready nodes from
- * a min-heap (by id or file index). Full decoding is deferred to the
+ * a ready queue, lowest id or file index first (bitmap + heap). Full decoding is deferred to the
  * node view's materialize hook. Design and numbers: docs/feeder.md. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -113,7 +113,7 @@ static int make_ready(chakra_feeder *f, uint32_t i)
 	fslot *s = fslot_at(f, i);
 	s->state = ST_READY;
 	uint64_t key = f->opts.order == CHAKRA_ORDER_FILE ? s->v.index : s->v.id;
-	if (heap_push(&f->ready, key, i))
+	if (dqueue_push(&f->ready, key, i))
 		return oom(f);
 	return 0;
 }
@@ -424,7 +424,7 @@ static int pick(chakra_feeder *f, fslot **out)
 	if (rc < 0)
 		return rc;
 	uint32_t i;
-	while ((i = heap_pop(&f->ready)) == FT_NIL) {
+	while ((i = dqueue_pop(&f->ready)) == FT_NIL) {
 		if (f->inflight || !f->held)
 			return 0;
 		if (!f->eof)
@@ -550,7 +550,7 @@ void chakra_feeder_close(chakra_feeder *f)
 	free(f->edges);
 	idmap_free(&f->ids);
 	doneset_free(&f->done);
-	heap_free(&f->ready);
+	dqueue_free(&f->ready);
 	bytepool_free(&f->bytes);
 	walk_scratch_free(&f->ws);
 	walk_scratch_free(&f->ws_lazy);

@@ -21,7 +21,7 @@ enum {
 	ST_PLACE,    /* placeholder: id referenced as a parent, not read yet */
 	ST_ABSENT,   /* placeholder at end of file: the id never appears */
 	ST_BLOCKED,  /* read, waiting for parents */
-	ST_READY,    /* in the ready heap */
+	ST_READY,    /* in the ready queue */
 	ST_INFLIGHT  /* issued, not completed */
 };
 
@@ -62,7 +62,7 @@ struct chakra_feeder {
 
 	idmap ids;       /* id -> slot, for held nodes and placeholders */
 	doneset done;    /* completed ids */
-	heap ready;
+	dqueue ready;
 	bytepool bytes;
 	walk_scratch ws, ws_lazy;
 	arena scratch;

@@ -183,6 +183,75 @@ void heap_free(heap *q)
 	memset(q, 0, sizeof *q);
 }
 
+/* ---- dqueue ---- */
+
+int dqueue_push(dqueue *q, uint64_t key, uint32_t slot)
+{
+	if (!q->leaf && !q->n) {
+		/* Lazily, so a feeder that is never asked costs nothing; if
+		 * this fails every key goes to the heap. */
+		q->leaf = calloc(DQ_SIZE / 64, sizeof *q->leaf);
+		q->slot = q->leaf ? malloc(DQ_SIZE * sizeof *q->slot) : NULL;
+		if (!q->slot) {
+			free(q->leaf);
+			q->leaf = NULL;
+		}
+	}
+	if (q->leaf) {
+		if (!q->nbits)
+			q->base = key & ~(DQ_SIZE - 1);
+		uint64_t off = key - q->base;
+		if (off < DQ_SIZE) {
+			uint64_t *w = &q->leaf[off >> 6], bit = (uint64_t)1 << (off & 63);
+			if (!(*w & bit)) { /* (keys are unique; a repeat would go to the heap) */
+				*w |= bit;
+				q->slot[off] = slot;
+				q->mid[off >> 12] |= (uint64_t)1 << ((off >> 6) & 63);
+				q->top |= (uint64_t)1 << (off >> 12);
+				q->nbits++;
+				q->n++;
+				return 0;
+			}
+		}
+	}
+	if (heap_push(&q->spill, key, slot))
+		return -1;
+	q->n++;
+	return 0;
+}
+
+uint32_t dqueue_pop(dqueue *q)
+{
+	if (!q->n)
+		return FT_NIL;
+	if (q->nbits) {
+		unsigned m = (unsigned)__builtin_ctzll(q->top);
+		unsigned w = m * 64 + (unsigned)__builtin_ctzll(q->mid[m]);
+		uint64_t off = (uint64_t)w * 64 + (unsigned)__builtin_ctzll(q->leaf[w]);
+		if (!q->spill.n || q->base + off < q->spill.h[0].key) {
+			q->leaf[w] &= q->leaf[w] - 1; /* clear the lowest bit */
+			if (!q->leaf[w]) {
+				q->mid[m] &= q->mid[m] - 1;
+				if (!q->mid[m])
+					q->top &= q->top - 1;
+			}
+			q->nbits--;
+			q->n--;
+			return q->slot[off];
+		}
+	}
+	q->n--;
+	return heap_pop(&q->spill);
+}
+
+void dqueue_free(dqueue *q)
+{
+	free(q->leaf);
+	free(q->slot);
+	heap_free(&q->spill);
+	memset(q, 0, sizeof *q);
+}
+
 /* ---- doneset ---- */
 
 static uint32_t doneset_page(doneset *d, uint64_t key, int create)

@@ -77,6 +77,29 @@ int heap_push(heap *q, uint64_t key, uint32_t slot); /* 0 or -1 (ENOMEM) */
 uint32_t heap_pop(heap *q);                          /* FT_NIL when empty */
 void heap_free(heap *q);
 
+/* ---- Ready queue: lowest key first, exact. Ready keys (ids, or file
+ * indices) are unique and, in traces, dense and close together, so keys
+ * in an aligned window of DQ_SIZE sit in a three-level bitmap (a push
+ * sets a bit, a pop finds the first set bit with three ctz); keys outside
+ * the window go to a binary heap, and a pop takes the lower of the two
+ * minima. The window moves to a new key's block whenever the bitmap is
+ * empty. ---- */
+#define DQ_BITS 16
+#define DQ_SIZE ((uint64_t)1 << DQ_BITS)
+typedef struct dqueue {
+	uint64_t *leaf;     /* DQ_SIZE bits; NULL until first use (or out of memory) */
+	uint32_t *slot;     /* slot of each key in the window */
+	uint64_t mid[DQ_SIZE >> 12]; /* bit w: leaf word w is not zero */
+	uint64_t top;       /* bit m: mid word m is not zero */
+	uint64_t base;      /* window [base, base + DQ_SIZE), DQ_SIZE-aligned */
+	size_t nbits;       /* keys in the bitmap */
+	heap spill;         /* keys outside the window */
+	size_t n;           /* keys in all */
+} dqueue;
+int dqueue_push(dqueue *q, uint64_t key, uint32_t slot); /* 0 or -1 (ENOMEM) */
+uint32_t dqueue_pop(dqueue *q);                          /* FT_NIL when empty */
+void dqueue_free(dqueue *q);
+
 /* ---- Set of completed ids: a bitmap in 512-id pages found through an
  * idmap, so dense ids (the normal case) cost one bit each and sparse ids
  * still work. ---- */

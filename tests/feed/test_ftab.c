@@ -79,6 +79,62 @@ static void test_heap(void)
 	heap_free(&q);
 }
 
+/* The ready queue against a naive model: unique keys, mostly rising and
+ * dense (bitmap window), with keys below the window, far above it, and
+ * across window boundaries (heap), popped interleaved with pushes. */
+static void test_dqueue(void)
+{
+	dqueue q = { 0 };
+	enum { N = 300 };
+	static uint64_t live[N];
+	static uint32_t live_slot[N];
+	size_t nlive = 0;
+	uint64_t next = DQ_SIZE - 3000, used = 0;
+	int bad = 0;
+	for (uint32_t step = 0; step < 60000; step++) {
+		uint64_t r = rnd();
+		if (nlive < N && (r % 3 != 0 || nlive == 0)) {
+			uint64_t key;
+			switch (r % 17) {
+			case 0: key = (uint64_t)1 << 40 | rnd(); break; /* far above */
+			case 1: key = rnd() % 1000; break;              /* below */
+			default: key = next + (r >> 8) % 64; next += 1 + (r >> 16) % 3; break;
+			}
+			int dup = 0;
+			for (size_t k = 0; k < nlive; k++)
+				dup |= live[k] == key;
+			if (dup)
+				continue;
+			CHECK(dqueue_push(&q, key, (uint32_t)used) == 0);
+			live[nlive] = key;
+			live_slot[nlive++] = (uint32_t)used++;
+		} else {
+			size_t m = 0;
+			for (size_t k = 1; k < nlive; k++)
+				if (live[k] < live[m])
+					m = k;
+			uint32_t s = dqueue_pop(&q);
+			bad += s != live_slot[m];
+			live[m] = live[--nlive];
+			live_slot[m] = live_slot[nlive];
+		}
+		bad += q.n != nlive;
+	}
+	while (nlive) {
+		size_t m = 0;
+		for (size_t k = 1; k < nlive; k++)
+			if (live[k] < live[m])
+				m = k;
+		bad += dqueue_pop(&q) != live_slot[m];
+		live[m] = live[--nlive];
+		live_slot[m] = live_slot[nlive];
+	}
+	CHECK_EQ_U(bad, 0);
+	CHECK(dqueue_pop(&q) == FT_NIL);
+	CHECK(q.nbits == 0 && q.leaf != NULL);
+	dqueue_free(&q);
+}
+
 static void test_doneset(void)
 {
 	doneset d = { 0 };
@@ -121,6 +177,7 @@ int main(void)
 	test_idmap(1);
 	test_idmap(2);
 	test_heap();
+	test_dqueue();
 	test_doneset();
 	test_bytepool();
 	return check_done();
