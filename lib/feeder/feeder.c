@@ -34,7 +34,8 @@ static int oom(chakra_feeder *f)
 
 /* ---- slots and edges ---- */
 
-static uint32_t slot_new(chakra_feeder *f)
+/* A free slot, not initialised (FT_NIL when out of memory). */
+static uint32_t slot_take(chakra_feeder *f)
 {
 	uint32_t i = f->free_slot;
 	if (i != FT_NIL) {
@@ -47,13 +48,23 @@ static uint32_t slot_new(chakra_feeder *f)
 			if (!c)
 				return FT_NIL;
 			f->chunks = c;
-			c[f->n_chunks] = malloc(SLOT_CHUNK * sizeof(fslot));
+			/* zeroed: a slot taken but never set up reads as ST_FREE */
+			c[f->n_chunks] = calloc(SLOT_CHUNK, sizeof(fslot));
 			if (!c[f->n_chunks])
 				return FT_NIL;
 			f->n_chunks++;
 		}
 		i = f->n_slots++;
 	}
+	return i;
+}
+
+/* A free slot, zeroed, with no children and no owned bytes. */
+static uint32_t slot_new(chakra_feeder *f)
+{
+	uint32_t i = slot_take(f);
+	if (i == FT_NIL)
+		return i;
 	fslot *s = fslot_at(f, i);
 	memset(s, 0, sizeof *s);
 	s->child = FT_NIL;
@@ -267,9 +278,15 @@ static int read_one(chakra_feeder *f)
 			                           "already completed)",
 			                           f->name, (unsigned long long)index,
 			                           (unsigned long long)off, (unsigned long long)id));
-		i = slot_new(f);
+		i = slot_take(f);
 		if (i == FT_NIL || idmap_put(&f->ids, id, i))
 			return oom(f);
+		/* Every other field is set below. */
+		fslot *n = fslot_at(f, i);
+		n->full_mem = NULL;
+		n->pending = 0;
+		n->child = FT_NIL;
+		n->cls = 0xff;
 	}
 	fslot *s = fslot_at(f, i);
 	s->v.id = id;

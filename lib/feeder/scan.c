@@ -44,7 +44,7 @@ SCAN_INLINE int varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
 	return wire_varint(p, end, out);
 }
 
-static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
+SCAN_INLINE int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 {
 	uint64_t v;
 	if (wt == WT_VARINT) {
