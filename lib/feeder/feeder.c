@@ -48,13 +48,18 @@ static uint32_t slot_take(chakra_feeder *f)
 			if (!c)
 				return FT_NIL;
 			f->chunks = c;
-			/* zeroed: a slot taken but never set up reads as ST_FREE */
-			c[f->n_chunks] = calloc(SLOT_CHUNK, sizeof(fslot));
+			c[f->n_chunks] = malloc(SLOT_CHUNK * sizeof(fslot));
 			if (!c[f->n_chunks])
 				return FT_NIL;
 			f->n_chunks++;
 		}
 		i = f->n_slots++;
+		/* A slot taken but never set up (out of memory just after)
+		 * must read as free to close(). */
+		fslot *s = fslot_at(f, i);
+		s->state = ST_FREE;
+		s->full_mem = NULL;
+		s->cls = 0xff;
 	}
 	return i;
 }

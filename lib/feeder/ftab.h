@@ -84,7 +84,7 @@ void heap_free(heap *q);
  * the window go to a binary heap, and a pop takes the lower of the two
  * minima. The window moves to a new key's block whenever the bitmap is
  * empty. ---- */
-#define DQ_BITS 16
+#define DQ_BITS 12
 #define DQ_SIZE ((uint64_t)1 << DQ_BITS)
 typedef struct dqueue {
 	uint64_t *leaf;     /* DQ_SIZE bits; NULL until first use (or out of memory) */
