@@ -83,7 +83,7 @@ int idmap_put(idmap *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-uint32_t idmap_del(idmap *m, uint64_t key)
+uint32_t idmap_del_slow(idmap *m, uint64_t key)
 {
 	if (!m->n)
 		return FT_NIL;
@@ -185,7 +185,7 @@ void heap_free(heap *q)
 
 /* ---- dqueue ---- */
 
-int dqueue_push(dqueue *q, uint64_t key, uint32_t slot)
+int dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot)
 {
 	if (!q->leaf && !q->n) {
 		/* Lazily, so a feeder that is never asked costs nothing; if

@@ -61,7 +61,23 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 /* Insert a key known to be absent: 0, or -1 on out of memory. */
 int idmap_put(idmap *m, uint64_t key, uint32_t val);
 /* Remove a key if present; returns its value or FT_NIL. */
-uint32_t idmap_del(idmap *m, uint64_t key);
+uint32_t idmap_del_slow(idmap *m, uint64_t key);
+static inline uint32_t idmap_del(idmap *m, uint64_t key)
+{
+	if (m->n && !m->mixed) {
+		/* Dense ids: at home, and the next bucket holds nothing to
+		 * shift back (empty, or an entry at its own home). */
+		size_t mask = m->cap - 1, i = (size_t)key & mask, j = (i + 1) & mask;
+		if (m->e[i].val != FT_NIL && m->e[i].key == key &&
+		    (m->e[j].val == FT_NIL || ((size_t)m->e[j].key & mask) == j)) {
+			uint32_t v = m->e[i].val;
+			m->e[i].val = FT_NIL;
+			m->n--;
+			return v;
+		}
+	}
+	return idmap_del_slow(m, key);
+}
 void idmap_free(idmap *m);
 
 /* ---- Binary min-heap of (key, slot): ready nodes by id or file index ---- */
@@ -96,7 +112,25 @@ typedef struct dqueue {
 	heap spill;         /* keys outside the window */
 	size_t n;           /* keys in all */
 } dqueue;
-int dqueue_push(dqueue *q, uint64_t key, uint32_t slot); /* 0 or -1 (ENOMEM) */
+int dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot);
+/* 0 or -1 (ENOMEM). Inline: a key in the window, not set yet. */
+static inline int dqueue_push(dqueue *q, uint64_t key, uint32_t slot)
+{
+	uint64_t off = key - q->base;
+	if (q->nbits && off < DQ_SIZE) {
+		uint64_t *w = &q->leaf[off >> 6], bit = (uint64_t)1 << (off & 63);
+		if (!(*w & bit)) {
+			*w |= bit;
+			q->slot[off] = slot;
+			q->mid[off >> 12] |= (uint64_t)1 << ((off >> 6) & 63);
+			q->top |= (uint64_t)1 << (off >> 12);
+			q->nbits++;
+			q->n++;
+			return 0;
+		}
+	}
+	return dqueue_push_slow(q, key, slot);
+}
 uint32_t dqueue_pop(dqueue *q);                          /* FT_NIL when empty */
 void dqueue_free(dqueue *q);
 
