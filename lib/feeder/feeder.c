@@ -185,7 +185,8 @@ static node_full *materialize(chakra_node *n)
 
 /* ---- reading ---- */
 
-/* Record one gating parent p of child c (id cid). */
+/* Record one gating parent p of child c: 1 when the child now waits for
+ * it (the caller counts it in pending), 0 when not, or an error. */
 static int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
 {
 	uint32_t ps = idmap_get(&f->ids, p);
@@ -214,8 +215,7 @@ static int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
 	}
 	if (edge_add(f, parent, c | (ctrl ? EDGE_CTRL : 0)))
 		return oom(f);
-	fslot_at(f, c)->pending++;
-	return 0;
+	return 1;
 }
 
 /* Repeats among parents already completed (they make no edge, so the
@@ -326,6 +326,7 @@ static int read_one(chakra_feeder *f)
 				                           (unsigned long long)index, (unsigned long long)off));
 			if ((rc = add_parent(f, i, d[k], 0)) < 0)
 				return rc;
+			s->pending += (uint32_t)rc;
 		}
 	}
 	if (f->opts.deps & CHAKRA_DEPS_CTRL) {
@@ -345,6 +346,7 @@ static int read_one(chakra_feeder *f)
 			}
 			if ((rc = add_parent(f, i, d[k], 1)) < 0)
 				return rc;
+			s->pending += (uint32_t)rc;
 		}
 	}
 	{

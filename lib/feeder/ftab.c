@@ -319,7 +319,7 @@ static unsigned size_class(size_t n)
 	return (unsigned)(64 - __builtin_clzll((unsigned long long)(n - 1))) - 4;
 }
 
-void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls)
+void *bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 {
 	unsigned c = size_class(n ? n : 1);
 	if (c >= BP_CLASSES) {

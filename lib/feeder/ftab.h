@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FT_NIL UINT32_MAX
 
@@ -181,7 +182,21 @@ typedef struct bytepool {
 } bytepool;
 /* A block of at least n bytes; *cls receives its class (BP_CLASSES for a
  * malloc'd block). NULL on out of memory. */
-void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls);
+void *bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls);
+static inline void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls)
+{
+	/* Inline: a block on its class's free list (the steady state). */
+	if (n <= ((size_t)16 << (BP_CLASSES - 1))) {
+		unsigned c = n <= 16 ? 0 : (unsigned)(64 - __builtin_clzll((unsigned long long)(n - 1))) - 4;
+		void *p = b->free_[c];
+		if (p) {
+			memcpy(&b->free_[c], p, sizeof(void *));
+			*cls = (uint8_t)c;
+			return p;
+		}
+	}
+	return bytepool_alloc_slow(b, n, cls);
+}
 void bytepool_release(bytepool *b, void *p, uint8_t cls);
 void bytepool_free(bytepool *b);
 
