@@ -32,6 +32,14 @@ static int oom(chakra_feeder *f)
 	return fail(f, feeder_errf(f, CHAKRA_ENOMEM, "%s: out of memory", f->name));
 }
 
+/* Hot helpers called once per edge or node: inlined (a call cost about
+ * as much as their body). */
+#if defined(__GNUC__)
+#  define FEEDER_INLINE static inline __attribute__((always_inline))
+#else
+#  define FEEDER_INLINE static inline
+#endif
+
 /* ---- slots and edges ---- */
 
 /* A free slot, not initialised (FT_NIL when out of memory). */
@@ -124,7 +132,7 @@ static void edge_free(chakra_feeder *f, uint32_t e)
 	f->free_edge = e;
 }
 
-static int make_ready(chakra_feeder *f, uint32_t i)
+FEEDER_INLINE int make_ready(chakra_feeder *f, uint32_t i)
 {
 	fslot *s = fslot_at(f, i);
 	s->state = ST_READY;
@@ -187,7 +195,7 @@ static node_full *materialize(chakra_node *n)
 
 /* Record one gating parent p of child c: 1 when the child now waits for
  * it (the caller counts it in pending), 0 when not, or an error. */
-static int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
+FEEDER_INLINE int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
 {
 	uint32_t ps = idmap_get(&f->ids, p);
 	fslot *parent;
@@ -314,6 +322,7 @@ static int read_one(chakra_feeder *f)
 	}
 	f->held++;
 
+	int no_edge = 0;
 	if (f->opts.deps & CHAKRA_DEPS_DATA) {
 		const uint64_t *d = walk_data(&f->ws);
 		size_t n = walk_n_data(&f->ws);
@@ -327,6 +336,7 @@ static int read_one(chakra_feeder *f)
 			if ((rc = add_parent(f, i, d[k], 0)) < 0)
 				return rc;
 			s->pending += (uint32_t)rc;
+			no_edge |= rc == 0;
 		}
 	}
 	if (f->opts.deps & CHAKRA_DEPS_CTRL) {
@@ -347,9 +357,13 @@ static int read_one(chakra_feeder *f)
 			if ((rc = add_parent(f, i, d[k], 1)) < 0)
 				return rc;
 			s->pending += (uint32_t)rc;
+			no_edge |= rc == 0;
 		}
 	}
-	{
+	if (no_edge) {
+		/* A parent made no edge (completed, or listed twice): look for
+		 * repeats among completed parents. When every parent made an
+		 * edge, all are held and there is nothing to count. */
 		int gd = (f->opts.deps & CHAKRA_DEPS_DATA) != 0, gc = (f->opts.deps & CHAKRA_DEPS_CTRL) != 0;
 		count_done_repeats(f, walk_data(&f->ws), gd ? walk_n_data(&f->ws) : 0, walk_ctrl(&f->ws),
 		                   gc ? walk_n_ctrl(&f->ws) : 0);
