@@ -45,7 +45,7 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 	if (!m->mixed) {
 		/* Dense ids: the entry is at its home (one compare). */
 		const idmap_ent *h = &m->e[(size_t)key & mask];
-		if (h->key == key && h->val != FT_NIL)
+		if (h->val != FT_NIL && h->key == key) /* (the key of an empty bucket is undefined) */
 			return h->val;
 	}
 	for (size_t i = idmap_home(m, key), dist = 0;; i = (i + 1) & mask, dist++) {
