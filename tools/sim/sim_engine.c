@@ -60,21 +60,66 @@ void sim_out_csv(engine *E, const char *what, uint32_t rank, const chakra_node *
 void sim_out_timeline(engine *E, uint32_t rank, int thread, const chakra_node *n,
                          uint64_t start)
 {
-	FILE *f = E->opt->timeline;
-	if (!f)
+	yajl_gen g = E->tl;
+	if (!g)
 		return;
-	fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
-	        "\"name\":\"", rank, thread, (double)start / 1000.0,
-	        (double)(E->now - start) / 1000.0);
-	for (const unsigned char *s = (const unsigned char *)sim_node_name(n); *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
+	size_t len;
+	const char *name = chakra_node_name(n, &len);
+	yajl_gen_map_open(g);
+	jo_kv_str(g, "ph", "X");
+	jo_kv_u64(g, "pid", rank);
+	jo_kv_u64(g, "tid", (uint64_t)thread);
+	jo_str(g, "ts");
+	jo_fixed(g, (double)start / 1000.0);
+	jo_str(g, "dur");
+	jo_fixed(g, (double)(E->now - start) / 1000.0);
+	jo_str(g, "name");
+	jo_strn(g, name ? name : "", name ? len : 0); /* invalid UTF-8 -> U+FFFD */
+	jo_str(g, "args");
+	yajl_gen_map_open(g);
+	jo_kv_u64(g, "node_id", chakra_node_id(n));
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+}
+
+/* Trace-event metadata: a process per NPU, threads compute (0) and
+ * communication (1). */
+static void timeline_begin(engine *E)
+{
+	yajl_gen g = E->tl = jo_open(E->opt->timeline, 0);
+	if (!g) {
+		sim_fail(E, "out of memory");
+		return;
 	}
-	fprintf(f, "\",\"args\":{\"node_id\":%" PRIu64 "}}", chakra_node_id(n));
+	static const char *const threads[2] = { "compute", "communication" };
+	yajl_gen_map_open(g);
+	jo_kv_str(g, "displayTimeUnit", "ns");
+	jo_str(g, "traceEvents");
+	yajl_gen_array_open(g);
+	for (uint32_t r = 0; r < E->N; r++) {
+		char label[32];
+		snprintf(label, sizeof label, "NPU %" PRIu32, r);
+		for (int t = -1; t < 2; t++) {
+			yajl_gen_map_open(g);
+			jo_kv_str(g, "ph", "M");
+			jo_kv_u64(g, "pid", r);
+			if (t >= 0)
+				jo_kv_u64(g, "tid", (uint64_t)t);
+			jo_kv_str(g, "name", t < 0 ? "process_name" : "thread_name");
+			jo_str(g, "args");
+			yajl_gen_map_open(g);
+			jo_kv_str(g, "name", t < 0 ? label : threads[t]);
+			yajl_gen_map_close(g);
+			yajl_gen_map_close(g);
+		}
+	}
+}
+
+static void timeline_end(engine *E)
+{
+	yajl_gen_array_close(E->tl);
+	yajl_gen_map_close(E->tl);
+	fputc('\n', E->opt->timeline);
 }
 
 /* ---------------- node flow ---------------- */
@@ -405,6 +450,8 @@ static void diagnose(engine *E)
 
 static void engine_free(engine *E)
 {
+	if (E->tl)
+		yajl_gen_free(E->tl);
 	for (uint32_t r = 0; E->npu && r < E->N; r++) {
 		npu *u = &E->npu[r];
 		free(u->comp_q.buf);
@@ -554,19 +601,8 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 		if (heap_push(&E.h, opt->start_delay ? opt->start_delay[r] : 0, EV_START, r, NULL, 0))
 			sim_fail(&E, "out of memory");
 	}
-	if (opt->timeline && !E.failed) {
-		fprintf(opt->timeline, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-		        "{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"NPU 0\"}}");
-		for (uint32_t r = 0; r < E.N; r++) {
-			if (r)
-				fprintf(opt->timeline, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"name\":"
-				        "\"process_name\",\"args\":{\"name\":\"NPU %" PRIu32 "\"}}", r, r);
-			fprintf(opt->timeline, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":0,\"name\":"
-			        "\"thread_name\",\"args\":{\"name\":\"compute\"}}", r);
-			fprintf(opt->timeline, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":1,\"name\":"
-			        "\"thread_name\",\"args\":{\"name\":\"communication\"}}", r);
-		}
-	}
+	if (opt->timeline && !E.failed)
+		timeline_begin(&E);
 	if (opt->progress)
 		tool_progress_start(&E.prog, "simulated nodes", 0);
 	else
@@ -583,8 +619,8 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 		tool_progress_end(&E.prog);
 	if (!E.failed)
 		diagnose(&E);
-	if (opt->timeline && !E.failed)
-		fprintf(opt->timeline, "\n]}\n");
+	if (E.tl && !E.failed)
+		timeline_end(&E);
 	if (!E.failed) {
 		res->npus = E.N;
 		res->npu = calloc(E.N, sizeof *res->npu);

@@ -12,6 +12,7 @@
 #include "chakra/chakra.h"
 #include "common.h"
 #include "sim.h"
+#include "jsonout.h"
 
 /* ---------------- small containers ---------------- */
 
@@ -236,6 +237,7 @@ typedef struct engine {
 	uint32_t *tmp_src;
 	uint64_t *tmp_a, *tmp_b;
 	tool_progress prog;
+	yajl_gen tl;                /* --timeline writer (shared JSON helpers) */
 } engine;
 
 /* The first rank of the ring that holds rank in phase ph, and member j of

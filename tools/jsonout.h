@@ -1,7 +1,7 @@
-/* Small helpers over YAJL's generator shared by stats and timeline: a
+/* Small helpers over YAJL's generator shared by stats, timeline and sim: a
  * generator that writes straight to a FILE, and string/number shortcuts. */
-#ifndef CHAKRA_ANALYZE_JSONOUT_H
-#define CHAKRA_ANALYZE_JSONOUT_H
+#ifndef CHAKRA_TOOLS_JSONOUT_H
+#define CHAKRA_TOOLS_JSONOUT_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * strings and XML character data. Node names are arbitrary bytes (quotes,
  * <, >, &, control characters, invalid UTF-8 all occur), so every writer
  * goes through these. */
-#ifndef CHAKRA_ANALYZE_TEXT_H
-#define CHAKRA_ANALYZE_TEXT_H
+#ifndef CHAKRA_TOOLS_TEXT_H
+#define CHAKRA_TOOLS_TEXT_H
 
 #include <stddef.h>
 #include <stdio.h>
