@@ -85,7 +85,7 @@ static uint32_t slot_new(chakra_feeder *f)
 	return i;
 }
 
-static void slot_release(chakra_feeder *f, uint32_t i)
+FEEDER_INLINE void slot_release(chakra_feeder *f, uint32_t i)
 {
 	fslot *s = fslot_at(f, i);
 	if (s->cls != 0xff)
@@ -143,7 +143,7 @@ FEEDER_INLINE int make_ready(chakra_feeder *f, uint32_t i)
 }
 
 /* A parent is satisfied: release one pending count of the child. */
-static int release_child(chakra_feeder *f, uint32_t c)
+FEEDER_INLINE int release_child(chakra_feeder *f, uint32_t c)
 {
 	fslot *s = fslot_at(f, c);
 	if (--s->pending == 0 && s->state == ST_BLOCKED)

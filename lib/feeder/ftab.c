@@ -366,18 +366,6 @@ void *bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 	return p;
 }
 
-void bytepool_release(bytepool *b, void *p, uint8_t cls)
-{
-	if (!p)
-		return;
-	if (cls >= BP_CLASSES) {
-		free(p);
-		return;
-	}
-	memcpy(p, &b->free_[cls], sizeof(void *));
-	b->free_[cls] = p;
-}
-
 void bytepool_free(bytepool *b)
 {
 	for (size_t i = 0; i < b->n_slabs; i++)

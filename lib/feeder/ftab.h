@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FT_NIL UINT32_MAX
@@ -197,7 +198,17 @@ static inline void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls)
 	}
 	return bytepool_alloc_slow(b, n, cls);
 }
-void bytepool_release(bytepool *b, void *p, uint8_t cls);
+static inline void bytepool_release(bytepool *b, void *p, uint8_t cls)
+{
+	if (!p)
+		return;
+	if (cls >= BP_CLASSES) {
+		free(p);
+		return;
+	}
+	memcpy(p, &b->free_[cls], sizeof(void *));
+	b->free_[cls] = p;
+}
 void bytepool_free(bytepool *b);
 
 #endif
