@@ -427,7 +427,7 @@ static int at_eof(chakra_feeder *f)
 
 /* Read ahead up to the window; beyond it only while nothing can progress
  * (no ready node, none in flight): parents may come later in the file. */
-static int fill(chakra_feeder *f)
+FEEDER_INLINE int fill(chakra_feeder *f)
 {
 	int rc;
 	while (!f->eof && f->held < f->opts.window)
@@ -454,7 +454,7 @@ static int fill(chakra_feeder *f)
 }
 
 /* Issue one ready node: 1, 0 (none ready), or an error (stall). */
-static int pick(chakra_feeder *f, fslot **out)
+FEEDER_INLINE int pick(chakra_feeder *f, fslot **out)
 {
 	if (f->failed)
 		return f->failed;
@@ -489,7 +489,7 @@ static int drain(chakra_feeder *f)
 		return 0;
 	f->in_drive = 1;
 	int rc;
-	fslot *s;
+	fslot *s = NULL;
 	while ((rc = pick(f, &s)) > 0)
 		f->opts.ready_cb(f->opts.data, f, &s->v);
 	f->in_drive = 0;
@@ -600,7 +600,7 @@ void chakra_feeder_close(chakra_feeder *f)
 
 int chakra_feeder_next(chakra_feeder *f, const chakra_node **node)
 {
-	fslot *s;
+	fslot *s = NULL;
 	int rc = pick(f, &s);
 	if (rc > 0)
 		*node = &s->v;
