@@ -1,7 +1,8 @@
 /* One-block copy of a decoded node: the lazily decoded fields of a held
- * node live in a single exact-size allocation instead of an arena (whose
- * first block is 8 KiB), so a simulator that decodes every held node
- * costs what the fields take. */
+ * node live in a single block from the feeder's byte pool instead of an
+ * arena (whose first block is 8 KiB), so a simulator that decodes every
+ * held node costs what the fields take, and the steady state reuses freed
+ * blocks instead of calling malloc per node. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ static void *copy_mem(bump *b, const void *src, size_t n)
 	return d;
 }
 
-node_full *node_full_compact(const node_full *src)
+node_full *node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls)
 {
 	size_t size = al(sizeof(node_full)) + str_size(&src->name) + al(src->n_data * 8) +
 	              al(src->n_ctrl * 8) + al(src->n_attrs * sizeof(chakra_attr)) + 16;
@@ -63,7 +64,7 @@ node_full *node_full_compact(const node_full *src)
 				size += str_size(&a->ls[i]);
 		}
 	}
-	bump b = { malloc(size), 0 };
+	bump b = { bytepool_alloc(pool, size, cls), 0 };
 	if (!b.p)
 		return NULL;
 	node_full *d = take(&b, sizeof *d);

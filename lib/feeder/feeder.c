@@ -91,7 +91,7 @@ FEEDER_INLINE void slot_release(chakra_feeder *f, uint32_t i)
 	if (s->cls != 0xff)
 		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
 	if (s->full_mem) {
-		free(s->full_mem);
+		bytepool_release(&f->bytes, s->full_mem, s->full_cls);
 		s->full_mem = NULL;
 	}
 	s->v.msg = NULL;
@@ -167,7 +167,7 @@ static node_full *materialize(chakra_node *n)
 	int rc = node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, &tmp,
 	                   &f->scratch, &f->ws_lazy, f->tmp);
 	if (rc == 0) {
-		full = node_full_compact(&tmp);
+		full = node_full_compact(&tmp, &f->bytes, &s->full_cls);
 		if (!full)
 			rc = chakra__errf(f->tmp, CHAKRA_ENOMEM, "out of memory");
 	}
@@ -183,7 +183,8 @@ static node_full *materialize(chakra_node *n)
 			fail(f, feeder_errf(f, rc, "%s: node index %llu (id %llu, message at byte %llu): %s",
 			                    f->name, (unsigned long long)n->index, (unsigned long long)n->id,
 			                    (unsigned long long)n->offset, f->tmp));
-		free(full);
+		if (full)
+			bytepool_release(&f->bytes, full, s->full_cls);
 		return NULL;
 	}
 	s->full_mem = full;
@@ -579,7 +580,8 @@ void chakra_feeder_close(chakra_feeder *f)
 		if (s->state != ST_FREE) {
 			if (s->cls != 0xff)
 				bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
-			free(s->full_mem);
+			if (s->full_mem)
+				bytepool_release(&f->bytes, s->full_mem, s->full_cls);
 		}
 	}
 	for (size_t c = 0; c < f->n_chunks; c++)

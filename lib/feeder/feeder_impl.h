@@ -29,11 +29,12 @@ enum {
  * so the embedded view stays valid until the node is completed. */
 typedef struct fslot {
 	chakra_node v;     /* first member: a view pointer is a slot pointer */
-	node_full *full_mem; /* lazily decoded fields: one malloc block */
+	node_full *full_mem; /* lazily decoded fields: one bytepool block */
 	uint32_t pending;  /* unresolved gating parents */
 	uint32_t child;    /* edge list of children; free-list link when free */
 	uint8_t state;
 	uint8_t cls;       /* bytepool class of v.msg; 0xff = not owned */
+	uint8_t full_cls;  /* bytepool class of full_mem */
 } fslot;
 
 #define SLOT_CHUNK_BITS 10
@@ -90,9 +91,10 @@ framer *chakra__reader_framer(chakra_reader *r);
 int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
                 unsigned want, char *err);
 
-/* compact.c: a deep copy of a decoded node in one malloc block (free()
- * releases all of it); NULL when out of memory. */
-node_full *node_full_compact(const node_full *src);
+/* compact.c: a deep copy of a decoded node in one block of the feeder's
+ * byte pool (*cls receives its class for bytepool_release); NULL when out
+ * of memory. */
+node_full *node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls);
 
 /* diag.c: a stall (nothing ready, nothing in flight, nodes held). Breaks
  * cycles at control-only edges (not when strict) and returns 1 when nodes
