@@ -29,6 +29,7 @@ struct chakra_writer {
 	cbuf out;   /* framed, uncompressed bytes waiting to be flushed */
 	cbuf zout;  /* compressed bytes */
 	int state;  /* 0: expect metadata, 1: nodes, 2: finished, <0: failed */
+	int own_fd; /* fd opened directly on a non-regular file: close it */
 	uint64_t nodes;
 	char err[CHAKRA_ERRMSG_MAX];
 };
@@ -130,6 +131,23 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 	w->tmp_path = malloc(n);
 	if (!w->path || !w->tmp_path)
 		return fail(w, CHAKRA_ENOMEM, "out of memory");
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device, FIFO or socket (/dev/null, a pipe to another
+		 * program): write to it directly. Renaming a temporary file over
+		 * it would replace the device node itself (as root, /dev/null
+		 * became a regular file that way). Nothing stored is replaced, so
+		 * `overwrite` is not needed. */
+		free(w->tmp_path);
+		w->tmp_path = NULL;
+		if (S_ISDIR(st.st_mode))
+			return fail(w, CHAKRA_EIO, "is a directory");
+		w->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (w->fd < 0)
+			return fail(w, CHAKRA_EIO, strerror(errno));
+		w->own_fd = 1;
+		return 0;
+	}
 	if (!w->opts.overwrite && access(path, F_OK) == 0)
 		return fail(w, CHAKRA_EIO, "exists; not overwriting it (set overwrite to replace)");
 	snprintf(w->tmp_path, n, "%s.tmp-XXXXXX", path);
@@ -243,6 +261,8 @@ static void writer_free(chakra_writer *w)
 {
 	if (w->gz_on)
 		deflateEnd(&w->zs);
+	if (w->own_fd && w->fd >= 0)
+		close(w->fd);
 	if (w->tmp_path) { /* not finished: drop the partial output */
 		if (w->fd >= 0)
 			close(w->fd);
@@ -264,6 +284,13 @@ int chakra_writer_finish(chakra_writer *w)
 	if (w->state == 0)
 		return fail(w, CHAKRA_ESTATE, "finished before any metadata was written");
 	int rc = flush(w, 1);
+	if (rc == 0 && w->own_fd) {
+		int fd = w->fd;
+		w->fd = -1;
+		w->own_fd = 0;
+		if (close(fd) < 0)
+			rc = fail(w, CHAKRA_EIO, strerror(errno));
+	}
 	if (rc == 0 && w->tmp_path) {
 		int fd = w->fd;
 		w->fd = -1;

@@ -100,7 +100,8 @@ typedef struct chakra_writer_options {
 
 /* Open a path ("-" is stdout). The file is written to PATH.tmp-XXXXXX and
  * renamed by chakra_writer_finish, so a failed run never leaves a partial
- * trace under the final name. On error *out may still be set: read
+ * trace under the final name. A path that exists and is not a regular file
+ * (a FIFO, /dev/null) is written directly, never replaced. On error *out may still be set: read
  * chakra_writer_errmsg, then close it. */
 CHAKRA_API int chakra_writer_open(chakra_writer **out, const char *path,
                                   const chakra_writer_options *opts);
