@@ -125,8 +125,8 @@ static inline int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint
 	 * the whole message already buffered, within the size limit. Same
 	 * result as the general path, which handles everything else. */
 	size_t avail = fr->end - fr->pos;
-	const uint8_t *p = fr->data + fr->pos;
-	if (avail >= 2) {
+	if (avail >= 2) { /* data is NULL before the first fill: no pointer math then */
+		const uint8_t *p = fr->data + fr->pos;
 		size_t L, hdr;
 		if (p[0] < 0x80) {
 			L = p[0];
