@@ -19,20 +19,17 @@ static int help(void)
 
 int cmd_jsonize(int argc, char **argv)
 {
-	const char *in = NULL, *out = "-", *v;
-	int pretty = 0, missing;
+	const char *in = NULL, *out = "-";
+	int pretty = 0;
 	for (int i = 1; i < argc; i++) {
 		if (tool_is_help(argv[i]))
 			return help();
-		if (!strcmp(argv[i], "-o")) {
-			if (i + 1 >= argc)
-				return tool_usage(argv[0], "-o needs a file name");
-			out = argv[++i];
-		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--output needs a file name");
-			out = v;
-		} else if (!strcmp(argv[i], "--pretty")) {
+		int o = tool_output_opt(argc, argv, &i, &out);
+		if (o < 0)
+			return 2;
+		if (o)
+			continue;
+		if (!strcmp(argv[i], "--pretty")) {
 			pretty = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tool_usage(argv[0], "unknown option '%s'", argv[i]);

@@ -43,15 +43,12 @@ int cmd_generate_synthetic(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (tool_is_help(argv[i]))
 			return help();
-		if (!strcmp(argv[i], "-o")) {
-			if (i + 1 >= argc)
-				return tool_usage(argv[0], "-o needs a file name");
-			out = argv[++i];
-		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) || missing) {
-			if (!v)
-				return tool_usage(argv[0], "--output needs a file name");
-			out = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--seed", &missing)) || missing) {
+		int o = tool_output_opt(argc, argv, &i, &out);
+		if (o < 0)
+			return 2;
+		if (o)
+			continue;
+		if ((v = tool_opt(argc, argv, &i, "--seed", &missing)) || missing) {
 			if (!v)
 				return tool_usage(argv[0], "--seed needs a number");
 			if (tool_parse_u64("--seed", v, &seed) < 0)
