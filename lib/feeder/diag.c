@@ -37,13 +37,7 @@ static void put(msgbuf *m, const char *fmt, ...)
 static int drop_ctrl_edge(chakra_feeder *f, uint32_t child, uint32_t parent)
 {
 	fslot *p = fslot_at(f, parent);
-	for (uint32_t *e = &p->child; *e != FT_NIL; e = &f->edges[*e].next) {
-		if (f->edges[*e].child != (child | EDGE_CTRL))
-			continue;
-		uint32_t x = *e;
-		*e = f->edges[x].next;
-		f->edges[x].next = f->free_edge;
-		f->free_edge = x;
+	if (kid_remove(f, p, child | EDGE_CTRL)) {
 		f->warnings++;
 		f->cycle_drops++;
 		fslot *c = fslot_at(f, child);
@@ -91,8 +85,10 @@ int feeder_resolve_stall(chakra_feeder *f, int final)
 			fslot *p = fslot_at(f, i);
 			if (p->state == ST_FREE)
 				continue;
-			for (uint32_t e = p->child; e != FT_NIL; e = f->edges[e].next) {
-				uint32_t c = f->edges[e].child & ~EDGE_CTRL;
+			kid_it ki = KID_IT_INIT;
+			uint32_t cv;
+			while (kid_next(f, p, &ki, &cv)) {
+				uint32_t c = cv & ~EDGE_CTRL;
 				if (fslot_at(f, c)->state != ST_BLOCKED)
 					continue;
 				if (pass == 0) {
@@ -101,7 +97,7 @@ int feeder_resolve_stall(chakra_feeder *f, int final)
 				}
 				uint32_t k = it[pos[c]]++;
 				par[k] = i;
-				kind[k] = (f->edges[e].child & EDGE_CTRL) != 0;
+				kind[k] = (cv & EDGE_CTRL) != 0;
 			}
 		}
 		if (pass == 0) {

@@ -42,13 +42,11 @@ static int oom(chakra_feeder *f)
 
 /* ---- slots and edges ---- */
 
-/* A free slot, not initialised (FT_NIL when out of memory). */
-static uint32_t slot_take(chakra_feeder *f)
+/* A new slot at the end of the chunks (FT_NIL when out of memory). */
+static uint32_t slot_grow(chakra_feeder *f)
 {
-	uint32_t i = f->free_slot;
-	if (i != FT_NIL) {
-		f->free_slot = fslot_at(f, i)->child;
-	} else {
+	uint32_t i;
+	{
 		if (f->n_slots == FT_NIL - 1)
 			return FT_NIL;
 		if ((f->n_slots >> SLOT_CHUNK_BITS) == f->n_chunks) {
@@ -66,9 +64,19 @@ static uint32_t slot_take(chakra_feeder *f)
 		 * must read as free to close(). */
 		fslot *s = fslot_at(f, i);
 		s->state = ST_FREE;
-		s->full_mem = NULL;
+		s->v.full = NULL;
 		s->cls = 0xff;
 	}
+	return i;
+}
+
+/* A free slot, not initialised (FT_NIL when out of memory). */
+FEEDER_INLINE uint32_t slot_take(chakra_feeder *f)
+{
+	uint32_t i = f->free_slot;
+	if (i == FT_NIL)
+		return slot_grow(f);
+	f->free_slot = fslot_at(f, i)->more;
 	return i;
 }
 
@@ -80,7 +88,7 @@ static uint32_t slot_new(chakra_feeder *f)
 		return i;
 	fslot *s = fslot_at(f, i);
 	memset(s, 0, sizeof *s);
-	s->child = FT_NIL;
+	s->more = s->last = FT_NIL;
 	s->cls = 0xff;
 	return i;
 }
@@ -90,18 +98,24 @@ FEEDER_INLINE void slot_release(chakra_feeder *f, uint32_t i)
 	fslot *s = fslot_at(f, i);
 	if (s->cls != 0xff)
 		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
-	if (s->full_mem) {
-		bytepool_release(&f->bytes, s->full_mem, s->full_cls);
-		s->full_mem = NULL;
+	if (s->v.full) {
+		bytepool_release(&f->bytes, s->v.full, s->full_cls);
+		s->v.full = NULL;
 	}
 	s->v.msg = NULL;
-	s->v.full = NULL;
 	s->cls = 0xff;
 	s->state = ST_FREE;
-	s->child = f->free_slot;
+	s->more = f->free_slot;
 	f->free_slot = i;
 }
 
+static void edge_free(chakra_feeder *f, uint32_t e)
+{
+	f->edges[e].next = f->free_edge;
+	f->free_edge = e;
+}
+
+/* A child beyond the inline ones: onto the overflow edge list. */
 static int edge_add(chakra_feeder *f, fslot *parent, uint32_t child)
 {
 	uint32_t e = f->free_edge;
@@ -121,15 +135,54 @@ static int edge_add(chakra_feeder *f, fslot *parent, uint32_t child)
 		e = f->n_edges++;
 	}
 	f->edges[e].child = child;
-	f->edges[e].next = parent->child;
-	parent->child = e;
+	f->edges[e].next = parent->more;
+	parent->more = e;
 	return 0;
 }
 
-static void edge_free(chakra_feeder *f, uint32_t e)
+FEEDER_INLINE int kid_add(chakra_feeder *f, fslot *parent, uint32_t child)
 {
-	f->edges[e].next = f->free_edge;
-	f->free_edge = e;
+	parent->last = child & ~EDGE_CTRL;
+	if (parent->nk < FEEDER_KIDS) {
+		parent->kid[parent->nk++] = child;
+		return 0;
+	}
+	return edge_add(f, parent, child);
+}
+
+int kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child)
+{
+	if (it->k < p->nk) {
+		*child = p->kid[it->k++];
+		return 1;
+	}
+	if (it->k == p->nk) {
+		it->e = p->more;
+		it->k = UINT32_MAX;
+	}
+	if (it->e == FT_NIL)
+		return 0;
+	*child = f->edges[it->e].child;
+	it->e = f->edges[it->e].next;
+	return 1;
+}
+
+int kid_remove(chakra_feeder *f, fslot *p, uint32_t child)
+{
+	p->last = FT_NIL; /* (the repeat check must not see a removed edge) */
+	for (unsigned k = 0; k < p->nk; k++)
+		if (p->kid[k] == child) {
+			p->kid[k] = p->kid[--p->nk];
+			return 1;
+		}
+	for (uint32_t *e = &p->more; *e != FT_NIL; e = &f->edges[*e].next)
+		if (f->edges[*e].child == child) {
+			uint32_t x = *e;
+			*e = f->edges[x].next;
+			edge_free(f, x);
+			return 1;
+		}
+	return 0;
 }
 
 FEEDER_INLINE int make_ready(chakra_feeder *f, uint32_t i)
@@ -187,12 +240,20 @@ static node_full *materialize(chakra_node *n)
 			bytepool_release(&f->bytes, full, s->full_cls);
 		return NULL;
 	}
-	s->full_mem = full;
 	n->full = full;
 	return full;
 }
 
 /* ---- reading ---- */
+
+/* c, added last to parent's children as a control edge and now listed
+ * as a data dependency too: the edge becomes a data edge. */
+static void data_wins(chakra_feeder *f, fslot *parent, uint32_t c)
+{
+	if (kid_remove(f, parent, c | EDGE_CTRL))
+		kid_add(f, parent, c); /* (cannot fail: a slot was just freed) */
+	parent->last = c;
+}
 
 /* Record one gating parent p of child c: 1 when the child now waits for
  * it (the caller counts it in pending), 0 when not, or an error. */
@@ -212,17 +273,17 @@ FEEDER_INLINE int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
 		f->n_place++;
 	} else {
 		parent = fslot_at(f, ps);
-		if (parent->child != FT_NIL && (f->edges[parent->child].child & ~EDGE_CTRL) == c) {
+		if (parent->last == c) {
 			/* Listed twice (children are added one node at a time, so a
-			 * repeat is always at the head): count once; a data edge wins
-			 * over a control one. */
+			 * repeat is the child added last): count once; a data edge
+			 * wins over a control one. */
 			if (!ctrl)
-				f->edges[parent->child].child &= ~EDGE_CTRL;
+				data_wins(f, parent, c);
 			f->dup_deps++;
 			return 0;
 		}
 	}
-	if (edge_add(f, parent, c | (ctrl ? EDGE_CTRL : 0)))
+	if (kid_add(f, parent, c | (ctrl ? EDGE_CTRL : 0)))
 		return oom(f);
 	return 1;
 }
@@ -297,10 +358,9 @@ static int read_one(chakra_feeder *f)
 			return oom(f);
 		/* Every other field is set below. */
 		fslot *n = fslot_at(f, i);
-		n->full_mem = NULL;
 		n->pending = 0;
-		n->child = FT_NIL;
-		n->cls = 0xff;
+		n->more = n->last = FT_NIL;
+		n->nk = 0;
 	}
 	fslot *s = fslot_at(f, i);
 	s->v.id = id;
@@ -374,6 +434,22 @@ static int read_one(chakra_feeder *f)
 	return 0;
 }
 
+/* A control edge from placeholder p (an id that never appears) to child
+ * c: a warning and the child released, or an error when strict. */
+static int drop_absent(chakra_feeder *f, const fslot *p, uint32_t c)
+{
+	fslot *cs = fslot_at(f, c);
+	if (f->opts.strict)
+		return fail(f, feeder_errf(f, CHAKRA_EDEP,
+		                           "%s: node id %llu (node index %llu, byte %llu) has a control "
+		                           "dependency on id %llu, which never appears in the file (strict)",
+		                           f->name, (unsigned long long)cs->v.id,
+		                           (unsigned long long)cs->v.index, (unsigned long long)cs->v.offset,
+		                           (unsigned long long)p->v.id));
+	f->warnings++;
+	return release_child(f, c);
+}
+
 /* End of file: every placeholder left is an id that never appears.
  * Control-only edges to it are dropped with a warning (an error when
  * strict); data edges stay, and the stall diagnosis names them. */
@@ -388,25 +464,16 @@ static int at_eof(chakra_feeder *f)
 		fslot *p = fslot_at(f, i);
 		if (p->state != ST_PLACE)
 			continue;
-		uint32_t keep = FT_NIL, *tail = &keep;
-		for (uint32_t e = p->child; e != FT_NIL;) {
-			uint32_t nx = f->edges[e].next;
-			uint32_t c = f->edges[e].child;
+		/* Control-only edges to it are dropped and their children
+		 * released, most recent first; data edges stay. */
+		uint32_t *tail = &p->more;
+		for (uint32_t e = p->more; e != FT_NIL;) {
+			uint32_t nx = f->edges[e].next, c = f->edges[e].child;
 			if (c & EDGE_CTRL) {
-				fslot *cs = fslot_at(f, c & ~EDGE_CTRL);
-				if (f->opts.strict)
-					return fail(f, feeder_errf(
-						f, CHAKRA_EDEP,
-						"%s: node id %llu (node index %llu, byte %llu) has a control "
-						"dependency on id %llu, which never appears in the file (strict)",
-						f->name, (unsigned long long)cs->v.id,
-						(unsigned long long)cs->v.index, (unsigned long long)cs->v.offset,
-						(unsigned long long)p->v.id));
-				f->warnings++;
-				edge_free(f, e);
-				int rc = release_child(f, c & ~EDGE_CTRL);
+				int rc = drop_absent(f, p, c & ~EDGE_CTRL);
 				if (rc < 0)
 					return rc;
+				edge_free(f, e);
 			} else {
 				*tail = e;
 				tail = &f->edges[e].next;
@@ -414,8 +481,20 @@ static int at_eof(chakra_feeder *f)
 			e = nx;
 		}
 		*tail = FT_NIL;
-		p->child = keep;
-		if (keep == FT_NIL) {
+		for (unsigned k = p->nk; k-- > 0;)
+			if (p->kid[k] & EDGE_CTRL) {
+				int rc = drop_absent(f, p, p->kid[k] & ~EDGE_CTRL);
+				if (rc < 0)
+					return rc;
+			}
+		unsigned n = 0;
+		for (unsigned k = 0; k < p->nk; k++)
+			if (!(p->kid[k] & EDGE_CTRL))
+				p->kid[n++] = p->kid[k];
+		p->nk = (uint8_t)n;
+		p->last = FT_NIL;
+		int keep = p->nk || p->more != FT_NIL;
+		if (!keep) {
 			idmap_del(&f->ids, p->v.id);
 			slot_release(f, i);
 			f->n_place--;
@@ -580,8 +659,8 @@ void chakra_feeder_close(chakra_feeder *f)
 		if (s->state != ST_FREE) {
 			if (s->cls != 0xff)
 				bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
-			if (s->full_mem)
-				bytepool_release(&f->bytes, s->full_mem, s->full_cls);
+			if (s->v.full)
+				bytepool_release(&f->bytes, s->v.full, s->full_cls);
 		}
 	}
 	for (size_t c = 0; c < f->n_chunks; c++)
@@ -639,14 +718,21 @@ int chakra_feeder_complete(chakra_feeder *f, uint64_t id)
 	fslot *s = fslot_at(f, i);
 	if (doneset_add(&f->done, id))
 		return oom(f);
+	/* Release the children; their slots were last touched when they were
+	 * read, up to a window ago: start loading them all first, so the
+	 * misses overlap instead of queueing behind each other. */
+	unsigned nk = s->nk;
 #if defined(__GNUC__)
-	/* The children's slots were last touched when they were read, a
-	 * window ago: start loading them all before releasing any (the
-	 * misses overlap instead of queueing behind each other). */
-	for (uint32_t e = s->child; e != FT_NIL; e = f->edges[e].next)
-		__builtin_prefetch(&fslot_at(f, f->edges[e].child & ~EDGE_CTRL)->pending, 1);
+	for (unsigned k = 0; k < nk; k++)
+		__builtin_prefetch(&fslot_at(f, s->kid[k] & ~EDGE_CTRL)->pending, 1);
 #endif
-	for (uint32_t e = s->child; e != FT_NIL;) {
+	for (unsigned k = 0; k < nk; k++) {
+		int rc = release_child(f, s->kid[k] & ~EDGE_CTRL);
+		if (rc < 0)
+			return rc;
+	}
+	s->nk = 0;
+	for (uint32_t e = s->more; e != FT_NIL;) {
 		uint32_t nx = f->edges[e].next;
 		int rc = release_child(f, f->edges[e].child & ~EDGE_CTRL);
 		if (rc < 0)
@@ -654,7 +740,7 @@ int chakra_feeder_complete(chakra_feeder *f, uint64_t id)
 		edge_free(f, e);
 		e = nx;
 	}
-	s->child = FT_NIL;
+	s->more = FT_NIL;
 	idmap_del(&f->ids, id);
 	slot_release(f, i);
 	f->held--;

@@ -25,23 +25,32 @@ enum {
 	ST_INFLIGHT  /* issued, not completed */
 };
 
+/* Children kept inline in the parent's slot: nodes in traces have few
+ * children (the synthetic benchmark ~2), and a separate edge array cost a
+ * cache miss per edge at completion; more children spill to edge lists. */
+#define FEEDER_KIDS 4
+
 /* One node (or placeholder). Slots live in fixed chunks that never move,
- * so the embedded view stays valid until the node is completed. */
+ * so the embedded view stays valid until the node is completed. The lazily
+ * decoded fields (v.full) are one bytepool block of class full_cls. */
 typedef struct fslot {
 	chakra_node v;     /* first member: a view pointer is a slot pointer */
-	node_full *full_mem; /* lazily decoded fields: one bytepool block */
 	uint32_t pending;  /* unresolved gating parents */
-	uint32_t child;    /* edge list of children; free-list link when free */
+	uint32_t more;     /* children beyond kid[]: edge list; free-list link when free */
+	uint32_t last;     /* the child added last (a parent listed twice), FT_NIL */
+	uint32_t kid[FEEDER_KIDS]; /* children (slot | EDGE_CTRL) */
+	uint8_t nk;        /* children in kid[] */
 	uint8_t state;
 	uint8_t cls;       /* bytepool class of v.msg; 0xff = not owned */
-	uint8_t full_cls;  /* bytepool class of full_mem */
+	uint8_t full_cls;  /* bytepool class of v.full */
 } fslot;
 
 #define SLOT_CHUNK_BITS 10
 #define SLOT_CHUNK ((uint32_t)1 << SLOT_CHUNK_BITS)
 
-/* Edge parent -> child. The top bit of `child` marks an edge that only a
- * control dependency created (ignorable when the parent never appears). */
+/* Edge parent -> child beyond the inline ones. The top bit of a child
+ * value marks an edge that only a control dependency created (ignorable
+ * when the parent never appears). */
 #define EDGE_CTRL 0x80000000u
 typedef struct fedge {
 	uint32_t child, next;
@@ -105,5 +114,16 @@ node_full *node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls)
 int feeder_resolve_stall(chakra_feeder *f, int final);
 /* Errors into f->err (larger than CHAKRA_ERRMSG_MAX). */
 int feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
+
+/* feeder.c: children of a slot, for the cold paths (end of file, stall
+ * diagnosis). Iterate with `kid_it it = KID_IT_INIT; while (kid_next(f, p,
+ * &it, &c))`; kid_remove takes out one child value (with its EDGE_CTRL
+ * bit) and returns 1, or 0 when p has no such child. */
+typedef struct kid_it {
+	uint32_t k, e;
+} kid_it;
+#define KID_IT_INIT { 0, FT_NIL }
+int kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child);
+int kid_remove(chakra_feeder *f, fslot *p, uint32_t child);
 
 #endif

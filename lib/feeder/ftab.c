@@ -59,19 +59,8 @@ static int idmap_rehash(idmap *m, unsigned bits)
 
 #define IDMAP_LONG_PROBE 64
 
-int idmap_put(idmap *m, uint64_t key, uint32_t val)
+int idmap_put_slow(idmap *m, uint64_t key, uint32_t val)
 {
-	if (!m->mixed && (m->n + 1) * 2 <= m->cap) {
-		/* Dense ids: the home bucket is usually free (Robin Hood puts
-		 * an entry there at distance 0). */
-		idmap_ent *h = &m->e[(size_t)key & (m->cap - 1)];
-		if (h->val == FT_NIL) {
-			h->key = key;
-			h->val = val;
-			m->n++;
-			return 0;
-		}
-	}
 	/* Load factor at most 1/2 keeps linear probes short. */
 	if ((m->n + 1) * 2 > m->cap && idmap_rehash(m, m->bits ? m->bits + 1 : 10))
 		return -1;
@@ -220,7 +209,7 @@ int dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot)
 	return 0;
 }
 
-uint32_t dqueue_pop(dqueue *q)
+uint32_t dqueue_pop_slow(dqueue *q)
 {
 	if (!q->n)
 		return FT_NIL;

@@ -42,14 +42,15 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 {
 	if (!m->n)
 		return FT_NIL;
-	size_t mask = m->cap - 1;
-	if (!m->mixed) {
-		/* Dense ids: the entry is at its home (one compare). */
-		const idmap_ent *h = &m->e[(size_t)key & mask];
-		if (h->val != FT_NIL && h->key == key) /* (the key of an empty bucket is undefined) */
-			return h->val;
-	}
-	for (size_t i = idmap_home(m, key), dist = 0;; i = (i + 1) & mask, dist++) {
+	size_t mask = m->cap - 1, home = idmap_home(m, key);
+	/* Dense ids: the entry is at its home (one compare), or the home is
+	 * empty and the key absent (nothing is stored past an empty bucket). */
+	const idmap_ent *h = &m->e[home];
+	if (h->val == FT_NIL)
+		return FT_NIL;
+	if (h->key == key)
+		return h->val;
+	for (size_t i = (home + 1) & mask, dist = 1;; i = (i + 1) & mask, dist++) {
 		const idmap_ent *x = &m->e[i];
 		if (x->val == FT_NIL)
 			return FT_NIL;
@@ -61,7 +62,22 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 	}
 }
 /* Insert a key known to be absent: 0, or -1 on out of memory. */
-int idmap_put(idmap *m, uint64_t key, uint32_t val);
+int idmap_put_slow(idmap *m, uint64_t key, uint32_t val);
+static inline int idmap_put(idmap *m, uint64_t key, uint32_t val)
+{
+	if (!m->mixed && (m->n + 1) * 2 <= m->cap) {
+		/* Dense ids: the home bucket is usually free (Robin Hood puts
+		 * an entry there at distance 0). */
+		idmap_ent *h = &m->e[(size_t)key & (m->cap - 1)];
+		if (h->val == FT_NIL) {
+			h->key = key;
+			h->val = val;
+			m->n++;
+			return 0;
+		}
+	}
+	return idmap_put_slow(m, key, val);
+}
 /* Remove a key if present; returns its value or FT_NIL. */
 uint32_t idmap_del_slow(idmap *m, uint64_t key);
 static inline uint32_t idmap_del(idmap *m, uint64_t key)
@@ -133,7 +149,26 @@ static inline int dqueue_push(dqueue *q, uint64_t key, uint32_t slot)
 	}
 	return dqueue_push_slow(q, key, slot);
 }
-uint32_t dqueue_pop(dqueue *q);                          /* FT_NIL when empty */
+uint32_t dqueue_pop_slow(dqueue *q);
+/* FT_NIL when empty. Inline: only the bitmap holds keys. */
+static inline uint32_t dqueue_pop(dqueue *q)
+{
+	if (q->nbits && !q->spill.n) {
+		unsigned m = (unsigned)__builtin_ctzll(q->top);
+		unsigned w = m * 64 + (unsigned)__builtin_ctzll(q->mid[m]);
+		uint64_t off = (uint64_t)w * 64 + (unsigned)__builtin_ctzll(q->leaf[w]);
+		q->leaf[w] &= q->leaf[w] - 1; /* clear the lowest bit */
+		if (!q->leaf[w]) {
+			q->mid[m] &= q->mid[m] - 1;
+			if (!q->mid[m])
+				q->top &= q->top - 1;
+		}
+		q->nbits--;
+		q->n--;
+		return q->slot[off];
+	}
+	return dqueue_pop_slow(q);
+}
 void dqueue_free(dqueue *q);
 
 /* ---- Set of completed ids: a bitmap in 512-id pages found through an
@@ -168,6 +203,8 @@ static inline int doneset_has(doneset *d, uint64_t id)
 {
 	if (!d->any || id > d->max)
 		return 0;
+	if ((id >> 9) == d->last_key && d->n)
+		return (int)((d->bits[d->last_page][(id >> 6) & 7] >> (id & 63)) & 1);
 	return doneset_has_slow(d, id);
 }
 
