@@ -288,27 +288,259 @@ FEEDER_INLINE int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
 	return 1;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Repeats among parents already completed (they make no edge, so the
- * head check in add_parent cannot see them), over the gating lists; only
- * for short lists, as it is quadratic. */
-static void count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, const uint64_t *b,
-                               size_t nb)
+ * repeat check in add_parent cannot see them), over the gating lists:
+ * quadratic for short lists, sorted for long ones. 0 or -1 (no memory). */
+static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, const uint64_t *b,
+                              size_t nb)
 {
 	size_t n = na + nb;
-	if (n > 64)
-		return;
-	for (size_t i = 1; i < n; i++) {
-		uint64_t x = i < na ? a[i] : b[i - na];
-		for (size_t j = 0; j < i; j++)
-			if (x == (j < na ? a[j] : b[j - na])) {
-				if (idmap_get(&f->ids, x) == FT_NIL)
-					f->dup_deps++;
-				break;
-			}
+	if (n <= 64) {
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = i < na ? a[i] : b[i - na];
+			for (size_t j = 0; j < i; j++)
+				if (x == (j < na ? a[j] : b[j - na])) {
+					if (idmap_get(&f->ids, x) == FT_NIL)
+						f->dup_deps++;
+					break;
+				}
+		}
+		return 0;
 	}
+	uint64_t *t = malloc(n * sizeof *t);
+	if (!t)
+		return -1;
+	memcpy(t, a, na * sizeof *t);
+	memcpy(t + na, b, nb * sizeof *t);
+	qsort(t, n, sizeof *t, cmp_u64);
+	for (size_t i = 1; i < n; i++)
+		if (t[i] == t[i - 1] && idmap_get(&f->ids, t[i]) == FT_NIL)
+			f->dup_deps++;
+	free(t);
+	return 0;
 }
 
 static int at_eof(chakra_feeder *f);
+
+/* The view of a node just read, and its message: used in place from the
+ * caller's buffer, else copied into the byte pool. */
+FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
+                            uint64_t off, uint64_t index, uint64_t id)
+{
+	s->v.id = id;
+	s->v.offset = off;
+	s->v.index = index;
+	s->v.len = len;
+	s->v.full = NULL;
+	s->v.materialize = materialize;
+	s->v.owner = f;
+	if (msg >= f->zc_lo && msg + len <= f->zc_hi) {
+		s->v.msg = msg; /* the caller's buffer outlives the feeder */
+	} else {
+		uint8_t *copy = bytepool_alloc(&f->bytes, len, &s->cls);
+		if (!copy)
+			return oom(f);
+		if (len)
+			memcpy(copy, msg, len);
+		s->v.msg = copy;
+	}
+	f->held++;
+	return 0;
+}
+
+/* Node i (blocked, no parents yet) enters the graph with its gating
+ * parents. When `direct` is set and the node is ready while no other is,
+ * it is not queued: 1 is returned and the caller issues it. */
+FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t nd,
+                               const uint64_t *cd, size_t nc, int direct)
+{
+	fslot *s = fslot_at(f, i);
+	uint64_t id = s->v.id;
+	int rc, no_edge = 0;
+	for (size_t k = 0; k < nd; k++) {
+		if (dd[k] == id)
+			return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
+			                           "%s: node id %llu (node index %llu, byte %llu) "
+			                           "lists itself as a data dependency",
+			                           f->name, (unsigned long long)id,
+			                           (unsigned long long)s->v.index,
+			                           (unsigned long long)s->v.offset));
+		if ((rc = add_parent(f, i, dd[k], 0)) < 0)
+			return rc;
+		s->pending += (uint32_t)rc;
+		no_edge |= rc == 0;
+	}
+	for (size_t k = 0; k < nc; k++) {
+		if (cd[k] == id) {
+			if (f->opts.strict)
+				return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
+				                           "%s: node id %llu (node index %llu, byte %llu) "
+				                           "lists itself as a control dependency (strict)",
+				                           f->name, (unsigned long long)id,
+				                           (unsigned long long)s->v.index,
+				                           (unsigned long long)s->v.offset));
+			f->warnings++;
+			continue;
+		}
+		if ((rc = add_parent(f, i, cd[k], 1)) < 0)
+			return rc;
+		s->pending += (uint32_t)rc;
+		no_edge |= rc == 0;
+	}
+	if (no_edge) {
+		/* A parent made no edge (completed, or listed twice): look for
+		 * repeats among completed parents. When every parent made an
+		 * edge, all are held and there is nothing to count. */
+		if (count_done_repeats(f, dd, nd, cd, nc))
+			return oom(f);
+	}
+	if (s->pending)
+		return 0;
+	if (direct && !f->ready.n) {
+		s->state = ST_READY;
+		return 1;
+	}
+	return make_ready(f, i);
+}
+
+/* ---- lazy mode ----
+ *
+ * While ids strictly increase in file order and every gating dependency
+ * names a lower id (what converters and the generator write), a node read
+ * ahead can only be issued after every node before it that is ready: its
+ * id is higher, and a parent it names that has not been read by then never
+ * will be. So nodes are read ahead as usual (same window, same file
+ * positions, same errors) into a FIFO, and enter the dependency graph only
+ * when no inserted node is ready, in file order; the first that is ready is
+ * the one the eager feeder would issue. By then most parents are complete,
+ * so no edges are made, and the work stays in cache instead of touching
+ * each node again a window later. The first node that breaks the pattern
+ * (and the end of the file, and any call that must see the whole graph:
+ * lookup, ready_count, errors, stall diagnosis) inserts the FIFO; the
+ * feeder is eager from the first break on. Test: feed-golden pins the
+ * output against the eager feeder. */
+
+static int fifo_grow(chakra_feeder *f)
+{
+	uint32_t cap = f->fifo_cap ? f->fifo_cap * 2 : 1024;
+	if (cap < f->fifo_cap)
+		return -1;
+	fpend *n = malloc((size_t)cap * sizeof *n);
+	if (!n)
+		return -1;
+	for (uint32_t k = 0; k < f->fifo_n; k++)
+		n[k] = f->fifo[(f->fifo_head + k) & (f->fifo_cap - 1)];
+	free(f->fifo);
+	f->fifo = n;
+	f->fifo_cap = cap;
+	f->fifo_head = 0;
+	return 0;
+}
+
+/* A node read in lazy mode: 0 when queued, 1 when it breaks the pattern
+ * (nothing done), or an error. */
+FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t off,
+                            uint64_t index, uint64_t id)
+{
+	if (f->any_read && id <= f->last_id)
+		return 1;
+	const uint64_t *dd = walk_data(&f->ws), *cd = walk_ctrl(&f->ws);
+	size_t nd = (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0;
+	size_t nc = (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0;
+	for (size_t k = 0; k < nd; k++)
+		if (dd[k] >= id)
+			return 1;
+	for (size_t k = 0; k < nc; k++)
+		if (cd[k] >= id)
+			return 1;
+	if (f->fifo_n == f->fifo_cap && fifo_grow(f))
+		return oom(f);
+	/* Filled in place: a struct copied in after byte-sized stores stalled
+	 * on store forwarding (perf). */
+	fpend *e = &f->fifo[(f->fifo_head + f->fifo_n) & (f->fifo_cap - 1)];
+	int rescan = nd + nc > FPEND_DEPS;
+	for (size_t k = 0; k < nd + nc && !rescan; k++) {
+		uint64_t x = id - (k < nd ? dd[k] : cd[k - nd]);
+		if (x > UINT32_MAX)
+			rescan = 1;
+		e->d[k] = (uint32_t)x;
+	}
+	uint32_t i = slot_take(f);
+	if (i == FT_NIL)
+		return oom(f);
+	e->slot = i;
+	e->nd = rescan ? 0 : (uint8_t)nd;
+	e->nc = rescan ? 0 : (uint8_t)nc;
+	e->rescan = (uint8_t)rescan;
+	fslot *s = fslot_at(f, i);
+	s->state = ST_QUEUED;
+	s->cls = 0xff;
+	int rc = slot_fill(f, s, msg, len, off, index, id);
+	if (rc < 0) {
+		slot_release(f, i);
+		return rc;
+	}
+	f->fifo_n++;
+	f->any_read = 1;
+	f->last_id = id;
+	return 0;
+}
+
+/* The oldest queued node enters the graph (see link_parents for direct). */
+static int insert_one(chakra_feeder *f, int direct)
+{
+	const fpend *e = &f->fifo[f->fifo_head]; /* (stays in place: nothing is queued below) */
+	f->fifo_head = (f->fifo_head + 1) & (f->fifo_cap - 1);
+	f->fifo_n--;
+#if defined(__GNUC__)
+	/* The next queued slots were last touched a window ago. */
+	if (f->fifo_n > 4)
+		__builtin_prefetch(fslot_at(f, f->fifo[(f->fifo_head + 4) & (f->fifo_cap - 1)].slot));
+#endif
+	uint32_t i = e->slot;
+	fslot *s = fslot_at(f, i);
+	uint64_t id = s->v.id;
+	if (idmap_put(&f->ids, id, i))
+		return oom(f);
+	s->state = ST_BLOCKED;
+	s->pending = 0;
+	s->more = s->last = FT_NIL;
+	s->nk = 0;
+	if (e->rescan) {
+		uint64_t id2;
+		int rc = feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
+		                     &f->ws_ins, (unsigned)f->opts.deps, f->tmp);
+		if (rc < 0) /* (scanned once already: only out of memory) */
+			return fail(f, feeder_errf(f, rc, "%s: node index %llu: %s", f->name,
+			                           (unsigned long long)s->v.index, f->tmp));
+		return link_parents(f, i, walk_data(&f->ws_ins),
+		                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws_ins) : 0,
+		                    walk_ctrl(&f->ws_ins),
+		                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws_ins) : 0,
+		                    direct);
+	}
+	uint64_t dd[FPEND_DEPS];
+	unsigned nd = e->nd, nc = e->nc;
+	for (unsigned k = 0; k < nd + nc; k++)
+		dd[k] = id - e->d[k];
+	return link_parents(f, i, dd, nd, dd + nd, nc, direct);
+}
+
+/* Every queued node enters the graph. */
+static int flush(chakra_feeder *f)
+{
+	int rc;
+	while (f->fifo_n)
+		if ((rc = insert_one(f, 0)) < 0)
+			return rc;
+	return 0;
+}
 
 static int read_one(chakra_feeder *f)
 {
@@ -323,6 +555,8 @@ static int read_one(chakra_feeder *f)
 		                           (unsigned long long)f->n_read));
 	if (rc == 0) {
 		f->eof = 1;
+		if ((rc = flush(f)) < 0)
+			return rc;
 		return at_eof(f);
 	}
 	uint64_t index = f->n_read++;
@@ -333,6 +567,13 @@ static int read_one(chakra_feeder *f)
 		return fail(f, feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s",
 		                           f->name, (unsigned long long)index,
 		                           (unsigned long long)off, f->tmp));
+	if (f->lazy) {
+		if ((rc = lazy_read(f, msg, len, off, index, id)) <= 0)
+			return rc;
+		f->lazy = 0;
+		if ((rc = flush(f)) < 0)
+			return rc;
+	}
 	uint32_t i = idmap_get(&f->ids, id);
 	if (i != FT_NIL) {
 		fslot *o = fslot_at(f, i);
@@ -356,82 +597,20 @@ static int read_one(chakra_feeder *f)
 		i = slot_take(f);
 		if (i == FT_NIL || idmap_put(&f->ids, id, i))
 			return oom(f);
-		/* Every other field is set below. */
 		fslot *n = fslot_at(f, i);
 		n->pending = 0;
 		n->more = n->last = FT_NIL;
 		n->nk = 0;
+		n->cls = 0xff;
 	}
 	fslot *s = fslot_at(f, i);
-	s->v.id = id;
-	s->v.offset = off;
-	s->v.index = index;
-	s->v.len = len;
-	s->v.full = NULL;
-	s->v.materialize = materialize;
-	s->v.owner = f;
 	s->state = ST_BLOCKED;
-	if (msg >= f->zc_lo && msg + len <= f->zc_hi) {
-		s->v.msg = msg; /* the caller's buffer outlives the feeder */
-	} else {
-		uint8_t *copy = bytepool_alloc(&f->bytes, len, &s->cls);
-		if (!copy)
-			return oom(f);
-		if (len)
-			memcpy(copy, msg, len);
-		s->v.msg = copy;
-	}
-	f->held++;
-
-	int no_edge = 0;
-	if (f->opts.deps & CHAKRA_DEPS_DATA) {
-		const uint64_t *d = walk_data(&f->ws);
-		size_t n = walk_n_data(&f->ws);
-		for (size_t k = 0; k < n; k++) {
-			if (d[k] == id)
-				return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
-				                           "%s: node id %llu (node index %llu, byte %llu) "
-				                           "lists itself as a data dependency",
-				                           f->name, (unsigned long long)id,
-				                           (unsigned long long)index, (unsigned long long)off));
-			if ((rc = add_parent(f, i, d[k], 0)) < 0)
-				return rc;
-			s->pending += (uint32_t)rc;
-			no_edge |= rc == 0;
-		}
-	}
-	if (f->opts.deps & CHAKRA_DEPS_CTRL) {
-		const uint64_t *d = walk_ctrl(&f->ws);
-		size_t n = walk_n_ctrl(&f->ws);
-		for (size_t k = 0; k < n; k++) {
-			if (d[k] == id) {
-				if (f->opts.strict)
-					return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
-					                           "%s: node id %llu (node index %llu, byte %llu) "
-					                           "lists itself as a control dependency (strict)",
-					                           f->name, (unsigned long long)id,
-					                           (unsigned long long)index,
-					                           (unsigned long long)off));
-				f->warnings++;
-				continue;
-			}
-			if ((rc = add_parent(f, i, d[k], 1)) < 0)
-				return rc;
-			s->pending += (uint32_t)rc;
-			no_edge |= rc == 0;
-		}
-	}
-	if (no_edge) {
-		/* A parent made no edge (completed, or listed twice): look for
-		 * repeats among completed parents. When every parent made an
-		 * edge, all are held and there is nothing to count. */
-		int gd = (f->opts.deps & CHAKRA_DEPS_DATA) != 0, gc = (f->opts.deps & CHAKRA_DEPS_CTRL) != 0;
-		count_done_repeats(f, walk_data(&f->ws), gd ? walk_n_data(&f->ws) : 0, walk_ctrl(&f->ws),
-		                   gc ? walk_n_ctrl(&f->ws) : 0);
-	}
-	if (s->pending == 0)
-		return make_ready(f, i);
-	return 0;
+	if ((rc = slot_fill(f, s, msg, len, off, index, id)) < 0)
+		return rc;
+	return link_parents(f, i, walk_data(&f->ws),
+	                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0,
+	                    walk_ctrl(&f->ws),
+	                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0, 0);
 }
 
 /* A control edge from placeholder p (an id that never appears) to child
@@ -513,7 +692,7 @@ FEEDER_INLINE int fill(chakra_feeder *f)
 	while (!f->eof && f->held < f->opts.window)
 		if ((rc = read_one(f)) < 0)
 			return rc;
-	while (!f->eof && f->ready.n == 0 && f->inflight == 0) {
+	while (!f->eof && f->ready.n == 0 && f->inflight == 0 && f->fifo_n == 0) {
 		/* Reading on cannot resolve a cycle among the nodes held; look
 		 * for one once past the window, then again only after as many
 		 * new nodes were read as were held at the last look (a look
@@ -543,6 +722,24 @@ FEEDER_INLINE int pick(chakra_feeder *f, fslot **out)
 		return rc;
 	uint32_t i;
 	while ((i = dqueue_pop(&f->ready)) == FT_NIL) {
+		if (f->fifo_n) {
+			/* Nothing inserted is ready: insert queued nodes in file
+			 * order until one is (issued at once when it is the only
+			 * ready node). */
+			i = FT_NIL;
+			while (f->fifo_n && !f->ready.n) {
+				uint32_t next = f->fifo[f->fifo_head].slot;
+				if ((rc = insert_one(f, 1)) < 0)
+					return rc;
+				if (rc) {
+					i = next;
+					break;
+				}
+			}
+			if (i != FT_NIL)
+				break;
+			continue;
+		}
 		if (f->inflight || !f->held)
 			return 0;
 		if (!f->eof)
@@ -589,6 +786,7 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 		return CHAKRA_ENOMEM;
 	f->opts = o ? *o : def;
 	f->free_slot = f->free_edge = FT_NIL;
+	f->lazy = 1;
 	const char *nm = f->opts.reader && f->opts.reader->display_name ? f->opts.reader->display_name
 	                                                                 : defname;
 	f->name = strdup(nm);
@@ -673,6 +871,8 @@ void chakra_feeder_close(chakra_feeder *f)
 	bytepool_free(&f->bytes);
 	walk_scratch_free(&f->ws);
 	walk_scratch_free(&f->ws_lazy);
+	walk_scratch_free(&f->ws_ins);
+	free(f->fifo);
 	arena_free(&f->scratch);
 	chakra_reader_close(f->rd);
 	free(f->name);
@@ -691,6 +891,9 @@ int chakra_feeder_next(chakra_feeder *f, const chakra_node **node)
 /* Why an id cannot be completed, for CHAKRA_ESTATE. */
 static int not_inflight(chakra_feeder *f, const char *what, uint64_t id)
 {
+	int rc = flush(f); /* (the answer needs the whole graph) */
+	if (rc < 0)
+		return rc;
 	uint32_t i = idmap_get(&f->ids, id);
 	const char *why;
 	if (i != FT_NIL) {
@@ -775,6 +978,8 @@ int chakra_feeder_drive(chakra_feeder *f)
 const chakra_node *chakra_feeder_lookup(chakra_feeder *f, uint64_t id)
 {
 	uint32_t i = idmap_get(&f->ids, id);
+	if (i == FT_NIL && f->fifo_n && flush(f) == 0) /* queued, perhaps */
+		i = idmap_get(&f->ids, id);
 	if (i == FT_NIL)
 		return NULL;
 	fslot *s = fslot_at(f, i);
@@ -787,7 +992,14 @@ int chakra_feeder_has_more(const chakra_feeder *f)
 }
 
 uint64_t chakra_feeder_held_count(const chakra_feeder *f) { return f->held; }
-uint64_t chakra_feeder_ready_count(const chakra_feeder *f) { return f->ready.n; }
+uint64_t chakra_feeder_ready_count(const chakra_feeder *f)
+{
+	/* Queued nodes may be ready: count them in the graph. (The handle
+	 * is never const itself: every feeder comes from chakra_feeder_open.) */
+	if (f->fifo_n)
+		flush((chakra_feeder *)f);
+	return f->ready.n;
+}
 uint64_t chakra_feeder_inflight_count(const chakra_feeder *f) { return f->inflight; }
 uint64_t chakra_feeder_issued_count(const chakra_feeder *f) { return f->issued; }
 uint64_t chakra_feeder_warning_count(const chakra_feeder *f) { return f->warnings; }

@@ -20,6 +20,7 @@ enum {
 	ST_FREE = 0,
 	ST_PLACE,    /* placeholder: id referenced as a parent, not read yet */
 	ST_ABSENT,   /* placeholder at end of file: the id never appears */
+	ST_QUEUED,   /* read ahead, not in the dependency graph yet (lazy mode) */
 	ST_BLOCKED,  /* read, waiting for parents */
 	ST_READY,    /* in the ready queue */
 	ST_INFLIGHT  /* issued, not completed */
@@ -56,6 +57,19 @@ typedef struct fedge {
 	uint32_t child, next;
 } fedge;
 
+/* A node read ahead in lazy mode, waiting to enter the dependency graph
+ * (feeder.c explains the mode). Its gating dependencies are kept as
+ * id - dep > 0, data first; a node with more, or farther ones, is scanned
+ * again on insertion. */
+#define FPEND_DEPS 6
+typedef struct fpend {
+	uint32_t slot;
+	uint8_t nd, nc;  /* data / control deps in d[] */
+	uint8_t rescan;
+	uint8_t pad;
+	uint32_t d[FPEND_DEPS];
+} fpend;
+
 struct chakra_feeder {
 	chakra_feeder_options opts;
 	chakra_reader *rd;
@@ -74,7 +88,14 @@ struct chakra_feeder {
 	doneset done;    /* completed ids */
 	dqueue ready;
 	bytepool bytes;
-	walk_scratch ws, ws_lazy;
+	walk_scratch ws, ws_lazy, ws_ins;
+	/* Lazy mode: nodes read ahead in a FIFO (ring), inserted into the
+	 * graph only when no inserted node is ready. */
+	fpend *fifo;
+	uint32_t fifo_cap, fifo_head, fifo_n; /* cap: a power of two */
+	int lazy;                             /* 0 once the trace left the lazy pattern */
+	int any_read;
+	uint64_t last_id;                     /* id of the last node read */
 	arena scratch;
 
 	uint64_t held, inflight, issued, completed, n_place;
