@@ -257,12 +257,16 @@ static void data_wins(chakra_feeder *f, fslot *parent, uint32_t c)
 
 /* Record one gating parent p of child c: 1 when the child now waits for
  * it (the caller counts it in pending), 0 when not, or an error. */
-FEEDER_INLINE int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl)
+FEEDER_INLINE int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl, int done_first)
 {
+	/* done_first: a node inserted late (lazy mode) finds most parents
+	 * complete, and a completed id is never in the map. */
+	if (done_first && doneset_has(&f->done, p))
+		return 0;
 	uint32_t ps = idmap_get(&f->ids, p);
 	fslot *parent;
 	if (ps == FT_NIL) {
-		if (doneset_has(&f->done, p))
+		if (!done_first && doneset_has(&f->done, p))
 			return 0; /* completed already */
 		ps = slot_new(f);
 		if (ps == FT_NIL || idmap_put(&f->ids, p, ps))
@@ -301,6 +305,18 @@ static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, co
                               size_t nb)
 {
 	size_t n = na + nb;
+	if (n < 2)
+		return 0;
+	if (b == a + na && n <= 64) { /* one array (lazy insertion) */
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = 0; j < i; j++)
+				if (a[i] == a[j]) {
+					if (idmap_get(&f->ids, a[i]) == FT_NIL)
+						f->dup_deps++;
+					break;
+				}
+		return 0;
+	}
 	if (n <= 64) {
 		for (size_t i = 1; i < n; i++) {
 			uint64_t x = i < na ? a[i] : b[i - na];
@@ -358,7 +374,7 @@ FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size
  * parents. When `direct` is set and the node is ready while no other is,
  * it is not queued: 1 is returned and the caller issues it. */
 FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t nd,
-                               const uint64_t *cd, size_t nc, int direct)
+                               const uint64_t *cd, size_t nc, int direct, int late)
 {
 	fslot *s = fslot_at(f, i);
 	uint64_t id = s->v.id;
@@ -371,7 +387,7 @@ FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd,
 			                           f->name, (unsigned long long)id,
 			                           (unsigned long long)s->v.index,
 			                           (unsigned long long)s->v.offset));
-		if ((rc = add_parent(f, i, dd[k], 0)) < 0)
+		if ((rc = add_parent(f, i, dd[k], 0, late)) < 0)
 			return rc;
 		s->pending += (uint32_t)rc;
 		no_edge |= rc == 0;
@@ -388,7 +404,7 @@ FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd,
 			f->warnings++;
 			continue;
 		}
-		if ((rc = add_parent(f, i, cd[k], 1)) < 0)
+		if ((rc = add_parent(f, i, cd[k], 1, late)) < 0)
 			return rc;
 		s->pending += (uint32_t)rc;
 		no_edge |= rc == 0;
@@ -523,13 +539,13 @@ static int insert_one(chakra_feeder *f, int direct)
 		                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws_ins) : 0,
 		                    walk_ctrl(&f->ws_ins),
 		                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws_ins) : 0,
-		                    direct);
+		                    direct, 1);
 	}
 	uint64_t dd[FPEND_DEPS];
 	unsigned nd = e->nd, nc = e->nc;
 	for (unsigned k = 0; k < nd + nc; k++)
 		dd[k] = id - e->d[k];
-	return link_parents(f, i, dd, nd, dd + nd, nc, direct);
+	return link_parents(f, i, dd, nd, dd + nd, nc, direct, 1);
 }
 
 /* Every queued node enters the graph. */
@@ -610,7 +626,7 @@ static int read_one(chakra_feeder *f)
 	return link_parents(f, i, walk_data(&f->ws),
 	                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0,
 	                    walk_ctrl(&f->ws),
-	                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0, 0);
+	                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0, 0, 0);
 }
 
 /* A control edge from placeholder p (an id that never appears) to child

@@ -243,11 +243,33 @@ void dqueue_free(dqueue *q)
 
 /* ---- doneset ---- */
 
+/* Cover page keys up to key in the directory (pages already in the idmap
+ * are entered too, so the directory alone answers for keys below ndir). */
+static int dir_grow(doneset *d, uint64_t key)
+{
+	size_t n = d->ndir ? d->ndir : 1024;
+	while (n <= key)
+		n *= 2;
+	uint32_t *dir = realloc(d->dir, n * sizeof *dir);
+	if (!dir)
+		return -1;
+	for (size_t k = d->ndir; k < n; k++)
+		dir[k] = FT_NIL;
+	for (size_t i = 0; i < d->pages.cap; i++) {
+		const idmap_ent *x = &d->pages.e[i];
+		if (x->val != FT_NIL && x->key >= d->ndir && x->key < n)
+			dir[x->key] = x->val;
+	}
+	d->dir = dir;
+	d->ndir = n;
+	return 0;
+}
+
 static uint32_t doneset_page(doneset *d, uint64_t key, int create)
 {
 	if (d->n && key == d->last_key)
 		return d->last_page;
-	uint32_t pg = idmap_get(&d->pages, key);
+	uint32_t pg = key < d->ndir ? d->dir[key] : idmap_get(&d->pages, key);
 	if (pg == FT_NIL) {
 		if (!create)
 			return FT_NIL;
@@ -259,7 +281,11 @@ static uint32_t doneset_page(doneset *d, uint64_t key, int create)
 			d->bits = b;
 			d->cap = cap;
 		}
-		if (idmap_put(&d->pages, key, (uint32_t)d->n))
+		/* Dense ids (the page keys stay within a few times the number
+		 * of pages): the directory; anything else: the idmap. */
+		if (key < d->ndir || (key < 4 * (d->n + 1024) && dir_grow(d, key) == 0))
+			d->dir[key] = (uint32_t)d->n;
+		else if (idmap_put(&d->pages, key, (uint32_t)d->n))
 			return FT_NIL;
 		memset(d->bits[d->n], 0, sizeof d->bits[0]);
 		pg = (uint32_t)d->n++;
@@ -291,6 +317,7 @@ int doneset_has_slow(doneset *d, uint64_t id)
 
 void doneset_free(doneset *d)
 {
+	free(d->dir);
 	idmap_free(&d->pages);
 	free(d->bits);
 	memset(d, 0, sizeof *d);

@@ -175,7 +175,9 @@ void dqueue_free(dqueue *q);
  * idmap, so dense ids (the normal case) cost one bit each and sparse ids
  * still work. ---- */
 typedef struct doneset {
-	idmap pages;       /* id >> 9 -> page number */
+	uint32_t *dir;     /* id >> 9 -> page number, for dense ids (below ndir) */
+	size_t ndir;
+	idmap pages;       /* the same, for the other ids */
 	uint64_t (*bits)[8];
 	size_t n, cap;
 	uint64_t last_key; /* one-entry cache: consecutive ids share a page */
@@ -203,9 +205,16 @@ static inline int doneset_has(doneset *d, uint64_t id)
 {
 	if (!d->any || id > d->max)
 		return 0;
-	if ((id >> 9) == d->last_key && d->n)
-		return (int)((d->bits[d->last_page][(id >> 6) & 7] >> (id & 63)) & 1);
-	return doneset_has_slow(d, id);
+	uint32_t pg;
+	if ((id >> 9) < d->ndir)
+		pg = d->dir[id >> 9];
+	else if ((id >> 9) == d->last_key && d->n)
+		pg = d->last_page;
+	else
+		return doneset_has_slow(d, id);
+	if (pg == FT_NIL)
+		return 0;
+	return (int)((d->bits[pg][(id >> 6) & 7] >> (id & 63)) & 1);
 }
 
 /* ---- Byte pool: power-of-two size classes carved from 256 KiB slabs and

@@ -150,6 +150,20 @@ static void test_doneset(void)
 	CHECK(doneset_has(&d, (uint64_t)1 << 60));
 	CHECK(!doneset_has(&d, ((uint64_t)1 << 60) + 1));
 	doneset_free(&d);
+
+	/* A page first kept in the idmap (far above the dense ids) must still
+	 * be found once the dense directory grows over it. */
+	doneset e = { 0 };
+	uint64_t far = (uint64_t)512 * 20000 + 7;
+	CHECK(doneset_add(&e, far) == 0);
+	for (uint64_t i = 0; i < (uint64_t)512 * 30000; i += 511)
+		CHECK(doneset_add(&e, i) == 0);
+	CHECK(e.ndir > 20000);
+	CHECK(doneset_has(&e, far));
+	CHECK(!doneset_has(&e, far + 1));
+	CHECK(doneset_has(&e, 511 * 7));
+	CHECK(!doneset_has(&e, 511 * 7 + 1));
+	doneset_free(&e);
 }
 
 static void test_bytepool(void)
