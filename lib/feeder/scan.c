@@ -6,173 +6,135 @@
  * structure is checked (tags, wire types, lengths within the message, the
  * dependency varints); the contents of name / inputs / outputs / attr are
  * checked by the full walker when the node is first accessed, and a
- * failure there makes the feeder fail with that error (feeder.c). */
+ * failure there makes the feeder fail with that error (feeder.c).
+ *
+ * Two paths with one meaning. scan_careful is the definition: every field
+ * bounds-checked, every error message. feeder_scan is the fast path for
+ * what encoders write (one-byte tags, short varints and lengths, at least
+ * 4 bytes before the end); on anything else it hands the field it stands
+ * at to scan_careful, having committed only whole fields before it.
+ *
+ * A packed list that `want` excludes is skipped by its length (contents
+ * checked on lazy decode) when it is in canonical position: it and every
+ * field before it have one-byte tags of Node fields 1-9 in increasing
+ * order, as encoders write them. Elsewhere it is decoded like a wanted one
+ * (the behaviour of the earlier straight-line scan, kept exactly). */
 #include "chakra/error.h"
 #include "feeder_impl.h"
 #include "wire.h"
 
-#define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
-#define POS(p) ((unsigned long long)(base + (uint64_t)((p) - msg)))
-
-/* A varint, unrolled for the one- to three-byte values that ids, lengths
- * and tags almost always are; longer ones take the general decoder. Same
- * results and errors as wire_varint. */
 #if defined(__GNUC__)
 #  define SCAN_INLINE static inline __attribute__((always_inline))
+#  define SCAN_COLD static __attribute__((noinline, cold))
+#  define LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #  define SCAN_INLINE static inline
+#  define SCAN_COLD static
+#  define LIKELY(x) (x)
 #endif
-SCAN_INLINE int varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+
+#define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
+#define POS(p) ((unsigned long long)(bias + (uintptr_t)(p)))
+
+/* ---- Careful path ---- */
+
+/* One-byte tags of Node fields 1-9 with their own wire types: the fields
+ * that can be in canonical position. */
+static int is_canon(unsigned t)
 {
-	const uint8_t *q = *p;
-	size_t left = (size_t)(end - q);
-	if (left >= 1 && q[0] < 0x80) {
-		*out = q[0];
-		*p = q + 1;
+	switch (t) {
+	case 0x08: case 0x12: case 0x18: case 0x22: case 0x2a:
+	case 0x30: case 0x38: case 0x42: case 0x4a:
+		return 1;
+	default:
 		return 0;
 	}
-	if (left >= 2 && q[1] < 0x80) {
-		*out = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-		*p = q + 2;
-		return 0;
-	}
-	if (left >= 3 && q[1] >= 0x80 && q[2] < 0x80) {
-		*out = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
-		*p = q + 3;
-		return 0;
-	}
-	return wire_varint(p, end, out);
 }
 
-SCAN_INLINE int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
+/* A dependency field's payload of wire type wt appended to dst: 0, -1
+ * (malformed) or -2 (out of memory). */
+static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 {
-	uint64_t v;
+	uint64_t v, L;
 	if (wt == WT_VARINT) {
-		if (varint(p, end, &v))
+		if (wire_varint(p, end, &v))
 			return -1;
 		return cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
-	if (wt != WT_LEN)
-		return -1;
-	uint64_t L;
-	if (varint(p, end, &L) || L > (uint64_t)(end - *p))
+	if (wt != WT_LEN || wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
 		return -1;
 	if (L == 0)
 		return 0;
-	const uint8_t *e = *p + L;
-	if (dst->len + (size_t)L * 8 > dst->cap && cbuf_reserve(dst, dst->len + (size_t)L * 8))
+	const uint8_t *q = *p, *e = q + L;
+	if (cbuf_reserve(dst, dst->len + (size_t)L * 8))
 		return -2; /* (at most one value per byte) */
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
-	const uint8_t *q = *p;
-	while (q < e) {
-		if (*q < 0x80) { /* small ids: one byte */
-			o[n++] = *q++;
-			continue;
-		}
-		if (varint(&q, e, &o[n]))
+	while (q < e)
+		if (wire_varint(&q, e, &o[n++]))
 			return -1;
-		n++;
-	}
 	*p = q;
 	dst->len += n * 8;
 	return 0;
 }
 
-/* Skip a length-delimited payload. */
-SCAN_INLINE int skip_len(const uint8_t **p, const uint8_t *end)
+static int skip_len(const uint8_t **p, const uint8_t *end)
 {
 	uint64_t L;
-	if (varint(p, end, &L) || L > (uint64_t)(end - *p))
+	if (wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
 		return -1;
 	*p += L;
 	return 0;
 }
 
-int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
-                unsigned want, char *err)
+/* The fields from p to the end. bias: the stream offset of address 0
+ * (base - msg), for messages. state: the lists that `want` excludes
+ * (chakra_deps bits), and << 8 the tag of the last field before p while
+ * all fields so far are in canonical position, 0 before the first field,
+ * 0xff once one was not. *id and ws hold the fields before p. Seven
+ * arguments, as feeder_scan: its calls here are jumps. */
+SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, uint64_t *id,
+                           walk_scratch *ws, unsigned state, char *err)
 {
-	const uint8_t *p = msg, *end = msg + len;
-	ws->data.len = ws->ctrl.len = 0;
-	*id = 0;
-	/* Straight-line pass for the canonical field order that protobuf
-	 * encoders write (1 id, 2 name, 3 type, 4 ctrl, 5 data, 6 start,
-	 * 7 duration, 8 inputs, 9 outputs, 10 attr...): each field is taken
-	 * only if its tag is next, with the same checks as the loop below,
-	 * which handles whatever is left, in any order. */
+	unsigned prev = state >> 8, unwanted = state & CHAKRA_DEPS_BOTH;
 	uint64_t v;
-	if (p < end && *p == 0x08) {
-		const uint8_t *fs = p++;
-		if (varint(&p, end, id))
-			return BAD("byte %llu: field id: bad varint", POS(fs));
-	}
-	if (p < end && *p == 0x12) {
-		const uint8_t *fs = p++;
-		if (skip_len(&p, end))
-			return BAD("byte %llu: field 2 malformed", POS(fs));
-	}
-	if (p < end && *p == 0x18) {
-		const uint8_t *fs = p++;
-		if (varint(&p, end, &v))
-			return BAD("byte %llu: field 3: bad varint", POS(fs));
-	}
-	for (int f = 4; f <= 5; f++) {
-		if (p < end && *p == (uint8_t)(f << 3 | WT_LEN)) {
-			const uint8_t *fs = p++;
-			if (!(want & (f == 4 ? CHAKRA_DEPS_CTRL : CHAKRA_DEPS_DATA))) {
-				/* A list that does not gate: its contents are checked
-				 * on lazy decode. */
-				if (skip_len(&p, end))
-					return BAD("byte %llu: field %s malformed", POS(fs),
-					           f == 4 ? "ctrl_deps" : "data_deps");
-				continue;
-			}
-			int rc = deps(f == 4 ? &ws->ctrl : &ws->data, WT_LEN, &p, end);
-			if (rc == -2)
-				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
-			if (rc)
-				return BAD("byte %llu: field %s malformed", POS(fs),
-				           f == 4 ? "ctrl_deps" : "data_deps");
-		}
-	}
-	for (uint8_t t = 0x30; t <= 0x38; t += 8)
-		if (p < end && *p == t) {
-			const uint8_t *fs = p++;
-			if (varint(&p, end, &v))
-				return BAD("byte %llu: field %u: bad varint", POS(fs), (unsigned)(t >> 3));
-		}
-	for (uint8_t t = 0x42; t <= 0x4a; t += 8)
-		if (p < end && *p == t) {
-			const uint8_t *fs = p++;
-			if (skip_len(&p, end))
-				return BAD("byte %llu: field %u malformed", POS(fs), (unsigned)(t >> 3));
-		}
-	while (end - p >= 2 && p[0] == 0x52 && p[1] < 0x80) { /* short attributes */
-		if (p[1] > (size_t)(end - p - 2))
-			return BAD("byte %llu: field 10 malformed", POS(p));
-		p += 2 + p[1];
-	}
 	while (p < end) {
 		const uint8_t *fs = p;
 		uint64_t tag;
-		/* Fast path: the one-byte tags of the Node fields with their
-		 * expected wire types. */
-		switch (*p) {
+		unsigned t = *p;
+		prev = t > prev && is_canon(t) ? t : 0xff;
+		/* The one-byte tags of the Node fields with their expected wire
+		 * types; anything else by the general decoder below. */
+		switch (t) {
 		case 0x08: /* id */
 			p++;
-			if (varint(&p, end, id))
+			if (wire_varint(&p, end, id))
 				return BAD("byte %llu: field id: bad varint", POS(fs));
 			continue;
 		case 0x18: case 0x30: case 0x38: /* type, start, duration */
 			p++;
-			if (varint(&p, end, &v))
-				return BAD("byte %llu: field %u: bad varint", POS(fs), (unsigned)(*fs >> 3));
+			if (wire_varint(&p, end, &v))
+				return BAD("byte %llu: field %u: bad varint", POS(fs), t >> 3);
 			continue;
 		case 0x12: case 0x42: case 0x4a: case 0x52: /* name, inputs, outputs, attr */
 			p++;
 			if (skip_len(&p, end))
-				return BAD("byte %llu: field %u malformed", POS(fs), (unsigned)(*fs >> 3));
+				return BAD("byte %llu: field %u malformed", POS(fs), t >> 3);
 			continue;
+		case 0x22: case 0x2a: { /* ctrl_deps, data_deps (packed) */
+			int ctrl = t == 0x22, rc;
+			p++;
+			if (prev == t && (unwanted & (ctrl ? CHAKRA_DEPS_CTRL : CHAKRA_DEPS_DATA)))
+				rc = skip_len(&p, end);
+			else
+				rc = deps(ctrl ? &ws->ctrl : &ws->data, WT_LEN, &p, end);
+			if (rc == -2)
+				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+			if (rc)
+				return BAD("byte %llu: field %s malformed", POS(fs),
+				           ctrl ? "ctrl_deps" : "data_deps");
+			continue;
+		}
 		default:
 			break;
 		}
@@ -208,4 +170,225 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 		}
 	}
 	return 0;
+}
+
+/* ---- Fast path ----
+ * Positions are addresses held as integers (uintptr_t), so that a length
+ * running past the end is plain arithmetic, compared before any access.
+ * AT(x): the byte at x. The helpers take a field or value at *k with at
+ * least 5 bytes readable there and advance *k past it; 0 means the careful
+ * path (malformed, or merely unusual). */
+#define AT(x) (*(const uint8_t *)(x))
+
+/* A varint: one to four bytes unrolled (ids, types, times; ids take four
+ * bytes from 2^21 on), longer ones by the general decoder, within end. */
+SCAN_INLINE int fast_varint(uintptr_t *k, uintptr_t end, uint64_t *out)
+{
+	uintptr_t q = *k;
+	uint64_t v = AT(q), b;
+	if (LIKELY(v < 0x80)) {
+		*out = v;
+		*k = q + 1;
+		return 1;
+	}
+	v += ((b = AT(q + 1)) << 7) - 0x80;
+	if (b < 0x80) {
+		*out = v;
+		*k = q + 2;
+		return 1;
+	}
+	v += ((b = AT(q + 2)) << 14) - (0x80 << 7);
+	if (b < 0x80) {
+		*out = v;
+		*k = q + 3;
+		return 1;
+	}
+	v += ((b = AT(q + 3)) << 21) - (0x80 << 14);
+	if (b < 0x80) {
+		*out = v;
+		*k = q + 4;
+		return 1;
+	}
+	const uint8_t *r = (const uint8_t *)q;
+	if (wire_varint(&r, (const uint8_t *)end, out))
+		return 0;
+	*k = (uintptr_t)r;
+	return 1;
+}
+
+/* Past a length-delimited field with a one- or two-byte length (*k at its
+ * tag; the end is not checked here); *s: where the payload starts. */
+SCAN_INLINE int fast_len(uintptr_t *k, uintptr_t *s)
+{
+	uintptr_t q = *k;
+	size_t n = AT(q + 1), h;
+	if (LIKELY(n < 0x80)) {
+		*s = q + 2;
+		*k = q + 2 + n;
+		return 1;
+	}
+	if ((h = AT(q + 2)) >= 0x80)
+		return 0;
+	*s = q + 3;
+	*k = q + 3 + n - 0x80 + (h << 7);
+	return 1;
+}
+
+/* A packed dependency list (*k at its tag) appended to dst, which holds n
+ * bytes, committed only when whole. lim: as in feeder_scan. Values are
+ * decoded within the list (a longer one runs past it and is refused). */
+SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
+{
+	uintptr_t s, e = *k;
+	if (!fast_len(&e, &s) || e > lim + 4)
+		return 0;
+	/* Room for one value per byte. >= rather than >: an empty buffer
+	 * (p NULL) never gets past, and an empty list needs no test. */
+	if (n + (e - s) * 8 >= dst->cap)
+		return 0;
+	uint64_t *o = (uint64_t *)(dst->p + n);
+	if (LIKELY(e <= lim)) {
+		while (s < e)
+			if (!fast_varint(&s, e, o++))
+				return 0;
+		if (s != e)
+			return 0;
+	} else { /* the list ends the message */
+		const uint8_t *q = (const uint8_t *)s;
+		while (q < (const uint8_t *)e)
+			if (wire_varint(&q, (const uint8_t *)e, o++))
+				return 0;
+	}
+	dst->len = (size_t)((uint8_t *)o - dst->p);
+	*k = e;
+	return 1;
+}
+
+int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
+                unsigned want, char *err)
+{
+	/* p < lim: 5 bytes readable at p, a tag and a four-byte varint or a
+	 * two-byte length. */
+	uintptr_t p = (uintptr_t)msg, end = p + len, lim = end - 4, ck, s;
+	uint64_t v;
+	ws->data.len = ws->ctrl.len = 0;
+	*id = 0;
+	if (len <= 4)
+		goto restart;
+
+/* A field's payload. On failure or near the end, the careful path takes
+ * over from a checkpoint: the message start for fields 1-5 (where the
+ * canonical position of lists is decided), then ck. */
+#define VARINT(out) (p++, fast_varint(&p, end, out))
+#define SKIP() fast_len(&p, &s)
+#define LIST(dst, n) fast_deps(&p, lim, dst, n)
+#define NEXT(out) do { \
+		if (p >= lim) \
+			goto out; \
+	} while (0)
+
+	/* The canonical order, straight-line. Each list here is the first of
+	 * its kind: its buffer is empty. */
+	if (AT(p) == 0x08) {
+		if (!VARINT(id))
+			goto restart;
+		NEXT(end1);
+	}
+	if (AT(p) == 0x12) {
+		if (!SKIP())
+			goto restart;
+		NEXT(end1);
+	}
+	if (AT(p) == 0x18) {
+		if (!VARINT(&v))
+			goto restart;
+		NEXT(end1);
+	}
+	if (AT(p) == 0x22) {
+		if (!(want & CHAKRA_DEPS_CTRL ? LIST(&ws->ctrl, 0) : SKIP()))
+			goto restart;
+		NEXT(end1);
+	}
+	if (AT(p) == 0x2a) {
+		if (!(want & CHAKRA_DEPS_DATA ? LIST(&ws->data, 0) : SKIP()))
+			goto restart;
+		NEXT(end1);
+	}
+	/* No list is in canonical position from here on, and only the
+	 * general loop below changes id or the lists: ck is where the careful
+	 * path would start, a field start with all before it taken. */
+	ck = p;
+	if (AT(p) == 0x30) {
+		if (!VARINT(&v))
+			goto careful;
+		NEXT(end2);
+	}
+	if (AT(p) == 0x38) {
+		if (!VARINT(&v))
+			goto careful;
+		NEXT(end2);
+	}
+	if (AT(p) == 0x42) {
+		if (!SKIP())
+			goto careful;
+		NEXT(end2);
+	}
+	if (AT(p) == 0x4a) {
+		if (!SKIP())
+			goto careful;
+		NEXT(end2);
+	}
+	while (AT(p) == 0x52) { /* the attributes */
+		if (!SKIP())
+			goto careful;
+		NEXT(end2);
+	}
+	/* Anything else, in any order. */
+	for (;;) {
+		int ok;
+		ck = p;
+		switch (AT(p)) {
+		case 0x12: case 0x42: case 0x4a: case 0x52:
+			ok = SKIP();
+			break;
+		case 0x18: case 0x30: case 0x38:
+			ok = VARINT(&v);
+			break;
+		case 0x08:
+			ok = VARINT(id);
+			break;
+		case 0x22:
+			ok = LIST(&ws->ctrl, ws->ctrl.len);
+			break;
+		case 0x2a:
+			ok = LIST(&ws->data, ws->data.len);
+			break;
+		default:
+			ok = 0;
+		}
+		if (!ok)
+			goto careful;
+		NEXT(end2);
+	}
+#undef VARINT
+#undef SKIP
+#undef LIST
+#undef NEXT
+end1: /* p >= lim: done, or a short tail, or a length past the end */
+	if (p == end)
+		return 0;
+restart:
+	ws->data.len = ws->ctrl.len = 0;
+	*id = 0;
+	return scan_careful(msg, msg + len, base - (uintptr_t)msg, id, ws,
+	                    ~want & CHAKRA_DEPS_BOTH, err);
+end2: /* as end1; from ck when a length ran past the end (that field
+       * changed nothing: lists check their end first) */
+	if (p == end)
+		return 0;
+	if (p < end)
+		ck = p;
+careful:
+	return scan_careful((const uint8_t *)ck, msg + len, base - (uintptr_t)msg, id, ws, 0xff << 8,
+	                    err);
 }

@@ -53,6 +53,64 @@ static void compare(const uint8_t *m, size_t len)
 		mismatches++;
 }
 
+/* Structural mutations of a valid message: its top-level fields moved,
+ * repeated or dropped (and the message cut at a field boundary). These
+ * keep it valid, so the walker accepts them and the scan must agree: they
+ * exercise field orders, repeated lists and short tails, which byte flips
+ * rarely produce. */
+static void shuffle(const uint8_t *m, size_t len, int rounds)
+{
+	enum { MAXF = 64 };
+	size_t fs[MAXF + 1], nf = 0;
+	const uint8_t *p = m, *end = m + len;
+	while (p < end && nf < MAXF) {
+		uint64_t tag;
+		fs[nf++] = (size_t)(p - m);
+		if (wire_varint(&p, end, &tag) || wire_skip(&p, end, tag & 7))
+			return;
+	}
+	if (p != end || nf < 2)
+		return;
+	fs[nf] = len;
+	uint8_t *buf = malloc(4 * len); /* three repeats at most */
+	CHECK(buf != NULL);
+	for (int k = 0; k < rounds; k++) {
+		size_t order[2 * MAXF], n = 0;
+		for (size_t i = 0; i < nf; i++)
+			order[n++] = i;
+		for (int ops = 1 + (int)(rnd() % 3); ops > 0; ops--) {
+			switch (rnd() % 3) {
+			case 0: { /* move one field */
+				size_t a = rnd() % n, b = rnd() % n, t = order[a];
+				memmove(&order[a], &order[a + 1], (n - a - 1) * sizeof *order);
+				memmove(&order[b + 1], &order[b], (n - 1 - b) * sizeof *order);
+				order[b] = t;
+				break;
+			}
+			case 1: { /* repeat one field somewhere */
+				if (n == 2 * MAXF)
+					break;
+				size_t a = rnd() % n, b = rnd() % (n + 1), t = order[a];
+				memmove(&order[b + 1], &order[b], (n - b) * sizeof *order);
+				order[b] = t;
+				n++;
+				break;
+			}
+			default: /* keep the first fields only */
+				n = 1 + rnd() % n;
+			}
+		}
+		size_t L = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t f = order[i], fl = fs[f + 1] - fs[f];
+			memcpy(buf + L, m + fs[f], fl);
+			L += fl;
+		}
+		compare(buf, L);
+	}
+	free(buf);
+}
+
 static void run(const char *path, int mutations)
 {
 	chakra_reader *r;
@@ -63,6 +121,7 @@ static void run(const char *path, int mutations)
 	size_t cap = 0;
 	while (chakra_reader_next_raw(r, &m, &len) > 0) {
 		compare(m, len);
+		shuffle(m, len, mutations);
 		if (len > cap) {
 			free(buf);
 			buf = malloc(cap = len);
