@@ -52,6 +52,40 @@ static int drop_ctrl_edge(chakra_feeder *f, uint32_t child, uint32_t parent)
 	return 0; /* not found: cannot happen, the graph is built from the edges */
 }
 
+/* Sort keys: the report and the cycles found must not depend on slot
+ * numbers (which depend on when nodes entered the graph), so blocked nodes
+ * go in file order and each one's parents by id. */
+typedef struct skey {
+	uint64_t key;
+	uint32_t slot;
+	uint8_t kind;
+} skey;
+
+static int skey_cmp(const void *a, const void *b)
+{
+	const skey *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+int feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_index)
+{
+	if (n < 2)
+		return 0;
+	skey *t = malloc(n * sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		const fslot *s = fslot_at(f, slots[k]);
+		t[k].key = by_index ? s->v.index : s->v.id;
+		t[k].slot = slots[k];
+	}
+	qsort(t, n, sizeof *t, skey_cmp);
+	for (size_t k = 0; k < n; k++)
+		slots[k] = t[k].slot;
+	free(t);
+	return 0;
+}
+
 int feeder_resolve_stall(chakra_feeder *f, int final)
 {
 	msgbuf m = { f->err, sizeof f->err, 0 };
@@ -72,10 +106,12 @@ int feeder_resolve_stall(chakra_feeder *f, int final)
 	if (!blocked || !off || !color || !pos || !stack || !it || !drops)
 		goto nomem;
 	for (uint32_t i = 0; i < f->n_slots; i++)
-		if (fslot_at(f, i)->state == ST_BLOCKED) {
-			pos[i] = (uint32_t)nb;
+		if (fslot_at(f, i)->state == ST_BLOCKED)
 			blocked[nb++] = i;
-		}
+	if (feeder_sort_slots(f, blocked, nb, 1))
+		goto nomem;
+	for (size_t b = 0; b < nb; b++)
+		pos[blocked[b]] = (uint32_t)b;
 	/* Parents each blocked node waits for, in one flat array (CSR), from
 	 * the live edge lists: exactly the edges still pending (deduplicated
 	 * when added; dropped control edges are gone). kind = control-only. */
@@ -111,6 +147,25 @@ int feeder_resolve_stall(chakra_feeder *f, int final)
 				goto nomem;
 			memcpy(it, off, (size_t)nb * sizeof *it); /* fill cursors */
 		}
+	}
+	{
+		/* Each node's parents by id (see skey). */
+		skey *t = malloc(cap_par * sizeof *t);
+		if (!t)
+			goto nomem;
+		for (size_t k = 0; k < n_par; k++) {
+			t[k].key = fslot_at(f, par[k])->v.id;
+			t[k].slot = par[k];
+			t[k].kind = kind[k];
+		}
+		for (size_t b = 0; b < nb; b++)
+			if (off[b + 1] - off[b] > 1)
+				qsort(t + off[b], off[b + 1] - off[b], sizeof *t, skey_cmp);
+		for (size_t k = 0; k < n_par; k++) {
+			par[k] = t[k].slot;
+			kind[k] = t[k].kind;
+		}
+		free(t);
 	}
 
 	/* Cycles: iterative DFS over "waits for" edges between blocked nodes

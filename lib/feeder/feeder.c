@@ -332,8 +332,10 @@ static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, co
 	uint64_t *t = malloc(n * sizeof *t);
 	if (!t)
 		return -1;
-	memcpy(t, a, na * sizeof *t);
-	memcpy(t + na, b, nb * sizeof *t);
+	if (na) /* (an empty list may be a NULL buffer) */
+		memcpy(t, a, na * sizeof *t);
+	if (nb)
+		memcpy(t + na, b, nb * sizeof *t);
 	qsort(t, n, sizeof *t, cmp_u64);
 	for (size_t i = 1; i < n; i++)
 		if (t[i] == t[i - 1] && idmap_get(&f->ids, t[i]) == FT_NIL)
@@ -366,7 +368,6 @@ FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size
 			memcpy(copy, msg, len);
 		s->v.msg = copy;
 	}
-	f->held++;
 	return 0;
 }
 
@@ -442,21 +443,72 @@ FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd,
  * feeder is eager from the first break on. Test: feed-golden pins the
  * output against the eager feeder. */
 
-static int fifo_grow(chakra_feeder *f)
+#define QREC_ALIGN(n) (((n) + 7) & ~(size_t)7)
+
+/* Room for a record of `size` bytes at q_tail (wrapping to the start, or
+ * growing the ring and copying the records in order): its address, or
+ * NULL when out of memory. */
+static uint8_t *q_room(chakra_feeder *f, size_t size)
 {
-	uint32_t cap = f->fifo_cap ? f->fifo_cap * 2 : 1024;
-	if (cap < f->fifo_cap)
-		return -1;
-	fpend *n = malloc((size_t)cap * sizeof *n);
+	if (!f->q_n)
+		f->q_head = f->q_tail = 0;
+	if (f->q_tail >= f->q_head) {
+		if (size <= f->q_cap - f->q_tail)
+			return f->q + f->q_tail;
+		if (f->q_n && size < f->q_head) {
+			if (f->q_cap - f->q_tail >= sizeof(qrec))
+				((qrec *)(f->q + f->q_tail))->size = 0; /* wrap marker */
+			f->q_tail = 0;
+			return f->q;
+		}
+		if (!f->q_n && size <= f->q_cap)
+			return f->q;
+	} else if (size < f->q_head - f->q_tail) {
+		return f->q + f->q_tail;
+	}
+	size_t used = 0, cap = f->q_cap ? f->q_cap : 64 << 10;
+	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
+		const qrec *r = (const qrec *)(f->q + h);
+		if (f->q_cap - h < sizeof(qrec) || r->size == 0) {
+			h = 0;
+			r = (const qrec *)f->q;
+		}
+		used += r->size;
+		h += r->size;
+	}
+	while (cap < (used + size) * 2) {
+		if (cap > SIZE_MAX / 4)
+			return NULL;
+		cap *= 2;
+	}
+	uint8_t *n = malloc(cap);
 	if (!n)
-		return -1;
-	for (uint32_t k = 0; k < f->fifo_n; k++)
-		n[k] = f->fifo[(f->fifo_head + k) & (f->fifo_cap - 1)];
-	free(f->fifo);
-	f->fifo = n;
-	f->fifo_cap = cap;
-	f->fifo_head = 0;
-	return 0;
+		return NULL;
+	size_t t = 0;
+	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
+		const qrec *r = (const qrec *)(f->q + h);
+		if (f->q_cap - h < sizeof(qrec) || r->size == 0) {
+			h = 0;
+			r = (const qrec *)f->q;
+		}
+		memcpy(n + t, r, r->size);
+		t += r->size;
+		h += r->size;
+	}
+	free(f->q);
+	f->q = n;
+	f->q_cap = cap;
+	f->q_head = 0;
+	f->q_tail = t;
+	return n + t;
+}
+
+/* The oldest record (there is one). */
+FEEDER_INLINE const qrec *q_front(chakra_feeder *f)
+{
+	if (f->q_cap - f->q_head < sizeof(qrec) || ((const qrec *)(f->q + f->q_head))->size == 0)
+		f->q_head = 0;
+	return (const qrec *)(f->q + f->q_head);
 }
 
 /* A node read in lazy mode: 0 when queued, 1 when it breaks the pattern
@@ -475,76 +527,92 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	for (size_t k = 0; k < nc; k++)
 		if (cd[k] >= id)
 			return 1;
-	if (f->fifo_n == f->fifo_cap && fifo_grow(f))
+	int rescan = nd + nc > QREC_DEPS, inplace = msg >= f->zc_lo && msg + len <= f->zc_hi;
+	size_t nstore = rescan ? 0 : nd + nc;
+	size_t size = QREC_ALIGN(sizeof(qrec) + nstore * 4 + (inplace ? sizeof msg : len));
+	if (size > UINT32_MAX)
+		return fail(f, feeder_errf(f, CHAKRA_ETOOBIG, "%s: node id %llu: message too large",
+		                           f->name, (unsigned long long)id));
+	uint8_t *p = q_room(f, size);
+	if (!p)
 		return oom(f);
-	/* Filled in place: a struct copied in after byte-sized stores stalled
-	 * on store forwarding (perf). */
-	fpend *e = &f->fifo[(f->fifo_head + f->fifo_n) & (f->fifo_cap - 1)];
-	int rescan = nd + nc > FPEND_DEPS;
-	for (size_t k = 0; k < nd + nc && !rescan; k++) {
+	qrec *r = (qrec *)p;
+	uint32_t *d = (uint32_t *)(r + 1);
+	for (size_t k = 0; k < nstore; k++) {
 		uint64_t x = id - (k < nd ? dd[k] : cd[k - nd]);
-		if (x > UINT32_MAX)
+		if (x > UINT32_MAX) {
 			rescan = 1;
-		e->d[k] = (uint32_t)x;
+			break;
+		}
+		d[k] = (uint32_t)x;
 	}
-	uint32_t i = slot_take(f);
-	if (i == FT_NIL)
-		return oom(f);
-	e->slot = i;
-	e->nd = rescan ? 0 : (uint8_t)nd;
-	e->nc = rescan ? 0 : (uint8_t)nc;
-	e->rescan = (uint8_t)rescan;
-	fslot *s = fslot_at(f, i);
-	s->state = ST_QUEUED;
-	s->cls = 0xff;
-	int rc = slot_fill(f, s, msg, len, off, index, id);
-	if (rc < 0) {
-		slot_release(f, i);
-		return rc;
-	}
-	f->fifo_n++;
+	r->id = id;
+	r->off = off;
+	r->len = (uint32_t)len;
+	r->size = (uint32_t)size;
+	r->nd = rescan ? 0 : (uint8_t)nd;
+	r->nc = rescan ? 0 : (uint8_t)nc;
+	r->rescan = (uint8_t)rescan;
+	r->inplace = (uint8_t)inplace;
+	uint8_t *m = (uint8_t *)(d + nstore);
+	if (inplace)
+		memcpy(m, &msg, sizeof msg);
+	else if (len)
+		memcpy(m, msg, len);
+	f->q_tail = (size_t)(p - f->q) + size;
+	if (!f->q_n++)
+		f->q_first = index; /* (queued nodes are consecutive in the file) */
+	f->held++;
 	f->any_read = 1;
 	f->last_id = id;
 	return 0;
 }
 
-/* The oldest queued node enters the graph (see link_parents for direct). */
-static int insert_one(chakra_feeder *f, int direct)
+/* The oldest queued node enters the graph (see link_parents for direct):
+ * the slot it gets is a recently freed one, warm in the cache. */
+static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 {
-	const fpend *e = &f->fifo[f->fifo_head]; /* (stays in place: nothing is queued below) */
-	f->fifo_head = (f->fifo_head + 1) & (f->fifo_cap - 1);
-	f->fifo_n--;
-#if defined(__GNUC__)
-	/* The next queued slots were last touched a window ago. */
-	if (f->fifo_n > 4)
-		__builtin_prefetch(fslot_at(f, f->fifo[(f->fifo_head + 4) & (f->fifo_cap - 1)].slot));
-#endif
-	uint32_t i = e->slot;
-	fslot *s = fslot_at(f, i);
-	uint64_t id = s->v.id;
-	if (idmap_put(&f->ids, id, i))
+	const qrec *r = q_front(f);
+	uint64_t id = r->id, index = f->q_first;
+	const uint32_t *d = (const uint32_t *)(r + 1);
+	unsigned nd = r->nd, nc = r->nc;
+	const uint8_t *msg = (const uint8_t *)(d + nd + nc);
+	if (r->inplace)
+		memcpy(&msg, msg, sizeof msg);
+	uint32_t i = slot_take(f);
+	if (i == FT_NIL || idmap_put(&f->ids, id, i))
 		return oom(f);
+	fslot *s = fslot_at(f, i);
 	s->state = ST_BLOCKED;
 	s->pending = 0;
 	s->more = s->last = FT_NIL;
 	s->nk = 0;
-	if (e->rescan) {
+	s->cls = 0xff;
+	int rc = slot_fill(f, s, msg, r->len, r->off, index, id);
+	if (rc < 0)
+		return rc;
+	/* Done with the record (the node's bytes are in its slot now); nothing
+	 * is queued until this returns. */
+	f->q_head += r->size;
+	f->q_n--;
+	f->q_first++;
+	*slot = i;
+	if (r->rescan) {
 		uint64_t id2;
-		int rc = feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
-		                     &f->ws_ins, (unsigned)f->opts.deps, f->tmp);
+		rc = feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
+		                 &f->ws_ins, (unsigned)f->opts.deps, f->tmp);
 		if (rc < 0) /* (scanned once already: only out of memory) */
 			return fail(f, feeder_errf(f, rc, "%s: node index %llu: %s", f->name,
-			                           (unsigned long long)s->v.index, f->tmp));
+			                           (unsigned long long)index, f->tmp));
 		return link_parents(f, i, walk_data(&f->ws_ins),
 		                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws_ins) : 0,
 		                    walk_ctrl(&f->ws_ins),
 		                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws_ins) : 0,
 		                    direct, 1);
 	}
-	uint64_t dd[FPEND_DEPS];
-	unsigned nd = e->nd, nc = e->nc;
+	uint64_t dd[QREC_DEPS];
 	for (unsigned k = 0; k < nd + nc; k++)
-		dd[k] = id - e->d[k];
+		dd[k] = id - d[k];
 	return link_parents(f, i, dd, nd, dd + nd, nc, direct, 1);
 }
 
@@ -552,8 +620,9 @@ static int insert_one(chakra_feeder *f, int direct)
 static int flush(chakra_feeder *f)
 {
 	int rc;
-	while (f->fifo_n)
-		if ((rc = insert_one(f, 0)) < 0)
+	uint32_t i;
+	while (f->q_n)
+		if ((rc = insert_one(f, 0, &i)) < 0)
 			return rc;
 	return 0;
 }
@@ -623,6 +692,7 @@ static int read_one(chakra_feeder *f)
 	s->state = ST_BLOCKED;
 	if ((rc = slot_fill(f, s, msg, len, off, index, id)) < 0)
 		return rc;
+	f->held++;
 	return link_parents(f, i, walk_data(&f->ws),
 	                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0,
 	                    walk_ctrl(&f->ws),
@@ -648,6 +718,7 @@ static int drop_absent(chakra_feeder *f, const fslot *p, uint32_t c)
 /* End of file: every placeholder left is an id that never appears.
  * Control-only edges to it are dropped with a warning (an error when
  * strict); data edges stay, and the stall diagnosis names them. */
+static int absent_one(chakra_feeder *f, uint32_t i);
 static int at_eof(chakra_feeder *f)
 {
 	if (f->eof_done)
@@ -655,10 +726,30 @@ static int at_eof(chakra_feeder *f)
 	f->eof_done = 1;
 	if (!f->n_place)
 		return 0;
-	for (uint32_t i = 0; i < f->n_slots; i++) {
+	/* In id order, so the outcome does not depend on slot numbers. */
+	uint32_t *place = malloc(f->n_place * sizeof *place);
+	size_t np = 0;
+	if (!place)
+		return oom(f);
+	for (uint32_t i = 0; i < f->n_slots; i++)
+		if (fslot_at(f, i)->state == ST_PLACE)
+			place[np++] = i;
+	if (feeder_sort_slots(f, place, np, 0)) {
+		free(place);
+		return oom(f);
+	}
+	int rc = 0;
+	for (size_t k = 0; k < np && rc >= 0; k++)
+		rc = absent_one(f, place[k]);
+	free(place);
+	return rc < 0 ? rc : 0;
+}
+
+/* Placeholder i at the end of the file: an id that never appears. */
+static int absent_one(chakra_feeder *f, uint32_t i)
+{
+	{
 		fslot *p = fslot_at(f, i);
-		if (p->state != ST_PLACE)
-			continue;
 		/* Control-only edges to it are dropped and their children
 		 * released, most recent first; data edges stay. */
 		uint32_t *tail = &p->more;
@@ -708,7 +799,7 @@ FEEDER_INLINE int fill(chakra_feeder *f)
 	while (!f->eof && f->held < f->opts.window)
 		if ((rc = read_one(f)) < 0)
 			return rc;
-	while (!f->eof && f->ready.n == 0 && f->inflight == 0 && f->fifo_n == 0) {
+	while (!f->eof && f->ready.n == 0 && f->inflight == 0 && f->q_n == 0) {
 		/* Reading on cannot resolve a cycle among the nodes held; look
 		 * for one once past the window, then again only after as many
 		 * new nodes were read as were held at the last look (a look
@@ -738,20 +829,20 @@ FEEDER_INLINE int pick(chakra_feeder *f, fslot **out)
 		return rc;
 	uint32_t i;
 	while ((i = dqueue_pop(&f->ready)) == FT_NIL) {
-		if (f->fifo_n) {
+		if (f->q_n) {
 			/* Nothing inserted is ready: insert queued nodes in file
 			 * order until one is (issued at once when it is the only
 			 * ready node). */
-			i = FT_NIL;
-			while (f->fifo_n && !f->ready.n) {
-				uint32_t next = f->fifo[f->fifo_head].slot;
-				if ((rc = insert_one(f, 1)) < 0)
+			uint32_t next = FT_NIL;
+			rc = 0;
+			while (f->q_n && !f->ready.n) {
+				if ((rc = insert_one(f, 1, &next)) < 0)
 					return rc;
-				if (rc) {
-					i = next;
+				if (rc)
 					break;
-				}
 			}
+			if (rc)
+				i = next;
 			if (i != FT_NIL)
 				break;
 			continue;
@@ -888,7 +979,7 @@ void chakra_feeder_close(chakra_feeder *f)
 	walk_scratch_free(&f->ws);
 	walk_scratch_free(&f->ws_lazy);
 	walk_scratch_free(&f->ws_ins);
-	free(f->fifo);
+	free(f->q);
 	arena_free(&f->scratch);
 	chakra_reader_close(f->rd);
 	free(f->name);
@@ -994,7 +1085,7 @@ int chakra_feeder_drive(chakra_feeder *f)
 const chakra_node *chakra_feeder_lookup(chakra_feeder *f, uint64_t id)
 {
 	uint32_t i = idmap_get(&f->ids, id);
-	if (i == FT_NIL && f->fifo_n && flush(f) == 0) /* queued, perhaps */
+	if (i == FT_NIL && f->q_n && flush(f) == 0) /* queued, perhaps */
 		i = idmap_get(&f->ids, id);
 	if (i == FT_NIL)
 		return NULL;
@@ -1012,7 +1103,7 @@ uint64_t chakra_feeder_ready_count(const chakra_feeder *f)
 {
 	/* Queued nodes may be ready: count them in the graph. (The handle
 	 * is never const itself: every feeder comes from chakra_feeder_open.) */
-	if (f->fifo_n)
+	if (f->q_n)
 		flush((chakra_feeder *)f);
 	return f->ready.n;
 }

@@ -20,7 +20,6 @@ enum {
 	ST_FREE = 0,
 	ST_PLACE,    /* placeholder: id referenced as a parent, not read yet */
 	ST_ABSENT,   /* placeholder at end of file: the id never appears */
-	ST_QUEUED,   /* read ahead, not in the dependency graph yet (lazy mode) */
 	ST_BLOCKED,  /* read, waiting for parents */
 	ST_READY,    /* in the ready queue */
 	ST_INFLIGHT  /* issued, not completed */
@@ -58,17 +57,23 @@ typedef struct fedge {
 } fedge;
 
 /* A node read ahead in lazy mode, waiting to enter the dependency graph
- * (feeder.c explains the mode). Its gating dependencies are kept as
- * id - dep > 0, data first; a node with more, or farther ones, is scanned
- * again on insertion. */
-#define FPEND_DEPS 6
-typedef struct fpend {
-	uint32_t slot;
-	uint8_t nd, nc;  /* data / control deps in d[] */
+ * (feeder.c explains the mode): a record in a byte ring, 8-byte aligned,
+ * followed by its gating dependencies as id - dep > 0 (data first; a node
+ * with more than QREC_DEPS, or farther ones, is scanned again when
+ * inserted), then the message bytes, or a pointer to them when they are
+ * in the caller's buffer. The ring is read in order, so it streams through
+ * the cache; the node gets a slot (a recently freed one) only when
+ * inserted. */
+#define QREC_DEPS 6
+typedef struct qrec {
+	uint64_t id, off;
+	uint32_t len;     /* message bytes */
+	uint32_t size;    /* record bytes, a multiple of 8; 0 = wrap to the start */
+	uint8_t nd, nc;   /* deltas stored */
 	uint8_t rescan;
-	uint8_t pad;
-	uint32_t d[FPEND_DEPS];
-} fpend;
+	uint8_t inplace;  /* a pointer to the message follows, not the bytes */
+	uint32_t pad;
+} qrec;
 
 struct chakra_feeder {
 	chakra_feeder_options opts;
@@ -91,8 +96,10 @@ struct chakra_feeder {
 	walk_scratch ws, ws_lazy, ws_ins;
 	/* Lazy mode: nodes read ahead in a FIFO (ring), inserted into the
 	 * graph only when no inserted node is ready. */
-	fpend *fifo;
-	uint32_t fifo_cap, fifo_head, fifo_n; /* cap: a power of two */
+	uint8_t *q;
+	size_t q_cap, q_head, q_tail;         /* bytes */
+	uint64_t q_n;                         /* records */
+	uint64_t q_first;                     /* node index of the oldest */
 	int lazy;                             /* 0 once the trace left the lazy pattern */
 	int any_read;
 	uint64_t last_id;                     /* id of the last node read */
@@ -133,6 +140,9 @@ node_full *node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls)
  * of data edges is already CHAKRA_ECYCLE (no later node can break it), and
  * anything else returns 0 (parents may come later). CHAKRA_ENOMEM too. */
 int feeder_resolve_stall(chakra_feeder *f, int final);
+/* diag.c: sort slot numbers by file index (by_index) or id; -1 when out
+ * of memory. */
+int feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_index);
 /* Errors into f->err (larger than CHAKRA_ERRMSG_MAX). */
 int feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
 
