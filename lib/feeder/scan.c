@@ -9,10 +9,12 @@
  * failure there makes the feeder fail with that error (feeder.c).
  *
  * Two paths with one meaning. scan_careful is the definition: every field
- * bounds-checked, every error message. feeder_scan is the fast path for
- * what encoders write (one-byte tags, short varints and lengths, at least
- * 4 bytes before the end); on anything else it hands the field it stands
- * at to scan_careful, having committed only whole fields before it.
+ * bounds-checked, every error message (the earlier scan's, kept exactly).
+ * feeder_scan is the fast path for what encoders write: one-byte tags of
+ * the Node fields in field order, varints of up to four bytes, lengths of
+ * up to two, a bounds check per field rather than per byte. On anything
+ * else, or within 5 bytes of the end, it hands over to scan_careful at a
+ * checkpoint: a field start with every field before it taken in whole.
  *
  * A packed list that `want` excludes is skipped by its length (contents
  * checked on lazy decode) when it is in canonical position: it and every
@@ -27,10 +29,12 @@
 #  define SCAN_INLINE static inline __attribute__((always_inline))
 #  define SCAN_COLD static __attribute__((noinline, cold))
 #  define LIKELY(x) __builtin_expect(!!(x), 1)
+#  define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #  define SCAN_INLINE static inline
 #  define SCAN_COLD static
 #  define LIKELY(x) (x)
+#  define UNLIKELY(x) (x)
 #endif
 
 #define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
@@ -186,51 +190,44 @@ SCAN_INLINE int fast_varint(uintptr_t *k, uintptr_t end, uint64_t *out)
 {
 	uintptr_t q = *k;
 	uint64_t v = AT(q), b;
-	if (LIKELY(v < 0x80)) {
-		*out = v;
-		*k = q + 1;
-		return 1;
+	size_t n = 1;
+	if (v >= 0x80) {
+		v += ((b = AT(q + 1)) << 7) - 0x80;
+		n = 2;
+		if (b >= 0x80) {
+			v += ((b = AT(q + 2)) << 14) - (0x80 << 7);
+			n = 3;
+			if (b >= 0x80) {
+				v += ((b = AT(q + 3)) << 21) - (0x80 << 14);
+				n = 4;
+				if (b >= 0x80) {
+					const uint8_t *r = (const uint8_t *)q;
+					if (wire_varint(&r, (const uint8_t *)end, out))
+						return 0;
+					*k = (uintptr_t)r;
+					return 1;
+				}
+			}
+		}
 	}
-	v += ((b = AT(q + 1)) << 7) - 0x80;
-	if (b < 0x80) {
-		*out = v;
-		*k = q + 2;
-		return 1;
-	}
-	v += ((b = AT(q + 2)) << 14) - (0x80 << 7);
-	if (b < 0x80) {
-		*out = v;
-		*k = q + 3;
-		return 1;
-	}
-	v += ((b = AT(q + 3)) << 21) - (0x80 << 14);
-	if (b < 0x80) {
-		*out = v;
-		*k = q + 4;
-		return 1;
-	}
-	const uint8_t *r = (const uint8_t *)q;
-	if (wire_varint(&r, (const uint8_t *)end, out))
-		return 0;
-	*k = (uintptr_t)r;
+	*out = v;
+	*k = q + n;
 	return 1;
 }
 
 /* Past a length-delimited field with a one- or two-byte length (*k at its
- * tag; the end is not checked here); *s: where the payload starts. */
-SCAN_INLINE int fast_len(uintptr_t *k, uintptr_t *s)
+ * tag; the end is not checked here). */
+SCAN_INLINE int fast_skip(uintptr_t *k)
 {
 	uintptr_t q = *k;
 	size_t n = AT(q + 1), h;
 	if (LIKELY(n < 0x80)) {
-		*s = q + 2;
-		*k = q + 2 + n;
+		*k = q + n + 2;
 		return 1;
 	}
 	if ((h = AT(q + 2)) >= 0x80)
 		return 0;
-	*s = q + 3;
-	*k = q + 3 + n - 0x80 + (h << 7);
+	*k = q + n + (h << 7) + 3 - 0x80;
 	return 1;
 }
 
@@ -239,12 +236,17 @@ SCAN_INLINE int fast_len(uintptr_t *k, uintptr_t *s)
  * decoded within the list (a longer one runs past it and is refused). */
 SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
 {
-	uintptr_t s, e = *k;
-	if (!fast_len(&e, &s) || e > lim + 4)
-		return 0;
+	uintptr_t s = *k + 2, e;
+	size_t L = AT(*k + 1), h;
+	if (L >= 0x80) {
+		if ((h = AT(s)) >= 0x80)
+			return 0;
+		L += (h << 7) - 0x80;
+		s++;
+	}
 	/* Room for one value per byte. >= rather than >: an empty buffer
 	 * (p NULL) never gets past, and an empty list needs no test. */
-	if (n + (e - s) * 8 >= dst->cap)
+	if ((e = s + L) > lim + 4 || n + L * 8 >= dst->cap)
 		return 0;
 	uint64_t *o = (uint64_t *)(dst->p + n);
 	if (LIKELY(e <= lim)) {
@@ -269,7 +271,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 {
 	/* p < lim: 5 bytes readable at p, a tag and a four-byte varint or a
 	 * two-byte length. */
-	uintptr_t p = (uintptr_t)msg, end = p + len, lim = end - 4, ck, s;
+	uintptr_t p = (uintptr_t)msg, end = p + len, lim = end - 4, ck;
 	uint64_t v;
 	ws->data.len = ws->ctrl.len = 0;
 	*id = 0;
@@ -280,7 +282,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
  * over from a checkpoint: the message start for fields 1-5 (where the
  * canonical position of lists is decided), then ck. */
 #define VARINT(out) (p++, fast_varint(&p, end, out))
-#define SKIP() fast_len(&p, &s)
+#define SKIP() fast_skip(&p)
 #define LIST(dst, n) fast_deps(&p, lim, dst, n)
 #define NEXT(out) do { \
 		if (p >= lim) \
