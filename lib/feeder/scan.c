@@ -273,6 +273,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 	 * two-byte length. */
 	uintptr_t p = (uintptr_t)msg, end = p + len, lim = end - 4, ck;
 	uint64_t v;
+	size_t n;
 	ws->data.len = ws->ctrl.len = 0;
 	*id = 0;
 	if (len <= 4)
@@ -340,9 +341,8 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 			goto careful;
 		NEXT(end2);
 	}
-	while (AT(p) == 0x52) { /* the attributes */
-		if (!SKIP())
-			goto careful;
+	while (AT(p) == 0x52 && (n = AT(p + 1)) < 0x80) { /* short attributes */
+		p += n + 2;
 		NEXT(end2);
 	}
 	/* Anything else, in any order. */
