@@ -521,13 +521,19 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	const uint64_t *dd = walk_data(&f->ws), *cd = walk_ctrl(&f->ws);
 	size_t nd = (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0;
 	size_t nc = (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0;
-	for (size_t k = 0; k < nd; k++)
+	uint64_t far = 0; /* the largest id - dep */
+	for (size_t k = 0; k < nd; k++) {
 		if (dd[k] >= id)
 			return 1;
-	for (size_t k = 0; k < nc; k++)
+		far |= id - dd[k];
+	}
+	for (size_t k = 0; k < nc; k++) {
 		if (cd[k] >= id)
 			return 1;
-	int rescan = nd + nc > QREC_DEPS, inplace = msg >= f->zc_lo && msg + len <= f->zc_hi;
+		far |= id - cd[k];
+	}
+	int rescan = nd + nc > QREC_DEPS || far > UINT32_MAX;
+	int inplace = msg >= f->zc_lo && msg + len <= f->zc_hi;
 	size_t nstore = rescan ? 0 : nd + nc;
 	size_t size = QREC_ALIGN(sizeof(qrec) + nstore * 4 + (inplace ? sizeof msg : len));
 	if (size > UINT32_MAX)
@@ -538,14 +544,8 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 		return oom(f);
 	qrec *r = (qrec *)p;
 	uint32_t *d = (uint32_t *)(r + 1);
-	for (size_t k = 0; k < nstore; k++) {
-		uint64_t x = id - (k < nd ? dd[k] : cd[k - nd]);
-		if (x > UINT32_MAX) {
-			rescan = 1;
-			break;
-		}
-		d[k] = (uint32_t)x;
-	}
+	for (size_t k = 0; k < nstore; k++)
+		d[k] = (uint32_t)(id - (k < nd ? dd[k] : cd[k - nd]));
 	r->id = id;
 	r->off = off;
 	r->len = (uint32_t)len;
