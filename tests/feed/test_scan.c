@@ -21,7 +21,7 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-static walk_scratch ws_full, ws_scan, ws_data;
+static walk_scratch ws_full, ws_scan, ws_data, ws_ctrl;
 static arena ar;
 static char err[CHAKRA_ERRMSG_MAX];
 static uint64_t compared, mismatches, scan_rejects_valid;
@@ -33,9 +33,10 @@ static void compare(const uint8_t *m, size_t len)
 	arena_reset(&ar);
 	int r1 = node_walk(m, len, 0, &id1, &full, &ar, &ws_full, err);
 	int r2 = feeder_scan(m, len, 0, &id2, &ws_scan, CHAKRA_DEPS_BOTH, err);
-	/* Data only: the same id and data deps. */
-	uint64_t id3;
+	/* Data only: the same id and data deps; control only likewise. */
+	uint64_t id3, id4;
 	int r3 = feeder_scan(m, len, 0, &id3, &ws_data, CHAKRA_DEPS_DATA, err);
+	int r4 = feeder_scan(m, len, 0, &id4, &ws_ctrl, CHAKRA_DEPS_CTRL, err);
 	if (r1 != 0)
 		return;
 	compared++;
@@ -46,6 +47,9 @@ static void compare(const uint8_t *m, size_t len)
 	}
 	if (r3 != 0 || id3 != id1 || full.n_data != walk_n_data(&ws_data) ||
 	    (full.n_data && memcmp(full.data, walk_data(&ws_data), full.n_data * 8)))
+		mismatches++;
+	if (r4 != 0 || id4 != id1 || full.n_ctrl != walk_n_ctrl(&ws_ctrl) ||
+	    (full.n_ctrl && memcmp(full.ctrl, walk_ctrl(&ws_ctrl), full.n_ctrl * 8)))
 		mismatches++;
 	if (id1 != id2 || full.n_data != walk_n_data(&ws_scan) || full.n_ctrl != walk_n_ctrl(&ws_scan) ||
 	    (full.n_data && memcmp(full.data, walk_data(&ws_scan), full.n_data * 8)) ||
@@ -149,6 +153,7 @@ int main(void)
 	walk_scratch_free(&ws_full);
 	walk_scratch_free(&ws_scan);
 	walk_scratch_free(&ws_data);
+	walk_scratch_free(&ws_ctrl);
 	arena_free(&ar);
 	printf("%llu messages compared\n", (unsigned long long)compared);
 	return check_done();
