@@ -410,11 +410,21 @@ FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd,
 		s->pending += (uint32_t)rc;
 		no_edge |= rc == 0;
 	}
-	if (no_edge) {
+	if (no_edge && nd + nc > 1) {
 		/* A parent made no edge (completed, or listed twice): look for
 		 * repeats among completed parents. When every parent made an
-		 * edge, all are held and there is nothing to count. */
-		if (count_done_repeats(f, dd, nd, cd, nc))
+		 * edge, all are held and there is nothing to count. Inline: a
+		 * short list in one array, with no repeat (the common case). */
+		size_t n = nd + nc;
+		int rep = 0;
+		if (cd == dd + nd && n <= 4) {
+			for (size_t a = 1; a < n; a++)
+				for (size_t b = 0; b < a; b++)
+					rep |= dd[a] == dd[b];
+		} else {
+			rep = 1;
+		}
+		if (rep && count_done_repeats(f, dd, nd, cd, nc))
 			return oom(f);
 	}
 	if (s->pending)
@@ -521,21 +531,29 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	const uint64_t *dd = walk_data(&f->ws), *cd = walk_ctrl(&f->ws);
 	size_t nd = (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0;
 	size_t nc = (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0;
-	uint64_t far = 0; /* the largest id - dep */
+	/* One pass: the pattern check and the deltas. */
+	uint64_t far = 0; /* the bits of every id - dep */
+	uint32_t dl[QREC_DEPS];
 	for (size_t k = 0; k < nd; k++) {
 		if (dd[k] >= id)
 			return 1;
-		far |= id - dd[k];
+		uint64_t x = id - dd[k];
+		far |= x;
+		if (k < QREC_DEPS)
+			dl[k] = (uint32_t)x;
 	}
 	for (size_t k = 0; k < nc; k++) {
 		if (cd[k] >= id)
 			return 1;
-		far |= id - cd[k];
+		uint64_t x = id - cd[k];
+		far |= x;
+		if (nd + k < QREC_DEPS)
+			dl[nd + k] = (uint32_t)x;
 	}
 	int rescan = nd + nc > QREC_DEPS || far > UINT32_MAX;
 	int inplace = msg >= f->zc_lo && msg + len <= f->zc_hi;
 	size_t nstore = rescan ? 0 : nd + nc;
-	size_t size = QREC_ALIGN(sizeof(qrec) + nstore * 4 + (inplace ? sizeof msg : len));
+	size_t size = QREC_ALIGN(sizeof(qrec) + nstore * 4 + (inplace ? sizeof(uintptr_t) : len));
 	if (size > UINT32_MAX)
 		return fail(f, feeder_errf(f, CHAKRA_ETOOBIG, "%s: node id %llu: message too large",
 		                           f->name, (unsigned long long)id));
@@ -545,7 +563,7 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	qrec *r = (qrec *)p;
 	uint32_t *d = (uint32_t *)(r + 1);
 	for (size_t k = 0; k < nstore; k++)
-		d[k] = (uint32_t)(id - (k < nd ? dd[k] : cd[k - nd]));
+		d[k] = dl[k];
 	r->id = id;
 	r->off = off;
 	r->len = (uint32_t)len;
@@ -555,8 +573,10 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	r->rescan = (uint8_t)rescan;
 	r->inplace = (uint8_t)inplace;
 	uint8_t *m = (uint8_t *)(d + nstore);
-	if (inplace)
-		memcpy(m, &msg, sizeof msg);
+	if (inplace) {
+		uintptr_t u = (uintptr_t)msg;
+		memcpy(m, &u, sizeof u);
+	}
 	else if (len)
 		memcpy(m, msg, len);
 	f->q_tail = (size_t)(p - f->q) + size;
@@ -577,8 +597,11 @@ static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 	const uint32_t *d = (const uint32_t *)(r + 1);
 	unsigned nd = r->nd, nc = r->nc;
 	const uint8_t *msg = (const uint8_t *)(d + nd + nc);
-	if (r->inplace)
-		memcpy(&msg, msg, sizeof msg);
+	if (r->inplace) {
+		uintptr_t u;
+		memcpy(&u, msg, sizeof u);
+		msg = (const uint8_t *)u;
+	}
 	uint32_t i = slot_take(f);
 	if (i == FT_NIL || idmap_put(&f->ids, id, i))
 		return oom(f);
