@@ -476,7 +476,7 @@ static uint8_t *q_room(chakra_feeder *f, size_t size)
 	} else if (size < f->q_head - f->q_tail) {
 		return f->q + f->q_tail;
 	}
-	size_t used = 0, cap = f->q_cap ? f->q_cap : 64 << 10;
+	size_t used = 0, cap = f->q_cap ? f->q_cap : 4096; /* (small: the fuzzer reaches the wrap and growth paths) */
 	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
 		const qrec *r = (const qrec *)(f->q + h);
 		if (f->q_cap - h < sizeof(qrec) || r->size == 0) {

@@ -315,6 +315,27 @@ def cases():
         dag(rng, 400)[::-1], cut=3)
     add('truncated-one', '20-node chain, last byte cut', [node(i, [i - 1] if i else []) for i in range(20)],
         cut=1)
+
+    # The lazy feeder's byte ring: messages of very different sizes (names
+    # up to 40 KB), so records wrap around and the ring grows; then the
+    # same with a node breaking the id order in the middle (the queued
+    # nodes are inserted at once).
+    def names(nodes):
+        for nd in nodes:
+            nd['name'] = 'n' * (rng.below(40000) if rng.below(4) == 0 else rng.below(60))
+        return nodes
+    add('big-names-600', 'ids in order, names of 0..40000 bytes', names(dag(rng, 600, back=40)))
+    nodes = names(dag(rng, 500, back=40))
+    nodes[300]['id'] = 99
+    add('big-names-dup', 'big names, node 300 reuses id 99 (a duplicate met while nodes are queued)',
+        nodes)
+    nodes = names(relabel(dag(rng, 500, back=40), [2 * i for i in range(500)]))
+    for nd in nodes:
+        nd['data_deps'] = [301 if p == 600 else p for p in nd['data_deps']]
+        nd['ctrl_deps'] = [301 if p == 600 else p for p in nd['ctrl_deps']]
+    nodes[300]['id'] = 301
+    add('big-names-lower', 'big names, ids 0,2,4,..; node 300 has id 301, lower than the one before',
+        nodes)
     return cs
 
 
