@@ -292,6 +292,13 @@ FEEDER_INLINE int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl,
 	return 1;
 }
 
+/* b follows a's na values in one array. (As integers: an empty list may be
+ * a NULL buffer, and NULL + 0 is undefined.) */
+static inline int contiguous(const uint64_t *a, size_t na, const uint64_t *b)
+{
+	return (uintptr_t)b == (uintptr_t)a + na * sizeof *a && a;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -307,7 +314,7 @@ static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, co
 	size_t n = na + nb;
 	if (n < 2)
 		return 0;
-	if (b == a + na && n <= 64) { /* one array (lazy insertion) */
+	if (contiguous(a, na, b) && n <= 64) { /* one array (lazy insertion) */
 		for (size_t i = 1; i < n; i++)
 			for (size_t j = 0; j < i; j++)
 				if (a[i] == a[j]) {
@@ -417,7 +424,7 @@ FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd,
 		 * short list in one array, with no repeat (the common case). */
 		size_t n = nd + nc;
 		int rep = 0;
-		if (cd == dd + nd && n <= 4) {
+		if (contiguous(dd, nd, cd) && n <= 4) {
 			for (size_t a = 1; a < n; a++)
 				for (size_t b = 0; b < a; b++)
 					rep |= dd[a] == dd[b];
