@@ -558,7 +558,7 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 			dl[nd + k] = (uint32_t)x;
 	}
 	int rescan = nd + nc > QREC_DEPS || far > UINT32_MAX;
-	int inplace = msg >= f->zc_lo && msg + len <= f->zc_hi;
+	int inplace = f->zc_hi && msg >= f->zc_lo && msg + len <= f->zc_hi;
 	size_t nstore = rescan ? 0 : nd + nc;
 	size_t size = QREC_ALIGN(sizeof(qrec) + nstore * 4 + (inplace ? sizeof(uintptr_t) : len));
 	if (size > UINT32_MAX)
@@ -569,8 +569,13 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 		return oom(f);
 	qrec *r = (qrec *)p;
 	uint32_t *d = (uint32_t *)(r + 1);
-	for (size_t k = 0; k < nstore; k++)
+	int norep = 1;
+	for (size_t k = 0; k < nstore; k++) {
 		d[k] = dl[k];
+		for (size_t j = 0; j < k; j++)
+			norep &= dl[j] != dl[k];
+	}
+	r->norep = (uint8_t)norep;
 	r->id = id;
 	r->off = off;
 	r->len = (uint32_t)len;
@@ -640,8 +645,21 @@ static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws_ins) : 0,
 		                    direct, 1);
 	}
+	/* The common case: every parent listed once and complete (no edges
+	 * to make, nothing to count); else the general path. */
+	unsigned k = 0;
+	if (r->norep)
+		while (k < nd + nc && doneset_has(&f->done, id - d[k]))
+			k++;
+	if (k == nd + nc && r->norep) {
+		if (direct && !f->ready.n) {
+			s->state = ST_READY;
+			return 1;
+		}
+		return make_ready(f, i);
+	}
 	uint64_t dd[QREC_DEPS];
-	for (unsigned k = 0; k < nd + nc; k++)
+	for (k = 0; k < nd + nc; k++)
 		dd[k] = id - d[k];
 	return link_parents(f, i, dd, nd, dd + nd, nc, direct, 1);
 }

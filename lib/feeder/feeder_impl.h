@@ -72,7 +72,8 @@ typedef struct qrec {
 	uint8_t nd, nc;   /* deltas stored */
 	uint8_t rescan;
 	uint8_t inplace;  /* a pointer to the message follows, not the bytes */
-	uint32_t pad;
+	uint8_t norep;    /* the stored deltas hold no repeat */
+	uint8_t pad[3];
 } qrec;
 
 struct chakra_feeder {
