@@ -295,8 +295,50 @@ static uint32_t doneset_page(doneset *d, uint64_t key, int create)
 	return pg;
 }
 
+/* Extend the flat bitmap to cover id when that keeps it within 8 bytes per
+ * id added (plus 128 KiB); pages below the new cover are merged into it,
+ * so the flat bitmap alone answers for the ids it covers. 1 when covered,
+ * 0 when not (sparse id, or out of memory: the pages still work). */
+static int flat_grow(doneset *d, uint64_t id)
+{
+	uint64_t limit = d->count + 16384, need = (id >> 6) + 1;
+	if (need > limit)
+		return 0;
+	size_t n = d->nflat ? d->nflat : 1024;
+	while (n < need)
+		n *= 2;
+	if (n > limit)
+		n = (size_t)limit;
+	uint64_t *flat = realloc(d->flat, n * sizeof *flat);
+	if (!flat)
+		return 0;
+	memset(flat + d->nflat, 0, (n - d->nflat) * sizeof *flat);
+	size_t old = d->nflat;
+	d->flat = flat;
+	d->nflat = n;
+	/* Pages whose words are now in the flat range (page key k covers
+	 * words 8k .. 8k+7). */
+	for (size_t k = old / 8; k < d->ndir && k * 8 < n; k++)
+		if (d->dir[k] != FT_NIL)
+			for (unsigned w = 0; w < 8; w++)
+				if (k * 8 + w >= old && k * 8 + w < n)
+					flat[k * 8 + w] |= d->bits[d->dir[k]][w];
+	for (size_t i = 0; i < d->pages.cap; i++) {
+		const idmap_ent *x = &d->pages.e[i];
+		if (x->val == FT_NIL || x->key >= n / 8 + 1)
+			continue;
+		for (unsigned w = 0; w < 8; w++)
+			if (x->key * 8 + w >= old && x->key * 8 + w < n)
+				flat[x->key * 8 + w] |= d->bits[x->val][w];
+	}
+	return 1;
+}
+
 int doneset_add_slow(doneset *d, uint64_t id)
 {
+	if (flat_grow(d, id))
+		return doneset_add(d, id);
+	d->count++;
 	uint32_t pg = doneset_page(d, id >> 9, 1);
 	if (pg == FT_NIL)
 		return -1;
@@ -317,6 +359,7 @@ int doneset_has_slow(doneset *d, uint64_t id)
 
 void doneset_free(doneset *d)
 {
+	free(d->flat);
 	free(d->dir);
 	idmap_free(&d->pages);
 	free(d->bits);

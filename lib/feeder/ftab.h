@@ -171,10 +171,14 @@ static inline uint32_t dqueue_pop(dqueue *q)
 }
 void dqueue_free(dqueue *q);
 
-/* ---- Set of completed ids: a bitmap in 512-id pages found through an
- * idmap, so dense ids (the normal case) cost one bit each and sparse ids
- * still work. ---- */
+/* ---- Set of completed ids: dense ids (the normal case) in one flat
+ * bitmap, grown while it costs at most 8 bytes per id added; the others in
+ * 512-id pages found through a directory or an idmap, so sparse ids still
+ * work. ---- */
 typedef struct doneset {
+	uint64_t *flat;    /* ids below 64 * nflat */
+	size_t nflat;      /* words */
+	uint64_t count;    /* ids added */
 	uint32_t *dir;     /* id >> 9 -> page number, for dense ids (below ndir) */
 	size_t ndir;
 	idmap pages;       /* the same, for the other ids */
@@ -193,7 +197,16 @@ void doneset_free(doneset *d);
  * (a node read ahead, or a parent not completed yet). */
 static inline int doneset_add(doneset *d, uint64_t id)
 {
+	if ((id >> 6) < d->nflat) {
+		d->flat[id >> 6] |= (uint64_t)1 << (id & 63);
+		d->count++;
+		if (!d->any || id > d->max)
+			d->max = id;
+		d->any = 1;
+		return 0;
+	}
 	if (d->n && (id >> 9) == d->last_key && d->any) {
+		d->count++;
 		d->bits[d->last_page][(id >> 6) & 7] |= (uint64_t)1 << (id & 63);
 		if (id > d->max)
 			d->max = id;
@@ -203,6 +216,8 @@ static inline int doneset_add(doneset *d, uint64_t id)
 }
 static inline int doneset_has(doneset *d, uint64_t id)
 {
+	if ((id >> 6) < d->nflat)
+		return (int)((d->flat[id >> 6] >> (id & 63)) & 1);
 	if (!d->any || id > d->max)
 		return 0;
 	uint32_t pg;

@@ -164,6 +164,22 @@ static void test_doneset(void)
 	CHECK(doneset_has(&e, 511 * 7));
 	CHECK(!doneset_has(&e, 511 * 7 + 1));
 	doneset_free(&e);
+
+	/* Ids first kept in pages (beyond what the flat bitmap may cover
+	 * yet), then covered as dense ids fill in: merged, still found. */
+	doneset g = { 0 };
+	uint64_t hi = 2000000;
+	for (uint64_t i = hi; i < hi + 100; i++)
+		CHECK(doneset_add(&g, i) == 0);
+	CHECK(g.nflat * 64 <= hi);
+	for (uint64_t i = 0; i < 1500000; i++)
+		CHECK(doneset_add(&g, i) == 0);
+	CHECK(g.nflat * 64 > hi + 100);
+	bad = 0;
+	for (uint64_t i = 1400000; i < hi + 300; i++)
+		bad += doneset_has(&g, i) != (i < 1500000 || (i >= hi && i < hi + 100));
+	CHECK_EQ_U(bad, 0);
+	doneset_free(&g);
 }
 
 static void test_bytepool(void)
