@@ -93,10 +93,17 @@ static uint32_t slot_new(chakra_feeder *f)
 	return i;
 }
 
+static void unpin(chakra_feeder *f, uint32_t i);
+
 FEEDER_INLINE void slot_release(chakra_feeder *f, uint32_t i)
 {
 	fslot *s = fslot_at(f, i);
-	if (s->cls != 0xff)
+	if (s->cls == CLS_RING) {
+		if (f->pin_n == 1 && f->pins[f->pin_head].slot == i)
+			f->pin_n = 0; /* (the usual case: the one node issued from the ring) */
+		else
+			unpin(f, i);
+	} else if (s->cls != CLS_NONE)
 		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
 	if (s->v.full) {
 		bytepool_release(&f->bytes, s->v.full, s->full_cls);
@@ -355,8 +362,8 @@ static int at_eof(chakra_feeder *f);
 
 /* The view of a node just read, and its message: used in place from the
  * caller's buffer, else copied into the byte pool. */
-FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
-                            uint64_t off, uint64_t index, uint64_t id)
+FEEDER_INLINE void slot_view(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
+                             uint64_t off, uint64_t index, uint64_t id)
 {
 	s->v.id = id;
 	s->v.offset = off;
@@ -365,6 +372,13 @@ FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size
 	s->v.full = NULL;
 	s->v.materialize = materialize;
 	s->v.owner = f;
+	s->v.msg = msg;
+}
+
+FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
+                            uint64_t off, uint64_t index, uint64_t id)
+{
+	slot_view(f, s, msg, len, off, index, id);
 	if (msg >= f->zc_lo && msg + len <= f->zc_hi) {
 		s->v.msg = msg; /* the caller's buffer outlives the feeder */
 	} else {
@@ -465,23 +479,75 @@ FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd,
 /* Room for a record of `size` bytes at q_tail (wrapping to the start, or
  * growing the ring and copying the records in order): its address, or
  * NULL when out of memory. */
-static uint8_t *q_room(chakra_feeder *f, size_t size)
+FEEDER_INLINE uint8_t *q_fit(chakra_feeder *f, size_t size)
 {
-	if (!f->q_n)
+	if (!f->q_n && !f->pin_n)
 		f->q_head = f->q_tail = 0;
-	if (f->q_tail >= f->q_head) {
+	/* The bytes in use run from the oldest pinned message, or else the
+	 * oldest record, to q_tail. */
+	size_t start = f->pin_n ? f->pins[f->pin_head].pos : f->q_head;
+	if (!f->q_n && !f->pin_n)
+		return size <= f->q_cap ? f->q : NULL;
+	if (f->q_tail >= start) {
 		if (size <= f->q_cap - f->q_tail)
 			return f->q + f->q_tail;
-		if (f->q_n && size < f->q_head) {
+		if (size < start) {
 			if (f->q_cap - f->q_tail >= sizeof(qrec))
 				((qrec *)(f->q + f->q_tail))->size = 0; /* wrap marker */
 			f->q_tail = 0;
 			return f->q;
 		}
-		if (!f->q_n && size <= f->q_cap)
-			return f->q;
-	} else if (size < f->q_head - f->q_tail) {
+	} else if (size < start - f->q_tail) {
 		return f->q + f->q_tail;
+	}
+	return NULL;
+}
+
+/* Pinned messages move to the byte pool (their nodes keep running), so the
+ * ring may be reused or moved. 0, or -1 when out of memory. */
+static int unpin_all(chakra_feeder *f)
+{
+	for (size_t k = 0; k < f->pin_n; k++) {
+		uint32_t i = f->pins[(f->pin_head + k) & (f->pin_cap - 1)].slot;
+		if (i == FT_NIL)
+			continue;
+		fslot *s = fslot_at(f, i);
+		uint8_t cls;
+		uint8_t *copy = bytepool_alloc(&f->bytes, s->v.len, &cls);
+		if (!copy)
+			return -1;
+		if (s->v.len)
+			memcpy(copy, s->v.msg, s->v.len);
+		s->v.msg = copy;
+		s->cls = cls;
+	}
+	f->pin_n = 0;
+	return 0;
+}
+
+/* Node i, issued with its message in the ring, is completed. */
+static void unpin(chakra_feeder *f, uint32_t i)
+{
+	size_t mask = f->pin_cap - 1;
+	for (size_t k = 0; k < f->pin_n; k++)
+		if (f->pins[(f->pin_head + k) & mask].slot == i) {
+			f->pins[(f->pin_head + k) & mask].slot = FT_NIL;
+			break;
+		}
+	while (f->pin_n && f->pins[f->pin_head].slot == FT_NIL) {
+		f->pin_head = (f->pin_head + 1) & mask;
+		f->pin_n--;
+	}
+}
+
+static uint8_t *q_room_slow(chakra_feeder *f, size_t size)
+{
+	uint8_t *p;
+	if (f->pin_n) {
+		if (unpin_all(f))
+			return NULL;
+		if ((p = q_fit(f, size)))
+			return p;
 	}
 	size_t used = 0, cap = f->q_cap ? f->q_cap : 4096; /* (small: the fuzzer reaches the wrap and growth paths) */
 	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
@@ -518,6 +584,12 @@ static uint8_t *q_room(chakra_feeder *f, size_t size)
 	f->q_head = 0;
 	f->q_tail = t;
 	return n + t;
+}
+
+FEEDER_INLINE uint8_t *q_room(chakra_feeder *f, size_t size)
+{
+	uint8_t *p = q_fit(f, size);
+	return p ? p : q_room_slow(f, size);
 }
 
 /* The oldest record (there is one). */
@@ -614,6 +686,28 @@ static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		memcpy(&u, msg, sizeof u);
 		msg = (const uint8_t *)u;
 	}
+	/* The common case: every parent listed once and complete (no edges
+	 * to make, nothing to count). When the node is also the only one
+	 * ready, it is issued at once and its message stays in the ring
+	 * until it completes (pinned), instead of being copied. */
+	unsigned k = 0;
+	if (r->norep && !r->rescan)
+		while (k < nd + nc && doneset_has(&f->done, id - d[k]))
+			k++;
+	int fast = r->norep && !r->rescan && k == nd + nc;
+	int pin = fast && direct && !f->ready.n && !r->inplace;
+	if (pin && f->pin_n == f->pin_cap) {
+		size_t cap = f->pin_cap ? f->pin_cap * 2 : 64;
+		struct qpin *n = malloc(cap * sizeof *n);
+		if (!n)
+			return oom(f);
+		for (size_t j = 0; j < f->pin_n; j++)
+			n[j] = f->pins[(f->pin_head + j) & (f->pin_cap - 1)];
+		free(f->pins);
+		f->pins = n;
+		f->pin_cap = cap;
+		f->pin_head = 0;
+	}
 	uint32_t i = slot_take(f);
 	if (i == FT_NIL || idmap_put(&f->ids, id, i))
 		return oom(f);
@@ -622,16 +716,29 @@ static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 	s->pending = 0;
 	s->more = s->last = FT_NIL;
 	s->nk = 0;
-	s->cls = 0xff;
-	int rc = slot_fill(f, s, msg, r->len, r->off, index, id);
-	if (rc < 0)
+	s->cls = CLS_NONE;
+	int rc;
+	if (pin) {
+		slot_view(f, s, msg, r->len, r->off, index, id);
+		s->cls = CLS_RING;
+		f->pins[(f->pin_head + f->pin_n++) & (f->pin_cap - 1)] =
+			(struct qpin){ (size_t)((const uint8_t *)r - f->q), i };
+	} else if ((rc = slot_fill(f, s, msg, r->len, r->off, index, id)) < 0) {
 		return rc;
-	/* Done with the record (the node's bytes are in its slot now); nothing
-	 * is queued until this returns. */
+	}
+	/* Done with the record (the node's bytes are in its slot now, or
+	 * pinned); nothing is queued until this returns. */
 	f->q_head += r->size;
 	f->q_n--;
 	f->q_first++;
 	*slot = i;
+	if (fast) {
+		if (direct && !f->ready.n) {
+			s->state = ST_READY;
+			return 1;
+		}
+		return make_ready(f, i);
+	}
 	if (r->rescan) {
 		uint64_t id2;
 		rc = feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
@@ -644,19 +751,6 @@ static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		                    walk_ctrl(&f->ws_ins),
 		                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws_ins) : 0,
 		                    direct, 1);
-	}
-	/* The common case: every parent listed once and complete (no edges
-	 * to make, nothing to count); else the general path. */
-	unsigned k = 0;
-	if (r->norep)
-		while (k < nd + nc && doneset_has(&f->done, id - d[k]))
-			k++;
-	if (k == nd + nc && r->norep) {
-		if (direct && !f->ready.n) {
-			s->state = ST_READY;
-			return 1;
-		}
-		return make_ready(f, i);
 	}
 	uint64_t dd[QREC_DEPS];
 	for (k = 0; k < nd + nc; k++)
@@ -1010,7 +1104,7 @@ void chakra_feeder_close(chakra_feeder *f)
 	for (uint32_t i = 0; i < f->n_slots; i++) {
 		fslot *s = fslot_at(f, i);
 		if (s->state != ST_FREE) {
-			if (s->cls != 0xff)
+			if (s->cls != CLS_NONE && s->cls != CLS_RING) /* (the ring is freed below) */
 				bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
 			if (s->v.full)
 				bytepool_release(&f->bytes, s->v.full, s->full_cls);
@@ -1028,6 +1122,7 @@ void chakra_feeder_close(chakra_feeder *f)
 	walk_scratch_free(&f->ws_lazy);
 	walk_scratch_free(&f->ws_ins);
 	free(f->q);
+	free(f->pins);
 	arena_free(&f->scratch);
 	chakra_reader_close(f->rd);
 	free(f->name);

@@ -41,9 +41,12 @@ typedef struct fslot {
 	uint32_t kid[FEEDER_KIDS]; /* children (slot | EDGE_CTRL) */
 	uint8_t nk;        /* children in kid[] */
 	uint8_t state;
-	uint8_t cls;       /* bytepool class of v.msg; 0xff = not owned */
+	uint8_t cls;       /* bytepool class of v.msg; CLS_NONE: not owned; CLS_RING: in the lazy ring */
 	uint8_t full_cls;  /* bytepool class of v.full */
 } fslot;
+
+#define CLS_NONE 0xff
+#define CLS_RING 0xfe
 
 #define SLOT_CHUNK_BITS 10
 #define SLOT_CHUNK ((uint32_t)1 << SLOT_CHUNK_BITS)
@@ -101,6 +104,13 @@ struct chakra_feeder {
 	size_t q_cap, q_head, q_tail;         /* bytes */
 	uint64_t q_n;                         /* records */
 	uint64_t q_first;                     /* node index of the oldest */
+	/* Nodes issued straight from the ring keep their message there until
+	 * completed ("pins", oldest first; slot FT_NIL once completed). */
+	struct qpin {
+		size_t pos;
+		uint32_t slot;
+	} *pins;
+	size_t pin_cap, pin_head, pin_n;      /* a ring of pins; cap a power of two */
 	int lazy;                             /* 0 once the trace left the lazy pattern */
 	int any_read;
 	uint64_t last_id;                     /* id of the last node read */
