@@ -610,29 +610,12 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	const uint64_t *dd = walk_data(&f->ws), *cd = walk_ctrl(&f->ws);
 	size_t nd = (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0;
 	size_t nc = (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0;
-	/* One pass: the pattern check and the deltas. */
-	uint64_t far = 0; /* the bits of every id - dep */
-	uint32_t dl[QREC_DEPS];
-	for (size_t k = 0; k < nd; k++) {
-		if (dd[k] >= id)
-			return 1;
-		uint64_t x = id - dd[k];
-		far |= x;
-		if (k < QREC_DEPS)
-			dl[k] = (uint32_t)x;
-	}
-	for (size_t k = 0; k < nc; k++) {
-		if (cd[k] >= id)
-			return 1;
-		uint64_t x = id - cd[k];
-		far |= x;
-		if (nd + k < QREC_DEPS)
-			dl[nd + k] = (uint32_t)x;
-	}
-	int rescan = nd + nc > QREC_DEPS || far > UINT32_MAX;
+	/* Room for the record first, so that one pass over the lists checks
+	 * the pattern and writes the deltas in place (on a break the record
+	 * is simply not committed). */
+	size_t n = nd + nc, nst = n <= QREC_DEPS ? n : 0;
 	int inplace = f->zc_hi && msg >= f->zc_lo && msg + len <= f->zc_hi;
-	size_t nstore = rescan ? 0 : nd + nc;
-	size_t size = QREC_ALIGN(sizeof(qrec) + nstore * 4 + (inplace ? sizeof(uintptr_t) : len));
+	size_t size = QREC_ALIGN(sizeof(qrec) + nst * 4 + (inplace ? sizeof(uintptr_t) : len));
 	if (size > UINT32_MAX)
 		return fail(f, feeder_errf(f, CHAKRA_ETOOBIG, "%s: node id %llu: message too large",
 		                           f->name, (unsigned long long)id));
@@ -641,12 +624,22 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 		return oom(f);
 	qrec *r = (qrec *)p;
 	uint32_t *d = (uint32_t *)(r + 1);
+	uint64_t far = 0; /* the bits of every id - dep */
 	int norep = 1;
-	for (size_t k = 0; k < nstore; k++) {
-		d[k] = dl[k];
-		for (size_t j = 0; j < k; j++)
-			norep &= dl[j] != dl[k];
+	for (size_t k = 0; k < n; k++) {
+		uint64_t dep = k < nd ? dd[k] : cd[k - nd];
+		if (dep >= id)
+			return 1;
+		uint64_t x = id - dep;
+		far |= x;
+		if (k < nst) {
+			d[k] = (uint32_t)x;
+			for (size_t j = 0; j < k; j++)
+				norep &= d[j] != (uint32_t)x;
+		}
 	}
+	int rescan = n > QREC_DEPS || far > UINT32_MAX;
+	size_t nstore = rescan ? 0 : n;
 	r->norep = (uint8_t)norep;
 	r->id = id;
 	r->off = off;
