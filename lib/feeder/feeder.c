@@ -615,7 +615,8 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	 * is simply not committed). */
 	size_t n = nd + nc, nst = n <= QREC_DEPS ? n : 0;
 	int inplace = f->zc_hi && msg >= f->zc_lo && msg + len <= f->zc_hi;
-	size_t size = QREC_ALIGN(sizeof(qrec) + nst * 4 + (inplace ? sizeof(uintptr_t) : len));
+	int big = !inplace && len > QREC_BIG;
+	size_t size = QREC_ALIGN(sizeof(qrec) + nst * 4 + (inplace || big ? sizeof(uintptr_t) : len));
 	if (size > UINT32_MAX)
 		return fail(f, feeder_errf(f, CHAKRA_ETOOBIG, "%s: node id %llu: message too large",
 		                           f->name, (unsigned long long)id));
@@ -650,12 +651,24 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	r->rescan = (uint8_t)rescan;
 	r->inplace = (uint8_t)inplace;
 	uint8_t *m = (uint8_t *)(d + nstore);
-	if (inplace) {
+	r->owned = 0;
+	if (big) {
+		uint8_t cls;
+		uint8_t *copy = bytepool_alloc(&f->bytes, len, &cls);
+		if (!copy)
+			return oom(f);
+		memcpy(copy, msg, len);
+		msg = copy;
+		r->owned = 1;
+		r->cls = cls;
+	}
+	if (inplace || big) {
 		uintptr_t u = (uintptr_t)msg;
 		memcpy(m, &u, sizeof u);
-	}
-	else if (len)
+		r->inplace = 1;
+	} else if (len) {
 		memcpy(m, msg, len);
+	}
 	f->q_tail = (size_t)(p - f->q) + size;
 	if (!f->q_n++)
 		f->q_first = index; /* (queued nodes are consecutive in the file) */
@@ -688,7 +701,7 @@ static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		while (k < nd + nc && doneset_has(&f->done, id - d[k]))
 			k++;
 	int fast = r->norep && !r->rescan && k == nd + nc;
-	int pin = fast && direct && !f->ready.n && !r->inplace;
+	int pin = fast && direct && !f->ready.n && !r->inplace; /* (inplace: no copy anyway) */
 	if (pin && f->pin_n == f->pin_cap) {
 		size_t cap = f->pin_cap ? f->pin_cap * 2 : 64;
 		struct qpin *n = malloc(cap * sizeof *n);
@@ -711,7 +724,10 @@ static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 	s->nk = 0;
 	s->cls = CLS_NONE;
 	int rc;
-	if (pin) {
+	if (r->owned) {
+		slot_view(f, s, msg, r->len, r->off, index, id); /* the block is the slot's now */
+		s->cls = r->cls;
+	} else if (pin) {
 		slot_view(f, s, msg, r->len, r->off, index, id);
 		s->cls = CLS_RING;
 		f->pins[(f->pin_head + f->pin_n++) & (f->pin_cap - 1)] =
@@ -1102,6 +1118,16 @@ void chakra_feeder_close(chakra_feeder *f)
 			if (s->v.full)
 				bytepool_release(&f->bytes, s->v.full, s->full_cls);
 		}
+	}
+	while (f->q_n) { /* queued records that own a message block */
+		const qrec *r = q_front(f);
+		if (r->owned) {
+			uintptr_t u;
+			memcpy(&u, (const uint32_t *)(r + 1) + r->nd + r->nc, sizeof u);
+			bytepool_release(&f->bytes, (void *)u, r->cls);
+		}
+		f->q_head += r->size;
+		f->q_n--;
 	}
 	for (size_t c = 0; c < f->n_chunks; c++)
 		free(f->chunks[c]);

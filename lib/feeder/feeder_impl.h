@@ -66,8 +66,11 @@ typedef struct fedge {
  * inserted), then the message bytes, or a pointer to them when they are
  * in the caller's buffer. The ring is read in order, so it streams through
  * the cache; the node gets a slot (a recently freed one) only when
- * inserted. */
+ * inserted. Messages over QREC_BIG bytes are not copied into the ring
+ * (it would double them as it grows): the record points to a byte-pool
+ * block that the node's slot takes over. */
 #define QREC_DEPS 6
+#define QREC_BIG ((size_t)64 << 10)
 typedef struct qrec {
 	uint64_t id, off;
 	uint32_t len;     /* message bytes */
@@ -76,7 +79,9 @@ typedef struct qrec {
 	uint8_t rescan;
 	uint8_t inplace;  /* a pointer to the message follows, not the bytes */
 	uint8_t norep;    /* the stored deltas hold no repeat */
-	uint8_t pad[3];
+	uint8_t owned;    /* ... and that pointer is a byte-pool block of class cls */
+	uint8_t cls;
+	uint8_t pad;
 } qrec;
 
 struct chakra_feeder {

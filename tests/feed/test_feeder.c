@@ -593,7 +593,8 @@ static long mem_read(void *data, void *buf, size_t cap)
 /* Lazy mode issues a node straight from its byte ring, leaving the
  * message there until the node completes, and moves such messages out
  * when the ring must be reused or grow: with several nodes in flight,
- * names growing to 24 KB read right after issue and again before completion
+ * names growing to 24 KB (and some over 64 KiB, which stay out of the
+ * ring) read right after issue and again before completion
  * must be intact (under ASan, a message freed or moved too early shows). */
 static void test_ring_pinned_messages(void)
 {
@@ -603,11 +604,12 @@ static void test_ring_pinned_messages(void)
 	CHECK(chakra_writer_open_cb(&w, mem_write, &m, NULL) == 0);
 	CHECK(chakra_writer_write_metadata(w, "0.0.4", NULL) == 0);
 	enum { NODES = 400 };
-	static char name[24100];
+	static char name[70500];
 	for (unsigned i = 0; i < NODES; i++) {
 		chakra_builder_reset(b);
 		chakra_builder_set_id(b, i);
-		size_t len = i % 2 ? 60 * (size_t)i : 8 + i % 50; /* growing: the ring must grow */
+		/* growing: the ring must grow; and some over 64 KiB, kept out of it */
+		size_t len = i % 50 == 7 ? 70000 + i : i % 2 ? 60 * (size_t)i : 8 + i % 50;
 		memset(name, 'a' + (char)(i % 26), len);
 		snprintf(name, 20, "n%u-", i);
 		name[strlen(name)] = 'x';
@@ -645,7 +647,7 @@ static void test_ring_pinned_messages(void)
 				size_t len;
 				const char *nm = chakra_node_name(fl[k], &len);
 				uint64_t id = chakra_node_id(fl[k]);
-				bad += len != (id % 2 ? 60 * id : 8 + id % 50);
+				bad += len != (id % 50 == 7 ? 70000 + id : id % 2 ? 60 * id : 8 + id % 50);
 				bad += nm[len - 1] != 'a' + (char)(id % 26);
 			}
 			CHECK(chakra_feeder_complete(f, chakra_node_id(fl[0])) == 0);
@@ -657,6 +659,16 @@ static void test_ring_pinned_messages(void)
 		CHECK_EQ_U(bad, 0);
 		chakra_feeder_close(f);
 	}
+	/* Closed with nodes queued, large ones among them: nothing leaks
+	 * (ASan). */
+	memsrc src = { &m, 0, 3000 };
+	chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
+	o.window = 16; /* (nodes 1-15 stay queued, node 7 of 70 KB among them) */
+	chakra_feeder *f;
+	CHECK(chakra_feeder_open_cb(&f, mem_read, &src, &o) == 0);
+	const chakra_node *n;
+	CHECK(chakra_feeder_next(f, &n) == 1);
+	chakra_feeder_close(f);
 	free(m.p);
 }
 
