@@ -395,8 +395,8 @@ FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size
 /* Node i (blocked, no parents yet) enters the graph with its gating
  * parents. When `direct` is set and the node is ready while no other is,
  * it is not queued: 1 is returned and the caller issues it. */
-FEEDER_INLINE int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t nd,
-                               const uint64_t *cd, size_t nc, int direct, int late)
+static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t nd,
+                        const uint64_t *cd, size_t nc, int direct, int late)
 {
 	fslot *s = fslot_at(f, i);
 	uint64_t id = s->v.id;
@@ -680,7 +680,7 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 
 /* The oldest queued node enters the graph (see link_parents for direct):
  * the slot it gets is a recently freed one, warm in the cache. */
-static int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
+FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 {
 	const qrec *r = q_front(f);
 	uint64_t id = r->id, index = f->q_first;
