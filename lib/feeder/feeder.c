@@ -299,13 +299,6 @@ FEEDER_INLINE int add_parent(chakra_feeder *f, uint32_t c, uint64_t p, int ctrl,
 	return 1;
 }
 
-/* b follows a's na values in one array. (As integers: an empty list may be
- * a NULL buffer, and NULL + 0 is undefined.) */
-static inline int contiguous(const uint64_t *a, size_t na, const uint64_t *b)
-{
-	return (uintptr_t)b == (uintptr_t)a + na * sizeof *a && a;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -321,16 +314,6 @@ static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, co
 	size_t n = na + nb;
 	if (n < 2)
 		return 0;
-	if (contiguous(a, na, b) && n <= 64) { /* one array (lazy insertion) */
-		for (size_t i = 1; i < n; i++)
-			for (size_t j = 0; j < i; j++)
-				if (a[i] == a[j]) {
-					if (idmap_get(&f->ids, a[i]) == FT_NIL)
-						f->dup_deps++;
-					break;
-				}
-		return 0;
-	}
 	if (n <= 64) {
 		for (size_t i = 1; i < n; i++) {
 			uint64_t x = i < na ? a[i] : b[i - na];
@@ -431,23 +414,12 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
 		s->pending += (uint32_t)rc;
 		no_edge |= rc == 0;
 	}
-	if (no_edge && nd + nc > 1) {
-		/* A parent made no edge (completed, or listed twice): look for
-		 * repeats among completed parents. When every parent made an
-		 * edge, all are held and there is nothing to count. Inline: a
-		 * short list in one array, with no repeat (the common case). */
-		size_t n = nd + nc;
-		int rep = 0;
-		if (contiguous(dd, nd, cd) && n <= 4) {
-			for (size_t a = 1; a < n; a++)
-				for (size_t b = 0; b < a; b++)
-					rep |= dd[a] == dd[b];
-		} else {
-			rep = 1;
-		}
-		if (rep && count_done_repeats(f, dd, nd, cd, nc))
-			return oom(f);
-	}
+	/* A parent made no edge (completed, or listed twice): look for
+	 * repeats among completed parents. When every parent made an edge,
+	 * all are held and there is nothing to count. (The lazy path's
+	 * common case, complete parents listed once, does not come here.) */
+	if (no_edge && count_done_repeats(f, dd, nd, cd, nc))
+		return oom(f);
 	if (s->pending)
 		return 0;
 	if (direct && !f->ready.n) {
@@ -479,6 +451,16 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
 /* Room for a record of `size` bytes at q_tail (wrapping to the start, or
  * growing the ring and copying the records in order): its address, or
  * NULL when out of memory. */
+/* Where the record at byte h really starts: a record never straddles the
+ * end, so a wrap marker (size 0), or too little room for a header, sends
+ * the reader back to the start. */
+FEEDER_INLINE size_t q_pos(const chakra_feeder *f, size_t h)
+{
+	if (f->q_cap - h < sizeof(qrec) || ((const qrec *)(f->q + h))->size == 0)
+		return 0;
+	return h;
+}
+
 FEEDER_INLINE uint8_t *q_fit(chakra_feeder *f, size_t size)
 {
 	if (!f->q_n && !f->pin_n)
@@ -525,6 +507,22 @@ static int unpin_all(chakra_feeder *f)
 	return 0;
 }
 
+/* Twice the room for pins (in order from 0). 0, or -1 when out of memory. */
+static int pins_grow(chakra_feeder *f)
+{
+	size_t cap = f->pin_cap ? f->pin_cap * 2 : 64;
+	struct qpin *n = malloc(cap * sizeof *n);
+	if (!n)
+		return -1;
+	for (size_t j = 0; j < f->pin_n; j++)
+		n[j] = f->pins[(f->pin_head + j) & (f->pin_cap - 1)];
+	free(f->pins);
+	f->pins = n;
+	f->pin_cap = cap;
+	f->pin_head = 0;
+	return 0;
+}
+
 /* Node i, issued with its message in the ring, is completed. */
 static void unpin(chakra_feeder *f, uint32_t i)
 {
@@ -551,13 +549,9 @@ static uint8_t *q_room_slow(chakra_feeder *f, size_t size)
 	}
 	size_t used = 0, cap = f->q_cap ? f->q_cap : 4096; /* (small: the fuzzer reaches the wrap and growth paths) */
 	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
-		const qrec *r = (const qrec *)(f->q + h);
-		if (f->q_cap - h < sizeof(qrec) || r->size == 0) {
-			h = 0;
-			r = (const qrec *)f->q;
-		}
-		used += r->size;
-		h += r->size;
+		h = q_pos(f, h);
+		used += ((const qrec *)(f->q + h))->size;
+		h += ((const qrec *)(f->q + h))->size;
 	}
 	while (cap < (used + size) * 2) {
 		if (cap > SIZE_MAX / 4)
@@ -569,11 +563,8 @@ static uint8_t *q_room_slow(chakra_feeder *f, size_t size)
 		return NULL;
 	size_t t = 0;
 	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
+		h = q_pos(f, h);
 		const qrec *r = (const qrec *)(f->q + h);
-		if (f->q_cap - h < sizeof(qrec) || r->size == 0) {
-			h = 0;
-			r = (const qrec *)f->q;
-		}
 		memcpy(n + t, r, r->size);
 		t += r->size;
 		h += r->size;
@@ -595,8 +586,7 @@ FEEDER_INLINE uint8_t *q_room(chakra_feeder *f, size_t size)
 /* The oldest record (there is one). */
 FEEDER_INLINE const qrec *q_front(chakra_feeder *f)
 {
-	if (f->q_cap - f->q_head < sizeof(qrec) || ((const qrec *)(f->q + f->q_head))->size == 0)
-		f->q_head = 0;
+	f->q_head = q_pos(f, f->q_head);
 	return (const qrec *)(f->q + f->q_head);
 }
 
@@ -702,18 +692,8 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 			k++;
 	int fast = r->norep && !r->rescan && k == nd + nc;
 	int pin = fast && direct && !f->ready.n && !r->inplace; /* (inplace: no copy anyway) */
-	if (pin && f->pin_n == f->pin_cap) {
-		size_t cap = f->pin_cap ? f->pin_cap * 2 : 64;
-		struct qpin *n = malloc(cap * sizeof *n);
-		if (!n)
-			return oom(f);
-		for (size_t j = 0; j < f->pin_n; j++)
-			n[j] = f->pins[(f->pin_head + j) & (f->pin_cap - 1)];
-		free(f->pins);
-		f->pins = n;
-		f->pin_cap = cap;
-		f->pin_head = 0;
-	}
+	if (pin && f->pin_n == f->pin_cap && pins_grow(f))
+		return oom(f);
 	uint32_t i = slot_take(f);
 	if (i == FT_NIL || idmap_put(&f->ids, id, i))
 		return oom(f);
@@ -866,10 +846,53 @@ static int drop_absent(chakra_feeder *f, const fslot *p, uint32_t c)
 	return release_child(f, c);
 }
 
+/* Placeholder i at the end of the file: an id that never appears. */
+static int absent_one(chakra_feeder *f, uint32_t i)
+{
+	fslot *p = fslot_at(f, i);
+	/* Control-only edges to it are dropped and their children
+	 * released, most recent first; data edges stay. */
+	uint32_t *tail = &p->more;
+	for (uint32_t e = p->more; e != FT_NIL;) {
+		uint32_t nx = f->edges[e].next, c = f->edges[e].child;
+		if (c & EDGE_CTRL) {
+			int rc = drop_absent(f, p, c & ~EDGE_CTRL);
+			if (rc < 0)
+				return rc;
+			edge_free(f, e);
+		} else {
+			*tail = e;
+			tail = &f->edges[e].next;
+		}
+		e = nx;
+	}
+	*tail = FT_NIL;
+	for (unsigned k = p->nk; k-- > 0;)
+		if (p->kid[k] & EDGE_CTRL) {
+			int rc = drop_absent(f, p, p->kid[k] & ~EDGE_CTRL);
+			if (rc < 0)
+				return rc;
+		}
+	unsigned n = 0;
+	for (unsigned k = 0; k < p->nk; k++)
+		if (!(p->kid[k] & EDGE_CTRL))
+			p->kid[n++] = p->kid[k];
+	p->nk = (uint8_t)n;
+	p->last = FT_NIL;
+	int keep = p->nk || p->more != FT_NIL;
+	if (!keep) {
+		idmap_del(&f->ids, p->v.id);
+		slot_release(f, i);
+		f->n_place--;
+	} else {
+		p->state = ST_ABSENT;
+	}
+	return 0;
+}
+
 /* End of file: every placeholder left is an id that never appears.
  * Control-only edges to it are dropped with a warning (an error when
  * strict); data edges stay, and the stall diagnosis names them. */
-static int absent_one(chakra_feeder *f, uint32_t i);
 static int at_eof(chakra_feeder *f)
 {
 	if (f->eof_done)
@@ -894,52 +917,6 @@ static int at_eof(chakra_feeder *f)
 		rc = absent_one(f, place[k]);
 	free(place);
 	return rc < 0 ? rc : 0;
-}
-
-/* Placeholder i at the end of the file: an id that never appears. */
-static int absent_one(chakra_feeder *f, uint32_t i)
-{
-	{
-		fslot *p = fslot_at(f, i);
-		/* Control-only edges to it are dropped and their children
-		 * released, most recent first; data edges stay. */
-		uint32_t *tail = &p->more;
-		for (uint32_t e = p->more; e != FT_NIL;) {
-			uint32_t nx = f->edges[e].next, c = f->edges[e].child;
-			if (c & EDGE_CTRL) {
-				int rc = drop_absent(f, p, c & ~EDGE_CTRL);
-				if (rc < 0)
-					return rc;
-				edge_free(f, e);
-			} else {
-				*tail = e;
-				tail = &f->edges[e].next;
-			}
-			e = nx;
-		}
-		*tail = FT_NIL;
-		for (unsigned k = p->nk; k-- > 0;)
-			if (p->kid[k] & EDGE_CTRL) {
-				int rc = drop_absent(f, p, p->kid[k] & ~EDGE_CTRL);
-				if (rc < 0)
-					return rc;
-			}
-		unsigned n = 0;
-		for (unsigned k = 0; k < p->nk; k++)
-			if (!(p->kid[k] & EDGE_CTRL))
-				p->kid[n++] = p->kid[k];
-		p->nk = (uint8_t)n;
-		p->last = FT_NIL;
-		int keep = p->nk || p->more != FT_NIL;
-		if (!keep) {
-			idmap_del(&f->ids, p->v.id);
-			slot_release(f, i);
-			f->n_place--;
-		} else {
-			p->state = ST_ABSENT;
-		}
-	}
-	return 0;
 }
 
 /* Read ahead up to the window; beyond it only while nothing can progress

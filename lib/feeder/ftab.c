@@ -214,20 +214,9 @@ uint32_t dqueue_pop_slow(dqueue *q)
 	if (!q->n)
 		return FT_NIL;
 	if (q->nbits) {
-		unsigned m = (unsigned)__builtin_ctzll(q->top);
-		unsigned w = m * 64 + (unsigned)__builtin_ctzll(q->mid[m]);
-		uint64_t off = (uint64_t)w * 64 + (unsigned)__builtin_ctzll(q->leaf[w]);
-		if (!q->spill.n || q->base + off < q->spill.h[0].key) {
-			q->leaf[w] &= q->leaf[w] - 1; /* clear the lowest bit */
-			if (!q->leaf[w]) {
-				q->mid[m] &= q->mid[m] - 1;
-				if (!q->mid[m])
-					q->top &= q->top - 1;
-			}
-			q->nbits--;
-			q->n--;
-			return q->slot[off];
-		}
+		uint64_t off = dqueue_bits_min(q);
+		if (!q->spill.n || q->base + off < q->spill.h[0].key)
+			return dqueue_bits_take(q, off);
 	}
 	q->n--;
 	return heap_pop(&q->spill);

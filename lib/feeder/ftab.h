@@ -149,24 +149,33 @@ static inline int dqueue_push(dqueue *q, uint64_t key, uint32_t slot)
 	}
 	return dqueue_push_slow(q, key, slot);
 }
+/* The lowest key in the bitmap (nbits > 0), as its offset from base. */
+static inline uint64_t dqueue_bits_min(const dqueue *q)
+{
+	unsigned m = (unsigned)__builtin_ctzll(q->top);
+	unsigned w = m * 64 + (unsigned)__builtin_ctzll(q->mid[m]);
+	return (uint64_t)w * 64 + (unsigned)__builtin_ctzll(q->leaf[w]);
+}
+/* Take that lowest key out of the bitmap: its slot. */
+static inline uint32_t dqueue_bits_take(dqueue *q, uint64_t off)
+{
+	unsigned w = (unsigned)(off >> 6), m = w >> 6;
+	q->leaf[w] &= q->leaf[w] - 1; /* clear the lowest bit */
+	if (!q->leaf[w]) {
+		q->mid[m] &= q->mid[m] - 1;
+		if (!q->mid[m])
+			q->top &= q->top - 1;
+	}
+	q->nbits--;
+	q->n--;
+	return q->slot[off];
+}
 uint32_t dqueue_pop_slow(dqueue *q);
 /* FT_NIL when empty. Inline: only the bitmap holds keys. */
 static inline uint32_t dqueue_pop(dqueue *q)
 {
-	if (q->nbits && !q->spill.n) {
-		unsigned m = (unsigned)__builtin_ctzll(q->top);
-		unsigned w = m * 64 + (unsigned)__builtin_ctzll(q->mid[m]);
-		uint64_t off = (uint64_t)w * 64 + (unsigned)__builtin_ctzll(q->leaf[w]);
-		q->leaf[w] &= q->leaf[w] - 1; /* clear the lowest bit */
-		if (!q->leaf[w]) {
-			q->mid[m] &= q->mid[m] - 1;
-			if (!q->mid[m])
-				q->top &= q->top - 1;
-		}
-		q->nbits--;
-		q->n--;
-		return q->slot[off];
-	}
+	if (q->nbits && !q->spill.n)
+		return dqueue_bits_take(q, dqueue_bits_min(q));
 	return dqueue_pop_slow(q);
 }
 void dqueue_free(dqueue *q);
