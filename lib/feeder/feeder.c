@@ -617,31 +617,37 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	uint32_t *d = (uint32_t *)(r + 1);
 	uint64_t far = 0; /* the bits of every id - dep */
 	int norep = 1;
-	for (size_t k = 0; k < n; k++) {
-		uint64_t dep = k < nd ? dd[k] : cd[k - nd];
-		if (dep >= id)
-			return 1;
-		uint64_t x = id - dep;
-		far |= x;
-		if (k < nst) {
-			d[k] = (uint32_t)x;
-			for (size_t j = 0; j < k; j++)
-				norep &= d[j] != (uint32_t)x;
+	if (n <= QREC_DEPS) {
+		for (size_t k = 0; k < nd; k++) {
+			if (dd[k] >= id)
+				return 1;
+			far |= id - dd[k];
+			d[k] = (uint32_t)(id - dd[k]);
 		}
+		for (size_t k = 0; k < nc; k++) {
+			if (cd[k] >= id)
+				return 1;
+			far |= id - cd[k];
+			d[nd + k] = (uint32_t)(id - cd[k]);
+		}
+		for (size_t k = 1; k < n; k++)
+			for (size_t j = 0; j < k; j++)
+				norep &= d[j] != d[k];
+	} else {
+		for (size_t k = 0; k < nd; k++)
+			if (dd[k] >= id)
+				return 1;
+		for (size_t k = 0; k < nc; k++)
+			if (cd[k] >= id)
+				return 1;
 	}
+	/* (deltas past 32 bits: stored truncated, not used) */
 	int rescan = n > QREC_DEPS || far > UINT32_MAX;
 	size_t nstore = rescan ? 0 : n;
-	r->norep = (uint8_t)norep;
-	r->id = id;
-	r->off = off;
-	r->len = (uint32_t)len;
-	r->size = (uint32_t)size;
-	r->nd = rescan ? 0 : (uint8_t)nd;
-	r->nc = rescan ? 0 : (uint8_t)nc;
-	r->rescan = (uint8_t)rescan;
-	r->inplace = (uint8_t)inplace;
+	qrec h = { id, off, (uint32_t)len, (uint32_t)size, (uint8_t)(rescan ? 0 : nd),
+	           (uint8_t)(rescan ? 0 : nc), (uint8_t)rescan, (uint8_t)(inplace || big),
+	           (uint8_t)norep, 0, 0, 0 };
 	uint8_t *m = (uint8_t *)(d + nstore);
-	r->owned = 0;
 	if (big) {
 		uint8_t cls;
 		uint8_t *copy = bytepool_alloc(&f->bytes, len, &cls);
@@ -649,13 +655,13 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 			return oom(f);
 		memcpy(copy, msg, len);
 		msg = copy;
-		r->owned = 1;
-		r->cls = cls;
+		h.owned = 1;
+		h.cls = cls;
 	}
+	*r = h;
 	if (inplace || big) {
 		uintptr_t u = (uintptr_t)msg;
 		memcpy(m, &u, sizeof u);
-		r->inplace = 1;
 	} else if (len) {
 		memcpy(m, msg, len);
 	}
@@ -758,34 +764,13 @@ static int flush(chakra_feeder *f)
 	return 0;
 }
 
-static int read_one(chakra_feeder *f)
+/* A node read, not queued: into the graph (eager mode, or the node that
+ * ends lazy mode). */
+static int read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t off,
+                      uint64_t index, uint64_t id)
 {
-	const uint8_t *msg;
-	size_t len;
-	uint64_t off;
-	/* The framer directly (what chakra_reader_next_raw does, with the
-	 * same error text), inline on the common path. */
-	int rc = framer_next(f->fr, &msg, &len, &off, f->tmp);
-	if (rc < 0)
-		return fail(f, feeder_errf(f, rc, "%s (node index %llu)", f->tmp,
-		                           (unsigned long long)f->n_read));
-	if (rc == 0) {
-		f->eof = 1;
-		if ((rc = flush(f)) < 0)
-			return rc;
-		return at_eof(f);
-	}
-	uint64_t index = f->n_read++;
-	uint64_t id;
-	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, (unsigned)f->opts.deps,
-	                 f->tmp);
-	if (rc < 0)
-		return fail(f, feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s",
-		                           f->name, (unsigned long long)index,
-		                           (unsigned long long)off, f->tmp));
+	int rc;
 	if (f->lazy) {
-		if ((rc = lazy_read(f, msg, len, off, index, id)) <= 0)
-			return rc;
 		f->lazy = 0;
 		if ((rc = flush(f)) < 0)
 			return rc;
@@ -828,6 +813,53 @@ static int read_one(chakra_feeder *f)
 	                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0,
 	                    walk_ctrl(&f->ws),
 	                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0, 0, 0);
+}
+
+/* The end of the file, or a framing error. */
+static int read_end(chakra_feeder *f, int rc)
+{
+	if (rc < 0)
+		return fail(f, feeder_errf(f, rc, "%s (node index %llu)", f->tmp,
+		                           (unsigned long long)f->n_read));
+	f->eof = 1;
+	if ((rc = flush(f)) < 0)
+		return rc;
+	return at_eof(f);
+}
+
+static int scan_failed(chakra_feeder *f, int rc, uint64_t index, uint64_t off)
+{
+	return fail(f, feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s", f->name,
+	                           (unsigned long long)index, (unsigned long long)off, f->tmp));
+}
+
+/* One node read: queued (lazy mode, inline: once per node), or into the
+ * graph. */
+FEEDER_INLINE int read_one(chakra_feeder *f)
+{
+	const uint8_t *msg;
+	size_t len;
+	uint64_t off;
+	/* The framer directly (what chakra_reader_next_raw does, with the
+	 * same error text), inline on the common path. */
+	int rc = framer_next(f->fr, &msg, &len, &off, f->tmp);
+	if (rc <= 0)
+		return read_end(f, rc);
+	uint64_t index = f->n_read++;
+	uint64_t id;
+	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, (unsigned)f->opts.deps,
+	                 f->tmp);
+	if (rc < 0)
+		return scan_failed(f, rc, index, off);
+	if (f->lazy && (rc = lazy_read(f, msg, len, off, index, id)) <= 0)
+		return rc;
+	return read_eager(f, msg, len, off, index, id);
+}
+
+/* The same, out of line, for the rare reads past the window. */
+static int read_one_cold(chakra_feeder *f)
+{
+	return read_one(f);
 }
 
 /* A control edge from placeholder p (an id that never appears) to child
@@ -924,10 +956,10 @@ static int at_eof(chakra_feeder *f)
 FEEDER_INLINE int fill(chakra_feeder *f)
 {
 	int rc;
-	while (!f->eof && f->held < f->opts.window)
+	while (f->held < f->opts.window && !f->eof)
 		if ((rc = read_one(f)) < 0)
 			return rc;
-	while (!f->eof && f->ready.n == 0 && f->inflight == 0 && f->q_n == 0) {
+	while (f->q_n == 0 && !f->eof && f->ready.n == 0 && f->inflight == 0) {
 		/* Reading on cannot resolve a cycle among the nodes held; look
 		 * for one once past the window, then again only after as many
 		 * new nodes were read as were held at the last look (a look
@@ -941,7 +973,7 @@ FEEDER_INLINE int fill(chakra_feeder *f)
 			if (f->ready.n)
 				break;
 		}
-		if ((rc = read_one(f)) < 0)
+		if ((rc = read_one_cold(f)) < 0)
 			return rc;
 	}
 	return 0;
@@ -1001,9 +1033,10 @@ static int drain(chakra_feeder *f)
 		return 0;
 	f->in_drive = 1;
 	int rc;
-	fslot *s = NULL;
-	while ((rc = pick(f, &s)) > 0)
-		f->opts.ready_cb(f->opts.data, f, &s->v);
+	const chakra_node *n;
+	/* (through the public call: one copy of the inlined issue path) */
+	while ((rc = chakra_feeder_next(f, &n)) > 0)
+		f->opts.ready_cb(f->opts.data, f, n);
 	f->in_drive = 0;
 	return rc < 0 ? rc : 0;
 }

@@ -174,6 +174,8 @@ uint32_t dqueue_pop_slow(dqueue *q);
 /* FT_NIL when empty. Inline: only the bitmap holds keys. */
 static inline uint32_t dqueue_pop(dqueue *q)
 {
+	if (!q->n)
+		return FT_NIL; /* (lazy mode asks an empty queue once per node) */
 	if (q->nbits && !q->spill.n)
 		return dqueue_bits_take(q, dqueue_bits_min(q));
 	return dqueue_pop_slow(q);
