@@ -1167,6 +1167,35 @@ int chakra_feeder_next(chakra_feeder *f, const chakra_node **node)
 	return rc;
 }
 
+/* The children of s, completed: each loses a pending parent. */
+static int release_children(chakra_feeder *f, fslot *s)
+{
+	/* Their slots were last touched when they were read, up to a window
+	 * ago: start loading them all first, so the misses overlap instead
+	 * of queueing behind each other. */
+	unsigned nk = s->nk;
+#if defined(__GNUC__)
+	for (unsigned k = 0; k < nk; k++)
+		__builtin_prefetch(&fslot_at(f, s->kid[k] & ~EDGE_CTRL)->pending, 1);
+#endif
+	for (unsigned k = 0; k < nk; k++) {
+		int rc = release_child(f, s->kid[k] & ~EDGE_CTRL);
+		if (rc < 0)
+			return rc;
+	}
+	s->nk = 0;
+	for (uint32_t e = s->more; e != FT_NIL;) {
+		uint32_t nx = f->edges[e].next;
+		int rc = release_child(f, f->edges[e].child & ~EDGE_CTRL);
+		if (rc < 0)
+			return rc;
+		edge_free(f, e);
+		e = nx;
+	}
+	s->more = FT_NIL;
+	return 0;
+}
+
 /* Why an id cannot be completed, for CHAKRA_ESTATE. */
 static int not_inflight(chakra_feeder *f, const char *what, uint64_t id)
 {
@@ -1194,36 +1223,19 @@ int chakra_feeder_complete(chakra_feeder *f, uint64_t id)
 {
 	if (f->failed)
 		return f->failed;
-	uint32_t i = idmap_get(&f->ids, id);
-	if (i == FT_NIL || fslot_at(f, i)->state != ST_INFLIGHT)
+	idmap_ent *ent = idmap_find(&f->ids, id);
+	if (!ent || fslot_at(f, ent->val)->state != ST_INFLIGHT)
 		return not_inflight(f, "complete", id);
+	uint32_t i = ent->val;
 	fslot *s = fslot_at(f, i);
 	if (doneset_add(&f->done, id))
 		return oom(f);
-	/* Release the children; their slots were last touched when they were
-	 * read, up to a window ago: start loading them all first, so the
-	 * misses overlap instead of queueing behind each other. */
-	unsigned nk = s->nk;
-#if defined(__GNUC__)
-	for (unsigned k = 0; k < nk; k++)
-		__builtin_prefetch(&fslot_at(f, s->kid[k] & ~EDGE_CTRL)->pending, 1);
-#endif
-	for (unsigned k = 0; k < nk; k++) {
-		int rc = release_child(f, s->kid[k] & ~EDGE_CTRL);
+	if (s->nk || s->more != FT_NIL) {
+		int rc = release_children(f, s);
 		if (rc < 0)
 			return rc;
 	}
-	s->nk = 0;
-	for (uint32_t e = s->more; e != FT_NIL;) {
-		uint32_t nx = f->edges[e].next;
-		int rc = release_child(f, f->edges[e].child & ~EDGE_CTRL);
-		if (rc < 0)
-			return rc;
-		edge_free(f, e);
-		e = nx;
-	}
-	s->more = FT_NIL;
-	idmap_del(&f->ids, id);
+	idmap_erase(&f->ids, ent); /* (releasing children does not change the map) */
 	slot_release(f, i);
 	f->held--;
 	f->inflight--;

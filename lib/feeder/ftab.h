@@ -96,6 +96,35 @@ static inline uint32_t idmap_del(idmap *m, uint64_t key)
 	}
 	return idmap_del_slow(m, key);
 }
+/* The entry of a key (NULL when absent), and its removal: one probe for
+ * a lookup followed by a removal. The entry is valid until the map
+ * changes. */
+static inline idmap_ent *idmap_find(idmap *m, uint64_t key)
+{
+	if (!m->n)
+		return NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = idmap_home(m, key), dist = 0;; i = (i + 1) & mask, dist++) {
+		idmap_ent *x = &m->e[i];
+		if (x->val == FT_NIL)
+			return NULL;
+		if (x->key == key)
+			return x;
+		if (((i - idmap_home(m, x->key)) & mask) < dist)
+			return NULL;
+	}
+}
+static inline void idmap_erase(idmap *m, idmap_ent *x)
+{
+	size_t mask = m->cap - 1, j = ((size_t)(x - m->e) + 1) & mask;
+	/* Nothing to shift back: the next bucket is empty or at its home. */
+	if (m->e[j].val == FT_NIL || idmap_home(m, m->e[j].key) == j) {
+		x->val = FT_NIL;
+		m->n--;
+		return;
+	}
+	idmap_del_slow(m, x->key);
+}
 void idmap_free(idmap *m);
 
 /* ---- Binary min-heap of (key, slot): ready nodes by id or file index ---- */
@@ -197,8 +226,8 @@ typedef struct doneset {
 	size_t n, cap;
 	uint64_t last_key; /* one-entry cache: consecutive ids share a page */
 	uint32_t last_page;
-	int any;           /* an id was added; max is the largest */
-	uint64_t max;
+	int any;           /* an id beyond the flat bitmap was added; max is */
+	uint64_t max;      /* the largest such (ids added within it are lower) */
 } doneset;
 int doneset_add_slow(doneset *d, uint64_t id); /* 0 or -1 (ENOMEM) */
 int doneset_has_slow(doneset *d, uint64_t id);
@@ -209,11 +238,10 @@ void doneset_free(doneset *d);
 static inline int doneset_add(doneset *d, uint64_t id)
 {
 	if ((id >> 6) < d->nflat) {
+		/* (max and any are kept for the other ids only: every id above
+		 * the flat range was added outside it) */
 		d->flat[id >> 6] |= (uint64_t)1 << (id & 63);
 		d->count++;
-		if (!d->any || id > d->max)
-			d->max = id;
-		d->any = 1;
 		return 0;
 	}
 	if (d->n && (id >> 9) == d->last_key && d->any) {
