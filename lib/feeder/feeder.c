@@ -42,6 +42,8 @@ static int oom(chakra_feeder *f)
 
 /* ---- slots and edges ---- */
 
+static node_full *materialize(chakra_node *n);
+
 /* A new slot at the end of the chunks (FT_NIL when out of memory). */
 static uint32_t slot_grow(chakra_feeder *f)
 {
@@ -65,6 +67,8 @@ static uint32_t slot_grow(chakra_feeder *f)
 		fslot *s = fslot_at(f, i);
 		s->state = ST_FREE;
 		s->v.full = NULL;
+		s->v.materialize = materialize;
+		s->v.owner = f;
 		s->cls = 0xff;
 	}
 	return i;
@@ -88,6 +92,8 @@ static uint32_t slot_new(chakra_feeder *f)
 		return i;
 	fslot *s = fslot_at(f, i);
 	memset(s, 0, sizeof *s);
+	s->v.materialize = materialize;
+	s->v.owner = f;
 	s->more = s->last = FT_NIL;
 	s->cls = 0xff;
 	return i;
@@ -353,9 +359,8 @@ FEEDER_INLINE void slot_view(chakra_feeder *f, fslot *s, const uint8_t *msg, siz
 	s->v.index = index;
 	s->v.len = len;
 	s->v.full = NULL;
-	s->v.materialize = materialize;
-	s->v.owner = f;
 	s->v.msg = msg;
+	(void)f; /* (materialize and owner are set once, in slot_grow) */
 }
 
 FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
@@ -461,27 +466,34 @@ FEEDER_INLINE size_t q_pos(const chakra_feeder *f, size_t h)
 	return h;
 }
 
-FEEDER_INLINE uint8_t *q_fit(chakra_feeder *f, size_t size)
+/* (q_end: see q_room) */
+static uint8_t *q_fit(chakra_feeder *f, size_t size)
 {
 	if (!f->q_n && !f->pin_n)
 		f->q_head = f->q_tail = 0;
 	/* The bytes in use run from the oldest pinned message, or else the
 	 * oldest record, to q_tail. */
 	size_t start = f->pin_n ? f->pins[f->pin_head].pos : f->q_head;
-	if (!f->q_n && !f->pin_n)
+	if (!f->q_n && !f->pin_n) {
+		f->q_end = f->q_cap;
 		return size <= f->q_cap ? f->q : NULL;
+	}
 	if (f->q_tail >= start) {
+		f->q_end = f->q_cap;
 		if (size <= f->q_cap - f->q_tail)
 			return f->q + f->q_tail;
 		if (size < start) {
 			if (f->q_cap - f->q_tail >= sizeof(qrec))
 				((qrec *)(f->q + f->q_tail))->size = 0; /* wrap marker */
 			f->q_tail = 0;
+			f->q_end = start - 1;
 			return f->q;
 		}
 	} else if (size < start - f->q_tail) {
+		f->q_end = start - 1;
 		return f->q + f->q_tail;
 	}
+	f->q_end = 0;
 	return NULL;
 }
 
@@ -574,11 +586,17 @@ static uint8_t *q_room_slow(chakra_feeder *f, size_t size)
 	f->q_cap = cap;
 	f->q_head = 0;
 	f->q_tail = t;
+	f->q_end = cap;
 	return n + t;
 }
 
+/* Records go at q_tail up to q_end without looking further: q_fit sets it
+ * to where the free bytes ended then, and they only grow (the oldest
+ * record or pin moves on) until q_fit runs again. */
 FEEDER_INLINE uint8_t *q_room(chakra_feeder *f, size_t size)
 {
+	if (f->q_tail + size <= f->q_end)
+		return f->q + f->q_tail;
 	uint8_t *p = q_fit(f, size);
 	return p ? p : q_room_slow(f, size);
 }

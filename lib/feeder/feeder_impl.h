@@ -106,7 +106,7 @@ struct chakra_feeder {
 	/* Lazy mode: nodes read ahead in a FIFO (ring), inserted into the
 	 * graph only when no inserted node is ready. */
 	uint8_t *q;
-	size_t q_cap, q_head, q_tail;         /* bytes */
+	size_t q_cap, q_head, q_tail, q_end;  /* bytes */
 	uint64_t q_n;                         /* records */
 	uint64_t q_first;                     /* node index of the oldest */
 	/* Nodes issued straight from the ring keep their message there until
