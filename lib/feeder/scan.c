@@ -30,11 +30,13 @@
 #  define SCAN_COLD static __attribute__((noinline, cold))
 #  define LIKELY(x) __builtin_expect(!!(x), 1)
 #  define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#  define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
 #else
 #  define SCAN_INLINE static inline
 #  define SCAN_COLD static
 #  define LIKELY(x) (x)
 #  define UNLIKELY(x) (x)
+#  define NO_TAIL_CALL() ((void)0)
 #endif
 
 #define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
@@ -181,8 +183,26 @@ SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, 
  * running past the end is plain arithmetic, compared before any access.
  * AT(x): the byte at x. The helpers take a field or value at *k with at
  * least 5 bytes readable there and advance *k past it; 0 means the careful
- * path (malformed, or merely unusual). */
+ * path (malformed, or merely unusual).
+ *
+ * Three tiers, each handing over to the next with the same results:
+ * feeder_scan takes the canonical chain in its common form only, with as
+ * few registers and instructions as it can (no checkpoint: anything else
+ * starts scan_general over from the message start); scan_general takes
+ * the chain in every form (two-byte list lengths, a list at the end, the
+ * first buffers) and hands the rest to scan_rest (fields in any order)
+ * or scan_careful at a checkpoint. */
 #define AT(x) (*(const uint8_t *)(x))
+
+/* noipa: no specialised clone, whose arguments would be elsewhere than
+ * its caller's (a tail call to it would then move them). */
+#if defined(__clang__)
+#  define SCAN_NOINLINE static __attribute__((noinline))
+#elif defined(__GNUC__)
+#  define SCAN_NOINLINE static __attribute__((noipa))
+#else
+#  define SCAN_NOINLINE static
+#endif
 
 /* A varint: one to four bytes unrolled (ids, types, times; ids take four
  * bytes from 2^21 on), longer ones by the general decoder, within end. */
@@ -200,7 +220,7 @@ SCAN_INLINE int fast_varint(uintptr_t *k, uintptr_t end, uint64_t *out)
 			if (b >= 0x80) {
 				v += ((b = AT(q + 3)) << 21) - (0x80 << 14);
 				n = 4;
-				if (b >= 0x80) {
+				if (UNLIKELY(b >= 0x80)) {
 					const uint8_t *r = (const uint8_t *)q;
 					if (wire_varint(&r, (const uint8_t *)end, out))
 						return 0;
@@ -266,8 +286,143 @@ SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
 	return 1;
 }
 
-int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
-                unsigned want, char *err)
+/* A varint of one to four bytes at s, into v, then s past it; else
+ * (longer: ids from 2^28) `fail`. Each byte's continuation bit is tested
+ * on the sum so far, which is below 2^(7n) unless it is set: one
+ * register fewer than testing the byte. */
+#define HOT_VARINT(s, v, fail) do { \
+		v = AT(s); \
+		if (v < 0x80) { \
+			s += 1; \
+			break; \
+		} \
+		v += ((uint64_t)AT(s + 1) << 7) - 0x80; \
+		if (v < (1u << 14)) { \
+			s += 2; \
+			break; \
+		} \
+		v += ((uint64_t)AT(s + 2) << 14) - (0x80u << 7); \
+		if (v < (1u << 21)) { \
+			s += 3; \
+			break; \
+		} \
+		v += ((uint64_t)AT(s + 3) << 21) - (0x80u << 14); \
+		if (UNLIKELY(v >= (1u << 28))) \
+			goto fail; \
+		s += 4; \
+	} while (0)
+
+/* Past a varint whose value is not needed (type, times), as wire_varint
+ * would take it: up to ten bytes, the tenth at most 1. The first four are
+ * readable; a longer one is taken only with ten bytes readable (lim: as
+ * in feeder_scan), else 0 (near the end: the general path). */
+SCAN_INLINE int hot_skipv(uintptr_t *k, uintptr_t lim)
+{
+	uintptr_t s = *k, e;
+	if (AT(s) < 0x80) {
+		*k = s + 1;
+		return 1;
+	}
+	if (AT(s + 1) < 0x80) {
+		*k = s + 2;
+		return 1;
+	}
+	if (AT(s + 2) < 0x80) {
+		*k = s + 3;
+		return 1;
+	}
+	if (AT(s + 3) < 0x80) {
+		*k = s + 4;
+		return 1;
+	}
+	if (UNLIKELY(s + 6 > lim))
+		return 0;
+	for (e = s + 9, s += 4; s < e; s++)
+		if (AT(s) < 0x80) {
+			*k = s + 1;
+			return 1;
+		}
+	if (AT(s) > 1)
+		return 0;
+	*k = s + 1;
+	return 1;
+}
+
+/* The first list of its kind in the canonical chain (dst is empty): the
+ * common case only, a one-byte length and room for one value per byte,
+ * 4 bytes or more after it; 0 for anything else. Values of up to four
+ * bytes (a longer one, or one running past the list, is refused). */
+SCAN_INLINE int first_deps(uintptr_t *k, uintptr_t lim, cbuf *dst)
+{
+	uintptr_t s = *k + 2, e;
+	size_t L = AT(*k + 1);
+	e = s + L;
+	if (UNLIKELY(L >= 0x80) || UNLIKELY(e > lim) || UNLIKELY(L * 8 >= dst->cap))
+		return 0;
+	uint64_t *o = (uint64_t *)dst->p, v;
+	while (s < e) {
+		HOT_VARINT(s, v, bad);
+		*o++ = v;
+	}
+	if (s != e)
+		return 0;
+	dst->len = (size_t)((uint8_t *)o - dst->p);
+	*k = e;
+	return 1;
+bad:
+	return 0;
+}
+
+/* The fields from ck (a checkpoint after the canonical chain, with at
+ * least 5 bytes there) to the end, in any order, with scan_careful's
+ * arguments. */
+SCAN_NOINLINE int scan_rest(const uint8_t *ckp, const uint8_t *mend, uint64_t bias, uint64_t *id,
+                            walk_scratch *ws, unsigned state, char *err)
+{
+	uintptr_t p = (uintptr_t)ckp, end = (uintptr_t)mend, lim = end - 4, ck = p;
+	uint64_t v;
+	while (p < lim) {
+		int ok;
+		ck = p;
+		switch (AT(p)) {
+		case 0x12: case 0x42: case 0x4a: case 0x52:
+			ok = fast_skip(&p);
+			break;
+		case 0x18: case 0x30: case 0x38:
+			ok = (p++, fast_varint(&p, end, &v));
+			break;
+		case 0x08:
+			ok = (p++, fast_varint(&p, end, id));
+			break;
+		case 0x22:
+			ok = fast_deps(&p, lim, &ws->ctrl, ws->ctrl.len);
+			break;
+		case 0x2a:
+			ok = fast_deps(&p, lim, &ws->data, ws->data.len);
+			break;
+		default:
+			ok = 0;
+		}
+		if (!ok)
+			goto careful;
+	}
+	/* p >= lim: done, or a short tail, or (p > end) a length past the
+	 * end: from ck then (that field changed nothing: lists check their
+	 * end first). */
+	if (p == end)
+		return 0;
+	if (p < end)
+		ck = p;
+careful:
+	return scan_careful((const uint8_t *)ck, mend, bias, id, ws, state, err);
+}
+
+/* The canonical chain with every case of it: lists with two-byte lengths
+ * or at the end of the message, the first buffers, varints of any length.
+ * feeder_scan hands over here from the message start on anything else
+ * than its common form (it changed nothing that this does not set again). */
+SCAN_NOINLINE int scan_general(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id,
+                                walk_scratch *ws, unsigned want, char *err)
 {
 	/* p < lim: 5 bytes readable at p, a tag and a four-byte varint or a
 	 * two-byte length. */
@@ -346,32 +501,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 		NEXT(end2);
 	}
 	/* Anything else, in any order. */
-	for (;;) {
-		int ok;
-		ck = p;
-		switch (AT(p)) {
-		case 0x12: case 0x42: case 0x4a: case 0x52:
-			ok = SKIP();
-			break;
-		case 0x18: case 0x30: case 0x38:
-			ok = VARINT(&v);
-			break;
-		case 0x08:
-			ok = VARINT(id);
-			break;
-		case 0x22:
-			ok = LIST(&ws->ctrl, ws->ctrl.len);
-			break;
-		case 0x2a:
-			ok = LIST(&ws->data, ws->data.len);
-			break;
-		default:
-			ok = 0;
-		}
-		if (!ok)
-			goto careful;
-		NEXT(end2);
-	}
+	return scan_rest((const uint8_t *)p, msg + len, base - (uintptr_t)msg, id, ws, 0xff << 8, err);
 #undef VARINT
 #undef SKIP
 #undef LIST
@@ -393,4 +523,107 @@ end2: /* as end1; from ck when a length ran past the end (that field
 careful:
 	return scan_careful((const uint8_t *)ck, msg + len, base - (uintptr_t)msg, id, ws, 0xff << 8,
 	                    err);
+}
+
+int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
+                unsigned want, char *err)
+{
+	/* p < lim: 5 bytes readable at p, a tag and a four-byte varint or a
+	 * two-byte length. */
+	uintptr_t p = (uintptr_t)msg, lim = p + len - 4;
+	unsigned t;
+	/* The arguments that only the general path needs, in memory: the
+	 * compilers otherwise keep them all in saved registers, and save and
+	 * restore six of them on every call. */
+	const uint8_t *volatile s_msg = msg;
+	volatile size_t s_len = len;
+	volatile uint64_t s_base = base;
+	uint64_t *volatile s_id = id;
+	volatile unsigned s_want = want;
+	ws->data.len = ws->ctrl.len = 0;
+	*id = 0;
+	if (UNLIKELY(len <= 4))
+		goto general;
+
+/* A field's payload, then the next tag in t. On anything unusual,
+ * scan_general starts again with feeder_scan's own arguments: this keeps
+ * no checkpoint, and so holds fewer registers. */
+#define SKIPV() (p++, hot_skipv(&p, lim))
+#define SKIP() fast_skip(&p)
+#define LIST(dst) first_deps(&p, lim, dst)
+#define NEXT() do { \
+		if (p >= lim) \
+			goto end; \
+		t = AT(p); \
+	} while (0)
+
+	/* The canonical order, straight-line. Each list here is the first of
+	 * its kind: its buffer is empty. */
+	t = AT(p);
+	if (LIKELY(t == 0x08)) {
+		uint64_t v;
+		p++;
+		HOT_VARINT(p, v, general);
+		*id = v;
+		NEXT();
+	}
+	if (LIKELY(t == 0x12)) {
+		if (!SKIP())
+			goto general;
+		NEXT();
+	}
+	if (LIKELY(t == 0x18)) {
+		if (!SKIPV())
+			goto general;
+		NEXT();
+	}
+	if (LIKELY(t == 0x22)) {
+		if (!(s_want & CHAKRA_DEPS_CTRL ? LIST(&ws->ctrl) : SKIP()))
+			goto general;
+		NEXT();
+	}
+	if (LIKELY(t == 0x2a)) {
+		if (!(s_want & CHAKRA_DEPS_DATA ? LIST(&ws->data) : SKIP()))
+			goto general;
+		NEXT();
+	}
+	if (UNLIKELY(t == 0x30)) {
+		if (!SKIPV())
+			goto general;
+		NEXT();
+	}
+	if (LIKELY(t == 0x38)) {
+		if (!SKIPV())
+			goto general;
+		NEXT();
+	}
+	if (UNLIKELY(t == 0x42)) {
+		if (!SKIP())
+			goto general;
+		NEXT();
+	}
+	if (UNLIKELY(t == 0x4a)) {
+		if (!SKIP())
+			goto general;
+		NEXT();
+	}
+	while (LIKELY(t == 0x52)) { /* attributes */
+		if (!SKIP())
+			goto general;
+		NEXT();
+	}
+	/* Anything else, in any order: scan_general. */
+	goto general;
+#undef SKIP
+#undef LIST
+#undef NEXT
+end: /* p >= lim: done, or a short tail, or a length past the end */
+	if (p == lim + 4)
+		return 0;
+general: {
+	/* Not a tail call: that would hold err in a saved register. */
+	int rc = scan_general(s_msg, s_len, s_base, s_id, ws, s_want, err);
+	NO_TAIL_CALL();
+	return rc;
+}
 }
