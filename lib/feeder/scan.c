@@ -349,15 +349,16 @@ SCAN_INLINE int hot_skipv(uintptr_t *k, uintptr_t lim)
 }
 
 /* The first list of its kind in the canonical chain (dst is empty): the
- * common case only, a one-byte length and room for one value per byte,
- * 4 bytes or more after it; 0 for anything else. Values of up to four
+ * common case only, a one-byte length, a buffer of 1 KiB or more, 4 bytes
+ * or more after it; 0 for anything else. Values of up to four
  * bytes (a longer one, or one running past the list, is refused). */
 SCAN_INLINE int first_deps(uintptr_t *k, uintptr_t lim, cbuf *dst)
 {
 	uintptr_t s = *k + 2, e;
 	size_t L = AT(*k + 1);
 	e = s + L;
-	if (UNLIKELY(L >= 0x80) || UNLIKELY(e > lim) || UNLIKELY(L * 8 >= dst->cap))
+	/* (L < 128 values: the buffer has room once it has 1 KiB) */
+	if (UNLIKELY(L >= 0x80) || UNLIKELY(e > lim) || UNLIKELY(dst->cap < 1024))
 		return 0;
 	uint64_t *o = (uint64_t *)dst->p, v;
 	while (s < e) {
@@ -541,7 +542,6 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 	uint64_t *volatile s_id = id;
 	volatile unsigned s_want = want;
 	ws->data.len = ws->ctrl.len = 0;
-	*id = 0;
 	if (UNLIKELY(len <= 4))
 		goto general;
 
@@ -550,6 +550,16 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
  * no checkpoint, and so holds fewer registers. */
 #define SKIPV() (p++, hot_skipv(&p, lim))
 #define SKIP() fast_skip(&p)
+/* A length-delimited field with a one-byte length: most names and attrs */
+#define SKIP1() do { \
+		size_t n_ = AT(p + 1); \
+		if (UNLIKELY(n_ >= 0x80)) { \
+			if (!SKIP()) \
+				goto general; \
+		} else { \
+			p += n_ + 2; \
+		} \
+	} while (0)
 #define LIST(dst) first_deps(&p, lim, dst)
 #define NEXT() do { \
 		if (p >= lim) \
@@ -566,10 +576,11 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 		HOT_VARINT(p, v, general);
 		*id = v;
 		NEXT();
+	} else {
+		*id = 0;
 	}
 	if (LIKELY(t == 0x12)) {
-		if (!SKIP())
-			goto general;
+		SKIP1();
 		NEXT();
 	}
 	if (LIKELY(t == 0x18)) {
@@ -587,34 +598,42 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 			goto general;
 		NEXT();
 	}
-	if (UNLIKELY(t == 0x30)) {
-		if (!SKIPV())
-			goto general;
-		NEXT();
+	/* Fields 6-10: mostly a duration, then attributes; the rest off the
+	 * straight line. */
+	if (UNLIKELY(t != 0x38)) {
+		if (t == 0x30) {
+			if (!SKIPV())
+				goto general;
+			NEXT();
+		}
+		if (t != 0x38)
+			goto after_dur;
 	}
-	if (LIKELY(t == 0x38)) {
-		if (!SKIPV())
-			goto general;
-		NEXT();
-	}
-	if (UNLIKELY(t == 0x42)) {
-		if (!SKIP())
-			goto general;
-		NEXT();
-	}
-	if (UNLIKELY(t == 0x4a)) {
-		if (!SKIP())
-			goto general;
-		NEXT();
+	if (!SKIPV())
+		goto general;
+	NEXT();
+after_dur:
+	if (UNLIKELY(t != 0x52)) {
+		if (t == 0x42) {
+			if (!SKIP())
+				goto general;
+			NEXT();
+		}
+		if (t == 0x4a) {
+			if (!SKIP())
+				goto general;
+			NEXT();
+		}
 	}
 	while (LIKELY(t == 0x52)) { /* attributes */
-		if (!SKIP())
-			goto general;
+		SKIP1();
 		NEXT();
 	}
 	/* Anything else, in any order: scan_general. */
 	goto general;
 #undef SKIP
+#undef SKIP1
+#undef SKIPV
 #undef LIST
 #undef NEXT
 end: /* p >= lim: done, or a short tail, or a length past the end */
