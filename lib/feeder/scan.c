@@ -349,16 +349,25 @@ SCAN_INLINE int hot_skipv(uintptr_t *k, uintptr_t lim)
 }
 
 /* The first list of its kind in the canonical chain (dst is empty): the
- * common case only, a one-byte length, a buffer of 1 KiB or more, 4 bytes
- * or more after it; 0 for anything else. Values of up to four
+ * common case only, a one- or two-byte length, room for one value per
+ * byte, 4 bytes or more after it; 0 for anything else. Values of up to four
  * bytes (a longer one, or one running past the list, is refused). */
 SCAN_INLINE int first_deps(uintptr_t *k, uintptr_t lim, cbuf *dst)
 {
 	uintptr_t s = *k + 2, e;
-	size_t L = AT(*k + 1);
-	e = s + L;
-	/* (L < 128 values: the buffer has room once it has 1 KiB) */
-	if (UNLIKELY(L >= 0x80) || UNLIKELY(e > lim) || UNLIKELY(dst->cap < 1024))
+	size_t L = AT(*k + 1), h;
+	/* Room for one value per byte: a one-byte length needs 1 KiB. */
+	if (UNLIKELY(L >= 0x80)) { /* a long list (real traces have some) */
+		if ((h = AT(s)) >= 0x80)
+			return 0;
+		L += (h << 7) - 0x80;
+		s++;
+		if (L * 8 >= dst->cap)
+			return 0;
+	} else if (UNLIKELY(dst->cap < 1024)) {
+		return 0;
+	}
+	if (UNLIKELY((e = s + L) > lim))
 		return 0;
 	uint64_t *o = (uint64_t *)dst->p, v;
 	while (s < e) {
