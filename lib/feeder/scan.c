@@ -551,7 +551,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 	uint64_t *volatile s_id = id;
 	volatile unsigned s_want = want;
 	ws->data.len = ws->ctrl.len = 0;
-	if (UNLIKELY(len <= 4))
+	if (UNLIKELY(len <= 9)) /* (then the id, at most 5 bytes, ends before lim) */
 		goto general;
 
 /* A field's payload, then the next tag in t. On anything unusual,
@@ -584,7 +584,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 		p++;
 		HOT_VARINT(p, v, general);
 		*id = v;
-		NEXT();
+		t = AT(p);
 	} else {
 		*id = 0;
 	}
