@@ -31,12 +31,18 @@
 #  define LIKELY(x) __builtin_expect(!!(x), 1)
 #  define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
+#  if defined(__clang__)
+#    define SELECT(c, a, b) (__builtin_unpredictable(c) ? (a) : (b))
+#  else
+#    define SELECT(c, a, b) (__builtin_expect_with_probability(!!(c), 1, 0.5) ? (a) : (b))
+#  endif
 #else
 #  define SCAN_INLINE static inline
 #  define SCAN_COLD static
 #  define LIKELY(x) (x)
 #  define UNLIKELY(x) (x)
 #  define NO_TAIL_CALL() ((void)0)
+#  define SELECT(c, a, b) ((c) ? (a) : (b))
 #endif
 
 #define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
@@ -312,6 +318,15 @@ SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
 		s += 4; \
 	} while (0)
 
+/* All ones if position a < b, else 0, without a branch (positions of one
+ * message: less than 2^63 apart; gcc and clang shift signed integers
+ * arithmetically). */
+#if defined(__GNUC__)
+#  define LT(a, b) ((uintptr_t)((intptr_t)((a) - (b)) >> (sizeof(intptr_t) * 8 - 1)))
+#else
+#  define LT(a, b) ((uintptr_t)0 - (uintptr_t)((a) < (b)))
+#endif
+
 /* Past a varint whose value is not needed (type, times), as wire_varint
  * would take it: up to ten bytes, the tenth at most 1. The first four are
  * readable; a longer one is taken only with ten bytes readable (lim: as
@@ -370,12 +385,33 @@ SCAN_INLINE int first_deps(uintptr_t *k, uintptr_t lim, cbuf *dst)
 	if (UNLIKELY((e = s + L) > lim))
 		return 0;
 	uint64_t *o = (uint64_t *)dst->p, v;
-	while (s < e) {
+	if (UNLIKELY(L == 0))
+		goto done;
+	/* Up to three values decoded whatever their count, which varies from
+	 * list to list (a loop's exit would be mispredicted: on the generated
+	 * trace, 1-3 data deps, this takes about 30% off the scan's time for
+	 * 27 more instructions per node). Where there are fewer, the previous value is
+	 * decoded again (the same bytes: the same branches and end) and not
+	 * kept; every start is before e, so 4 bytes are readable there. The
+	 * positions are selected by masks, not conditional expressions, which
+	 * the compilers make branches of here. */
+	uintptr_t q0 = s, q1, q2, a1, m1, m2;
+	HOT_VARINT(q0, v, bad);
+	o[0] = v;
+	m1 = LT(q0, e); /* a second value */
+	q1 = a1 = s + ((q0 - s) & m1);
+	HOT_VARINT(q1, v, bad);
+	o[1] = v;
+	m2 = LT(q1, e); /* a third */
+	q2 = a1 + ((q1 - a1) & m2);
+	HOT_VARINT(q2, v, bad);
+	o[2] = v;
+	o += 1 - m1 - m2;
+	for (s = q2; UNLIKELY(s < e); *o++ = v) /* more than three */
 		HOT_VARINT(s, v, bad);
-		*o++ = v;
-	}
 	if (s != e)
 		return 0;
+done:
 	dst->len = (size_t)((uint8_t *)o - dst->p);
 	*k = e;
 	return 1;
