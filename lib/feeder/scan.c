@@ -10,11 +10,13 @@
  *
  * Two paths with one meaning. scan_careful is the definition: every field
  * bounds-checked, every error message (the earlier scan's, kept exactly).
- * feeder_scan is the fast path for what encoders write: one-byte tags of
- * the Node fields in field order, varints of up to four bytes, lengths of
- * up to two, a bounds check per field rather than per byte. On anything
- * else, or within 5 bytes of the end, it hands over to scan_careful at a
- * checkpoint: a field start with every field before it taken in whole.
+ * The fast path is for what encoders write: one-byte tags of the Node
+ * fields in field order, varints of up to four bytes, lengths of up to
+ * two, a bounds check per field rather than per byte. It has two tiers
+ * (feeder_scan, the common form only, and scan_general: see "Fast path"
+ * below); on anything else, or within 5 bytes of the end, it hands over to
+ * scan_careful at a checkpoint: a field start with every field before it
+ * taken in whole.
  *
  * A packed list that `want` excludes is skipped by its length (contents
  * checked on lazy decode) when it is in canonical position: it and every
