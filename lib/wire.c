@@ -223,6 +223,9 @@ void framer_init(framer *fr, const char *name, uint64_t max_msg)
 	fr->base = 0;
 	fr->eof = 0;
 	fr->zero_copy = 0;
+	fr->keep = NULL;
+	fr->moved = NULL;
+	fr->hook = NULL;
 	if (source_is_plain_mem(&fr->src)) {
 		fr->zero_copy = 1;
 		fr->data = fr->src.mem;
@@ -239,18 +242,33 @@ static int fill(framer *fr, size_t need, char *err)
 	while (fr->end - fr->pos < need) {
 		if (fr->eof)
 			return 0;
-		if (fr->pos > 0) { /* compact */
-			memmove(fr->buf.p, fr->buf.p + fr->pos, fr->end - fr->pos);
-			fr->base += fr->pos;
-			fr->end -= fr->pos;
-			fr->pos = 0;
+		size_t drop = fr->pos;
+		if (fr->keep) {
+			uint64_t k = fr->keep(fr->hook); /* (never below base: kept bytes stay) */
+			if (k < fr->base + drop)
+				drop = (size_t)(k - fr->base);
 		}
-		if (fr->buf.cap - fr->end < FRAME_CHUNK / 4) {
+		int moved = 0;
+		if (drop > 0) { /* compact */
+			memmove(fr->buf.p, fr->buf.p + drop, fr->end - drop);
+			fr->base += drop;
+			fr->end -= drop;
+			fr->pos -= drop;
+			moved = 1;
+		}
+		/* Room for a read; with kept bytes (pos of them), at least as
+		 * much again, so that each byte read is moved about once. */
+		size_t room = fr->buf.cap - fr->end;
+		if (room < FRAME_CHUNK / 4 || (fr->keep && room < fr->pos)) {
 			size_t want = fr->buf.cap ? fr->buf.cap * 2 : FRAME_CHUNK;
+			uintptr_t old = (uintptr_t)fr->buf.p;
 			if (cbuf_reserve(&fr->buf, want))
 				return chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", fr->name);
+			moved |= (uintptr_t)fr->buf.p != old;
 		}
 		fr->data = fr->buf.p;
+		if (moved && fr->moved)
+			fr->moved(fr->hook);
 		long n = source_read(&fr->src, fr->buf.p + fr->end, fr->buf.cap - fr->end, fr->name, err);
 		if (n < 0)
 			return (int)n;

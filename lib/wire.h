@@ -111,12 +111,20 @@ typedef struct framer {
 	size_t pos, end;       /* unconsumed bytes are data[pos, end) */
 	uint64_t base;         /* stream offset of data[0] */
 	int eof, zero_copy;
+	/* Optional, for an owner that reads ahead and keeps messages where
+	 * the framer put them (the feeder): bytes from stream offset
+	 * keep(hook) on survive compaction, and moved(hook) is called after
+	 * data moved (compaction or growth), before the next read. */
+	uint64_t (*keep)(void *hook);
+	void (*moved)(void *hook);
+	void *hook;
 } framer;
 
 void framer_init(framer *fr, const char *name, uint64_t max_msg);
 /* Next message: 1 with msg, len and offset (of its length prefix) set,
  * 0 at a clean end, or a negative chakra_error with the message in err.
- * The bytes stay valid until the next call. */
+ * The bytes stay valid until the next call (with keep: until dropped,
+ * at the address data + their offset - base). */
 int framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err);
 static inline int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset,
                               char *err)

@@ -104,9 +104,9 @@ static void unpin(chakra_feeder *f, uint32_t i);
 FEEDER_INLINE void slot_release(chakra_feeder *f, uint32_t i)
 {
 	fslot *s = fslot_at(f, i);
-	if (s->cls == CLS_RING) {
+	if (s->cls == CLS_PINNED) {
 		if (f->pin_n == 1 && f->pins[f->pin_head].slot == i)
-			f->pin_n = 0; /* (the usual case: the one node issued from the ring) */
+			f->pin_n = 0; /* (the usual case: the one node issued from the FIFO) */
 		else
 			unpin(f, i);
 	} else if (s->cls != CLS_NONE)
@@ -451,91 +451,54 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
  * feeder is eager from the first break on. Test: feed-golden pins the
  * output against the eager feeder. */
 
-#define QREC_ALIGN(n) (((n) + 7) & ~(size_t)7)
-
-/* Room for a record of `size` bytes at q_tail (wrapping to the start, or
- * growing the ring and copying the records in order): its address, or
- * NULL when out of memory. */
-/* Where the record at byte h really starts: a record never straddles the
- * end, so a wrap marker (size 0), or too little room for a header, sends
- * the reader back to the start. */
-FEEDER_INLINE size_t q_pos(const chakra_feeder *f, size_t h)
+/* The framer's bytes the feeder still needs start at the oldest pinned
+ * message, or else the oldest queued node's (pins are older). */
+static uint64_t lazy_keep(void *hook)
 {
-	if (f->q_cap - h < sizeof(qrec) || ((const qrec *)(f->q + h))->size == 0)
-		return 0;
-	return h;
+	const chakra_feeder *f = hook;
+	if (f->pin_n)
+		return f->pins[f->pin_head].moff;
+	return f->q_n ? f->q[f->q_head].off : UINT64_MAX;
 }
 
-/* (q_end: see q_room) */
-static uint8_t *q_fit(chakra_feeder *f, size_t size)
+/* The framer moved its bytes: the pinned nodes' views follow. */
+static void lazy_moved(void *hook)
 {
-	if (!f->q_n && !f->pin_n)
-		f->q_head = f->q_tail = 0;
-	/* The bytes in use run from the oldest pinned message, or else the
-	 * oldest record, to q_tail. */
-	size_t start = f->pin_n ? f->pins[f->pin_head].pos : f->q_head;
-	if (!f->q_n && !f->pin_n) {
-		f->q_end = f->q_cap;
-		return size <= f->q_cap ? f->q : NULL;
-	}
-	if (f->q_tail >= start) {
-		f->q_end = f->q_cap;
-		if (size <= f->q_cap - f->q_tail)
-			return f->q + f->q_tail;
-		if (size < start) {
-			if (f->q_cap - f->q_tail >= sizeof(qrec))
-				((qrec *)(f->q + f->q_tail))->size = 0; /* wrap marker */
-			f->q_tail = 0;
-			f->q_end = start - 1;
-			return f->q;
-		}
-	} else if (size < start - f->q_tail) {
-		f->q_end = start - 1;
-		return f->q + f->q_tail;
-	}
-	f->q_end = 0;
-	return NULL;
-}
-
-/* Pinned messages move to the byte pool (their nodes keep running), so the
- * ring may be reused or moved. 0, or -1 when out of memory. */
-static int unpin_all(chakra_feeder *f)
-{
+	chakra_feeder *f = hook;
 	for (size_t k = 0; k < f->pin_n; k++) {
-		uint32_t i = f->pins[(f->pin_head + k) & (f->pin_cap - 1)].slot;
-		if (i == FT_NIL)
-			continue;
-		fslot *s = fslot_at(f, i);
-		uint8_t cls;
-		uint8_t *copy = bytepool_alloc(&f->bytes, s->v.len, &cls);
-		if (!copy)
-			return -1;
-		if (s->v.len)
-			memcpy(copy, s->v.msg, s->v.len);
-		s->v.msg = copy;
-		s->cls = cls;
+		const struct qpin *p = &f->pins[(f->pin_head + k) & (f->pin_cap - 1)];
+		if (p->slot != FT_NIL)
+			fslot_at(f, p->slot)->v.msg = f->fr->data + (p->moff - f->fr->base);
 	}
-	f->pin_n = 0;
+}
+
+/* A ring of n elements of `size` bytes from *head, capacity *cap (a power
+ * of two), made twice as large with its elements in order from 0: the
+ * FIFO's records and its pins. 0, or -1 when out of memory. */
+static int ring_grow(void **ring, size_t *cap, size_t *head, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	uint8_t *r = malloc(ncap * size);
+	if (!r)
+		return -1;
+	for (size_t j = 0; j < n; j++)
+		memcpy(r + j * size, (const uint8_t *)*ring + ((*head + j) & (*cap - 1)) * size, size);
+	free(*ring);
+	*ring = r;
+	*cap = ncap;
+	*head = 0;
 	return 0;
 }
 
-/* Twice the room for pins (in order from 0). 0, or -1 when out of memory. */
 static int pins_grow(chakra_feeder *f)
 {
-	size_t cap = f->pin_cap ? f->pin_cap * 2 : 64;
-	struct qpin *n = malloc(cap * sizeof *n);
-	if (!n)
-		return -1;
-	for (size_t j = 0; j < f->pin_n; j++)
-		n[j] = f->pins[(f->pin_head + j) & (f->pin_cap - 1)];
-	free(f->pins);
-	f->pins = n;
-	f->pin_cap = cap;
-	f->pin_head = 0;
-	return 0;
+	void *r = f->pins;
+	int rc = ring_grow(&r, &f->pin_cap, &f->pin_head, f->pin_n, sizeof *f->pins);
+	f->pins = r;
+	return rc;
 }
 
-/* Node i, issued with its message in the ring, is completed. */
+/* Node i, issued with its message in the framer's buffer, is completed. */
 static void unpin(chakra_feeder *f, uint32_t i)
 {
 	size_t mask = f->pin_cap - 1;
@@ -550,62 +513,12 @@ static void unpin(chakra_feeder *f, uint32_t i)
 	}
 }
 
-static uint8_t *q_room_slow(chakra_feeder *f, size_t size)
+static int q_grow(chakra_feeder *f)
 {
-	uint8_t *p;
-	if (f->pin_n) {
-		if (unpin_all(f))
-			return NULL;
-		if ((p = q_fit(f, size)))
-			return p;
-	}
-	size_t used = 0, cap = f->q_cap ? f->q_cap : 4096; /* (small: the fuzzer reaches the wrap and growth paths) */
-	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
-		h = q_pos(f, h);
-		used += ((const qrec *)(f->q + h))->size;
-		h += ((const qrec *)(f->q + h))->size;
-	}
-	while (cap < (used + size) * 2) {
-		if (cap > SIZE_MAX / 4)
-			return NULL;
-		cap *= 2;
-	}
-	uint8_t *n = malloc(cap);
-	if (!n)
-		return NULL;
-	size_t t = 0;
-	for (uint64_t k = 0, h = f->q_head; k < f->q_n; k++) {
-		h = q_pos(f, h);
-		const qrec *r = (const qrec *)(f->q + h);
-		memcpy(n + t, r, r->size);
-		t += r->size;
-		h += r->size;
-	}
-	free(f->q);
-	f->q = n;
-	f->q_cap = cap;
-	f->q_head = 0;
-	f->q_tail = t;
-	f->q_end = cap;
-	return n + t;
-}
-
-/* Records go at q_tail up to q_end without looking further: q_fit sets it
- * to where the free bytes ended then, and they only grow (the oldest
- * record or pin moves on) until q_fit runs again. */
-FEEDER_INLINE uint8_t *q_room(chakra_feeder *f, size_t size)
-{
-	if (f->q_tail + size <= f->q_end)
-		return f->q + f->q_tail;
-	uint8_t *p = q_fit(f, size);
-	return p ? p : q_room_slow(f, size);
-}
-
-/* The oldest record (there is one). */
-FEEDER_INLINE const qrec *q_front(chakra_feeder *f)
-{
-	f->q_head = q_pos(f, f->q_head);
-	return (const qrec *)(f->q + f->q_head);
+	void *r = f->q;
+	int rc = ring_grow(&r, &f->q_cap, &f->q_head, f->q_n, sizeof *f->q);
+	f->q = r;
+	return rc;
 }
 
 /* A node read in lazy mode: 0 when queued, 1 when it breaks the pattern
@@ -618,21 +531,12 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	const uint64_t *dd = walk_data(&f->ws), *cd = walk_ctrl(&f->ws);
 	size_t nd = (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0;
 	size_t nc = (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws) : 0;
-	/* Room for the record first, so that one pass over the lists checks
-	 * the pattern and writes the deltas in place (on a break the record
-	 * is simply not committed). */
-	size_t n = nd + nc, nst = n <= QREC_DEPS ? n : 0;
-	int inplace = f->zc_hi && msg >= f->zc_lo && msg + len <= f->zc_hi;
-	int big = !inplace && len > QREC_BIG;
-	size_t size = QREC_ALIGN(sizeof(qrec) + nst * 4 + (inplace || big ? sizeof(uintptr_t) : len));
-	if (size > UINT32_MAX)
-		return fail(f, feeder_errf(f, CHAKRA_ETOOBIG, "%s: node id %llu: message too large",
-		                           f->name, (unsigned long long)id));
-	uint8_t *p = q_room(f, size);
-	if (!p)
+	if (f->q_n == f->q_cap && q_grow(f))
 		return oom(f);
-	qrec *r = (qrec *)p;
-	uint32_t *d = (uint32_t *)(r + 1);
+	/* One pass over the lists checks the pattern and writes the deltas
+	 * in place (on a break the record is simply not committed). */
+	qrec *r = &f->q[(f->q_head + f->q_n) & (f->q_cap - 1)];
+	size_t n = nd + nc;
 	uint64_t far = 0; /* the bits of every id - dep */
 	int norep = 1;
 	if (n <= QREC_DEPS) {
@@ -640,17 +544,17 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 			if (dd[k] >= id)
 				return 1;
 			far |= id - dd[k];
-			d[k] = (uint32_t)(id - dd[k]);
+			r->d[k] = (uint32_t)(id - dd[k]);
 		}
 		for (size_t k = 0; k < nc; k++) {
 			if (cd[k] >= id)
 				return 1;
 			far |= id - cd[k];
-			d[nd + k] = (uint32_t)(id - cd[k]);
+			r->d[nd + k] = (uint32_t)(id - cd[k]);
 		}
 		for (size_t k = 1; k < n; k++)
 			for (size_t j = 0; j < k; j++)
-				norep &= d[j] != d[k];
+				norep &= r->d[j] != r->d[k];
 	} else {
 		for (size_t k = 0; k < nd; k++)
 			if (dd[k] >= id)
@@ -661,29 +565,14 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	}
 	/* (deltas past 32 bits: stored truncated, not used) */
 	int rescan = n > QREC_DEPS || far > UINT32_MAX;
-	size_t nstore = rescan ? 0 : n;
-	qrec h = { id, off, (uint32_t)len, (uint32_t)size, (uint8_t)(rescan ? 0 : nd),
-	           (uint8_t)(rescan ? 0 : nc), (uint8_t)rescan, (uint8_t)(inplace || big),
-	           (uint8_t)norep, 0, 0, 0 };
-	uint8_t *m = (uint8_t *)(d + nstore);
-	if (big) {
-		uint8_t cls;
-		uint8_t *copy = bytepool_alloc(&f->bytes, len, &cls);
-		if (!copy)
-			return oom(f);
-		memcpy(copy, msg, len);
-		msg = copy;
-		h.owned = 1;
-		h.cls = cls;
-	}
-	*r = h;
-	if (inplace || big) {
-		uintptr_t u = (uintptr_t)msg;
-		memcpy(m, &u, sizeof u);
-	} else if (len) {
-		memcpy(m, msg, len);
-	}
-	f->q_tail = (size_t)(p - f->q) + size;
+	r->id = id;
+	r->off = off;
+	r->len = (uint32_t)len; /* (the framer's limit keeps it below 4 GiB) */
+	r->hdr = (uint8_t)(msg - (f->fr->data + (off - f->fr->base)));
+	r->nd = (uint8_t)(rescan ? 0 : nd);
+	r->nc = (uint8_t)(rescan ? 0 : nc);
+	r->rescan = (uint8_t)rescan;
+	r->norep = (uint8_t)norep;
 	if (!f->q_n++)
 		f->q_first = index; /* (queued nodes are consecutive in the file) */
 	f->held++;
@@ -696,26 +585,21 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
  * the slot it gets is a recently freed one, warm in the cache. */
 FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 {
-	const qrec *r = q_front(f);
-	uint64_t id = r->id, index = f->q_first;
-	const uint32_t *d = (const uint32_t *)(r + 1);
+	const qrec *r = &f->q[f->q_head];
+	uint64_t id = r->id, index = f->q_first, moff = r->off + r->hdr;
+	const uint32_t *d = r->d;
 	unsigned nd = r->nd, nc = r->nc;
-	const uint8_t *msg = (const uint8_t *)(d + nd + nc);
-	if (r->inplace) {
-		uintptr_t u;
-		memcpy(&u, msg, sizeof u);
-		msg = (const uint8_t *)u;
-	}
+	const uint8_t *msg = f->fr->data + (moff - f->fr->base);
 	/* The common case: every parent listed once and complete (no edges
 	 * to make, nothing to count). When the node is also the only one
-	 * ready, it is issued at once and its message stays in the ring
-	 * until it completes (pinned), instead of being copied. */
+	 * ready, it is issued at once and its message stays in the framer's
+	 * buffer until it completes (pinned), instead of being copied. */
 	unsigned k = 0;
 	if (r->norep && !r->rescan)
 		while (k < nd + nc && doneset_has(&f->done, id - d[k]))
 			k++;
 	int fast = r->norep && !r->rescan && k == nd + nc;
-	int pin = fast && direct && !f->ready.n && !r->inplace; /* (inplace: no copy anyway) */
+	int pin = fast && direct && !f->ready.n && !f->fr->zero_copy; /* (else: no copy anyway) */
 	if (pin && f->pin_n == f->pin_cap && pins_grow(f))
 		return oom(f);
 	uint32_t i = slot_take(f);
@@ -728,20 +612,20 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 	s->nk = 0;
 	s->cls = CLS_NONE;
 	int rc;
-	if (r->owned) {
-		slot_view(f, s, msg, r->len, r->off, index, id); /* the block is the slot's now */
-		s->cls = r->cls;
-	} else if (pin) {
+	if (pin) {
 		slot_view(f, s, msg, r->len, r->off, index, id);
-		s->cls = CLS_RING;
-		f->pins[(f->pin_head + f->pin_n++) & (f->pin_cap - 1)] =
-			(struct qpin){ (size_t)((const uint8_t *)r - f->q), i };
+		s->cls = CLS_PINNED;
+		f->pins[(f->pin_head + f->pin_n++) & (f->pin_cap - 1)] = (struct qpin){ moff, i };
 	} else if ((rc = slot_fill(f, s, msg, r->len, r->off, index, id)) < 0) {
 		return rc;
 	}
 	/* Done with the record (the node's bytes are in its slot now, or
 	 * pinned); nothing is queued until this returns. */
-	f->q_head += r->size;
+	int rescan = r->rescan;
+	uint64_t dd[QREC_DEPS];
+	for (k = 0; !fast && k < nd + nc; k++)
+		dd[k] = id - d[k];
+	f->q_head = (f->q_head + 1) & (f->q_cap - 1);
 	f->q_n--;
 	f->q_first++;
 	*slot = i;
@@ -752,7 +636,7 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		}
 		return make_ready(f, i);
 	}
-	if (r->rescan) {
+	if (rescan) {
 		uint64_t id2;
 		rc = feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
 		                 &f->ws_ins, (unsigned)f->opts.deps, f->tmp);
@@ -765,9 +649,6 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws_ins) : 0,
 		                    direct, 1);
 	}
-	uint64_t dd[QREC_DEPS];
-	for (k = 0; k < nd + nc; k++)
-		dd[k] = id - d[k];
 	return link_parents(f, i, dd, nd, dd + nd, nc, direct, 1);
 }
 
@@ -1101,6 +982,10 @@ static int opened(chakra_feeder *f, int rc)
 		return fail(f, feeder_errf(f, rc, "%s",
 		                           f->rd ? chakra_reader_errmsg(f->rd) : "out of memory"));
 	f->fr = chakra__reader_framer(f->rd);
+	/* Lazy mode leaves queued and pinned messages in the framer's buffer. */
+	f->fr->keep = lazy_keep;
+	f->fr->moved = lazy_moved;
+	f->fr->hook = f;
 	return 0;
 }
 
@@ -1141,21 +1026,11 @@ void chakra_feeder_close(chakra_feeder *f)
 	for (uint32_t i = 0; i < f->n_slots; i++) {
 		fslot *s = fslot_at(f, i);
 		if (s->state != ST_FREE) {
-			if (s->cls != CLS_NONE && s->cls != CLS_RING) /* (the ring is freed below) */
+			if (s->cls != CLS_NONE && s->cls != CLS_PINNED) /* (the framer's bytes) */
 				bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
 			if (s->v.full)
 				bytepool_release(&f->bytes, s->v.full, s->full_cls);
 		}
-	}
-	while (f->q_n) { /* queued records that own a message block */
-		const qrec *r = q_front(f);
-		if (r->owned) {
-			uintptr_t u;
-			memcpy(&u, (const uint32_t *)(r + 1) + r->nd + r->nc, sizeof u);
-			bytepool_release(&f->bytes, (void *)u, r->cls);
-		}
-		f->q_head += r->size;
-		f->q_n--;
 	}
 	for (size_t c = 0; c < f->n_chunks; c++)
 		free(f->chunks[c]);

@@ -41,12 +41,12 @@ typedef struct fslot {
 	uint32_t kid[FEEDER_KIDS]; /* children (slot | EDGE_CTRL) */
 	uint8_t nk;        /* children in kid[] */
 	uint8_t state;
-	uint8_t cls;       /* bytepool class of v.msg; CLS_NONE: not owned; CLS_RING: in the lazy ring */
+	uint8_t cls;       /* bytepool class of v.msg; CLS_NONE: not owned; CLS_PINNED: in the framer's buffer (lazy mode) */
 	uint8_t full_cls;  /* bytepool class of v.full */
 } fslot;
 
 #define CLS_NONE 0xff
-#define CLS_RING 0xfe
+#define CLS_PINNED 0xfe
 
 #define SLOT_CHUNK_BITS 10
 #define SLOT_CHUNK ((uint32_t)1 << SLOT_CHUNK_BITS)
@@ -60,28 +60,22 @@ typedef struct fedge {
 } fedge;
 
 /* A node read ahead in lazy mode, waiting to enter the dependency graph
- * (feeder.c explains the mode): a record in a byte ring, 8-byte aligned,
- * followed by its gating dependencies as id - dep > 0 (data first; a node
- * with more than QREC_DEPS, or farther ones, is scanned again when
- * inserted), then the message bytes, or a pointer to them when they are
- * in the caller's buffer. The ring is read in order, so it streams through
- * the cache; the node gets a slot (a recently freed one) only when
- * inserted. Messages over QREC_BIG bytes are not copied into the ring
- * (it would double them as it grows): the record points to a byte-pool
- * block that the node's slot takes over. */
+ * (feeder.c explains the mode): a record in a ring, with its gating
+ * dependencies as id - dep > 0 (data first; a node with more than
+ * QREC_DEPS, or farther ones, is scanned again when inserted). Its
+ * message stays where the framer read it (the framer keeps the bytes
+ * from the oldest queued or pinned message on, see lazy_keep), so
+ * nothing is copied until the node enters the graph, and then only when
+ * it is not issued at once. */
 #define QREC_DEPS 6
-#define QREC_BIG ((size_t)64 << 10)
 typedef struct qrec {
-	uint64_t id, off;
-	uint32_t len;     /* message bytes */
-	uint32_t size;    /* record bytes, a multiple of 8; 0 = wrap to the start */
-	uint8_t nd, nc;   /* deltas stored */
+	uint64_t id, off;           /* off: of the length prefix */
+	uint32_t len;               /* message bytes, from off + hdr */
+	uint8_t hdr;                /* length prefix bytes */
+	uint8_t nd, nc;             /* deltas stored */
 	uint8_t rescan;
-	uint8_t inplace;  /* a pointer to the message follows, not the bytes */
-	uint8_t norep;    /* the stored deltas hold no repeat */
-	uint8_t owned;    /* ... and that pointer is a byte-pool block of class cls */
-	uint8_t cls;
-	uint8_t pad;
+	uint8_t norep;              /* the stored deltas hold no repeat */
+	uint32_t d[QREC_DEPS];
 } qrec;
 
 struct chakra_feeder {
@@ -105,14 +99,14 @@ struct chakra_feeder {
 	walk_scratch ws, ws_lazy, ws_ins;
 	/* Lazy mode: nodes read ahead in a FIFO (ring), inserted into the
 	 * graph only when no inserted node is ready. */
-	uint8_t *q;
-	size_t q_cap, q_head, q_tail, q_end;  /* bytes */
-	uint64_t q_n;                         /* records */
+	qrec *q;
+	size_t q_cap, q_head, q_n;            /* records; cap a power of two */
 	uint64_t q_first;                     /* node index of the oldest */
-	/* Nodes issued straight from the ring keep their message there until
-	 * completed ("pins", oldest first; slot FT_NIL once completed). */
+	/* Nodes issued straight from the FIFO keep their message in the
+	 * framer's buffer until completed ("pins", oldest first; slot FT_NIL
+	 * once completed); moff: the message's stream offset. */
 	struct qpin {
-		size_t pos;
+		uint64_t moff;
 		uint32_t slot;
 	} *pins;
 	size_t pin_cap, pin_head, pin_n;      /* a ring of pins; cap a power of two */

@@ -4,7 +4,10 @@
  *           bit 3 strict, bit 4 callback style, bit 5 (callback style)
  *           complete each node from inside ready_cb, bits 6-7 window
  *           (default, 1, 2, 8 nodes)
- *   byte 1: number of operation bytes that follow
+ *   byte 1: low 7 bits: number of operation bytes that follow; bit 7:
+ *           the trace is streamed through a read callback in pieces of
+ *           1-13 bytes (the framer then compacts and moves the bytes the
+ *           feeder keeps for queued and in-flight nodes)
  *   ops:    low 2 bits: 0 next (pull) or drive (callback), 1 complete and
  *           2 push back the in-flight node chosen by the high bits, 3
  *           complete an arbitrary id (the high bits): must fail unless in
@@ -140,12 +143,29 @@ static int advance(harness *h, int cb)
 	return rc;
 }
 
+typedef struct stream {
+	const uint8_t *p;
+	size_t left, piece;
+} stream;
+
+static long stream_read(void *data, void *buf, size_t cap)
+{
+	stream *s = data;
+	size_t n = s->left < s->piece ? s->left : s->piece;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, s->p, n);
+	s->p += n;
+	s->left -= n;
+	return (long)n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
 		return 0;
 	uint8_t flags = data[0];
-	size_t nops = data[1];
+	size_t nops = data[1] & 0x7f;
 	if (nops > size - 2)
 		nops = size - 2;
 	const uint8_t *ops = data + 2, *trace = ops + nops;
@@ -167,7 +187,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.ready_cb = ready;
 		o.data = &h;
 	}
-	int rc = chakra_feeder_open_buffer(&h.f, trace, tlen, &o);
+	stream st = { trace, tlen, 1 + tlen % 13 };
+	int rc = (data[1] & 0x80) ? chakra_feeder_open_cb(&h.f, stream_read, &st, &o)
+	                          : chakra_feeder_open_buffer(&h.f, trace, tlen, &o);
 	if (rc < 0) {
 		if (h.f)
 			fuzz_check_errmsg(chakra_feeder_errmsg(h.f));
