@@ -316,10 +316,11 @@ def cases():
     add('truncated-one', '20-node chain, last byte cut', [node(i, [i - 1] if i else []) for i in range(20)],
         cut=1)
 
-    # The lazy feeder's byte ring: messages of very different sizes (names
-    # up to 40 KB), so records wrap around and the ring grows; then the
-    # same with a node breaking the id order in the middle (the queued
-    # nodes are inserted at once).
+    # Lazy mode's read-ahead: messages of very different sizes (names up to
+    # 40 KB), so the bytes kept for queued and in-flight nodes are moved
+    # and their buffer grows (a byte ring that wrapped and grew, when the
+    # expectations were recorded); then the same with a node breaking the
+    # id order in the middle (the queued nodes are inserted at once).
     def names(nodes):
         for nd in nodes:
             nd['name'] = 'n' * (rng.below(40000) if rng.below(4) == 0 else rng.below(60))
