@@ -351,25 +351,24 @@ static int at_eof(chakra_feeder *f);
 
 /* The view of a node just read, and its message: used in place from the
  * caller's buffer, else copied into the byte pool. */
-FEEDER_INLINE void slot_view(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
-                             uint64_t off, uint64_t index, uint64_t id)
+FEEDER_INLINE void slot_view(fslot *s, const uint8_t *msg, size_t len, uint64_t off,
+                             uint64_t index, uint64_t id)
 {
+	/* (materialize and owner are set once, when the slot is made) */
 	s->v.id = id;
 	s->v.offset = off;
 	s->v.index = index;
 	s->v.len = len;
 	s->v.full = NULL;
 	s->v.msg = msg;
-	(void)f; /* (materialize and owner are set once, in slot_grow) */
 }
 
 FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
                             uint64_t off, uint64_t index, uint64_t id)
 {
-	slot_view(f, s, msg, len, off, index, id);
-	if (msg >= f->zc_lo && msg + len <= f->zc_hi) {
-		s->v.msg = msg; /* the caller's buffer outlives the feeder */
-	} else {
+	slot_view(s, msg, len, off, index, id);
+	/* The caller's buffer outlives the feeder: used in place. */
+	if (!(msg >= f->zc_lo && msg + len <= f->zc_hi)) {
 		uint8_t *copy = bytepool_alloc(&f->bytes, len, &s->cls);
 		if (!copy)
 			return oom(f);
@@ -539,32 +538,26 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	size_t n = nd + nc;
 	uint64_t far = 0; /* the bits of every id - dep */
 	int norep = 1;
-	if (n <= QREC_DEPS) {
-		for (size_t k = 0; k < nd; k++) {
-			if (dd[k] >= id)
-				return 1;
-			far |= id - dd[k];
+	int fits = n <= QREC_DEPS; /* (else: scanned again when inserted) */
+	for (size_t k = 0; k < nd; k++) {
+		if (dd[k] >= id)
+			return 1;
+		far |= id - dd[k];
+		if (fits)
 			r->d[k] = (uint32_t)(id - dd[k]);
-		}
-		for (size_t k = 0; k < nc; k++) {
-			if (cd[k] >= id)
-				return 1;
-			far |= id - cd[k];
-			r->d[nd + k] = (uint32_t)(id - cd[k]);
-		}
-		for (size_t k = 1; k < n; k++)
-			for (size_t j = 0; j < k; j++)
-				norep &= r->d[j] != r->d[k];
-	} else {
-		for (size_t k = 0; k < nd; k++)
-			if (dd[k] >= id)
-				return 1;
-		for (size_t k = 0; k < nc; k++)
-			if (cd[k] >= id)
-				return 1;
 	}
+	for (size_t k = 0; k < nc; k++) {
+		if (cd[k] >= id)
+			return 1;
+		far |= id - cd[k];
+		if (fits)
+			r->d[nd + k] = (uint32_t)(id - cd[k]);
+	}
+	for (size_t k = 1; fits && k < n; k++)
+		for (size_t j = 0; j < k; j++)
+			norep &= r->d[j] != r->d[k];
 	/* (deltas past 32 bits: stored truncated, not used) */
-	int rescan = n > QREC_DEPS || far > UINT32_MAX;
+	int rescan = !fits || far > UINT32_MAX;
 	r->id = id;
 	r->off = off;
 	r->len = (uint32_t)len; /* (the framer's limit keeps it below 4 GiB) */
@@ -613,18 +606,14 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 	s->cls = CLS_NONE;
 	int rc;
 	if (pin) {
-		slot_view(f, s, msg, r->len, r->off, index, id);
+		slot_view(s, msg, r->len, r->off, index, id);
 		s->cls = CLS_PINNED;
 		f->pins[(f->pin_head + f->pin_n++) & (f->pin_cap - 1)] = (struct qpin){ moff, i };
 	} else if ((rc = slot_fill(f, s, msg, r->len, r->off, index, id)) < 0) {
 		return rc;
 	}
 	/* Done with the record (the node's bytes are in its slot now, or
-	 * pinned); nothing is queued until this returns. */
-	int rescan = r->rescan;
-	uint64_t dd[QREC_DEPS];
-	for (k = 0; !fast && k < nd + nc; k++)
-		dd[k] = id - d[k];
+	 * pinned); it stays in place: nothing is queued until this returns. */
 	f->q_head = (f->q_head + 1) & (f->q_cap - 1);
 	f->q_n--;
 	f->q_first++;
@@ -636,7 +625,7 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		}
 		return make_ready(f, i);
 	}
-	if (rescan) {
+	if (r->rescan) {
 		uint64_t id2;
 		rc = feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
 		                 &f->ws_ins, (unsigned)f->opts.deps, f->tmp);
@@ -649,6 +638,9 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		                    (f->opts.deps & CHAKRA_DEPS_CTRL) ? walk_n_ctrl(&f->ws_ins) : 0,
 		                    direct, 1);
 	}
+	uint64_t dd[QREC_DEPS];
+	for (k = 0; k < nd + nc; k++)
+		dd[k] = id - d[k];
 	return link_parents(f, i, dd, nd, dd + nd, nc, direct, 1);
 }
 

@@ -72,22 +72,9 @@ int idmap_put_slow(idmap *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-uint32_t idmap_del_slow(idmap *m, uint64_t key)
+void idmap_erase_slow(idmap *m, idmap_ent *x)
 {
-	if (!m->n)
-		return FT_NIL;
-	size_t mask = m->cap - 1;
-	size_t i = idmap_home(m, key);
-	if (!m->mixed && m->e[i].key == key && m->e[i].val != FT_NIL)
-		goto found; /* dense ids: at home */
-	for (size_t dist = 0;; i = (i + 1) & mask, dist++) {
-		if (m->e[i].val == FT_NIL || ((i - idmap_home(m, m->e[i].key)) & mask) < dist)
-			return FT_NIL;
-		if (m->e[i].key == key)
-			break;
-	}
-found:;
-	uint32_t val = m->e[i].val;
+	size_t mask = m->cap - 1, i = (size_t)(x - m->e);
 	/* Backward shift until an empty bucket or an entry at its home. */
 	for (;;) {
 		size_t j = (i + 1) & mask;
@@ -98,7 +85,6 @@ found:;
 	}
 	m->e[i].val = FT_NIL;
 	m->n--;
-	return val;
 }
 
 void idmap_free(idmap *m)

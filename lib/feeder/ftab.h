@@ -38,28 +38,30 @@ static inline size_t idmap_home(const idmap *m, uint64_t key)
 	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - m->bits));
 }
 
-static inline uint32_t idmap_get(const idmap *m, uint64_t key)
+/* The entry of a key, NULL when absent; valid until the map changes.
+ * (The map is not changed here: a const map gives an entry not to be
+ * written, as strchr does.) Dense ids: the entry is at its home, or the
+ * home is empty and the key absent, in the first round of the loop. */
+static inline idmap_ent *idmap_find(const idmap *m, uint64_t key)
 {
 	if (!m->n)
-		return FT_NIL;
-	size_t mask = m->cap - 1, home = idmap_home(m, key);
-	/* Dense ids: the entry is at its home (one compare), or the home is
-	 * empty and the key absent (nothing is stored past an empty bucket). */
-	const idmap_ent *h = &m->e[home];
-	if (h->val == FT_NIL)
-		return FT_NIL;
-	if (h->key == key)
-		return h->val;
-	for (size_t i = (home + 1) & mask, dist = 1;; i = (i + 1) & mask, dist++) {
-		const idmap_ent *x = &m->e[i];
+		return NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = idmap_home(m, key), dist = 0;; i = (i + 1) & mask, dist++) {
+		idmap_ent *x = &m->e[i];
 		if (x->val == FT_NIL)
-			return FT_NIL;
+			return NULL;
 		if (x->key == key)
-			return x->val;
+			return x;
 		/* Robin Hood order: the key would have been placed by now. */
 		if (((i - idmap_home(m, x->key)) & mask) < dist)
-			return FT_NIL;
+			return NULL;
 	}
+}
+static inline uint32_t idmap_get(const idmap *m, uint64_t key)
+{
+	const idmap_ent *x = idmap_find(m, key);
+	return x ? x->val : FT_NIL;
 }
 /* Insert a key known to be absent: 0, or -1 on out of memory. */
 int idmap_put_slow(idmap *m, uint64_t key, uint32_t val);
@@ -78,52 +80,28 @@ static inline int idmap_put(idmap *m, uint64_t key, uint32_t val)
 	}
 	return idmap_put_slow(m, key, val);
 }
-/* Remove a key if present; returns its value or FT_NIL. */
-uint32_t idmap_del_slow(idmap *m, uint64_t key);
-static inline uint32_t idmap_del(idmap *m, uint64_t key)
-{
-	if (m->n && !m->mixed) {
-		/* Dense ids: at home, and the next bucket holds nothing to
-		 * shift back (empty, or an entry at its own home). */
-		size_t mask = m->cap - 1, i = (size_t)key & mask, j = (i + 1) & mask;
-		if (m->e[i].val != FT_NIL && m->e[i].key == key &&
-		    (m->e[j].val == FT_NIL || ((size_t)m->e[j].key & mask) == j)) {
-			uint32_t v = m->e[i].val;
-			m->e[i].val = FT_NIL;
-			m->n--;
-			return v;
-		}
-	}
-	return idmap_del_slow(m, key);
-}
-/* The entry of a key (NULL when absent), and its removal: one probe for
- * a lookup followed by a removal. The entry is valid until the map
- * changes. */
-static inline idmap_ent *idmap_find(idmap *m, uint64_t key)
-{
-	if (!m->n)
-		return NULL;
-	size_t mask = m->cap - 1;
-	for (size_t i = idmap_home(m, key), dist = 0;; i = (i + 1) & mask, dist++) {
-		idmap_ent *x = &m->e[i];
-		if (x->val == FT_NIL)
-			return NULL;
-		if (x->key == key)
-			return x;
-		if (((i - idmap_home(m, x->key)) & mask) < dist)
-			return NULL;
-	}
-}
+/* Remove entry x (from idmap_find): inline when nothing is to be shifted
+ * back (the next bucket is empty or at its home: dense ids). */
+void idmap_erase_slow(idmap *m, idmap_ent *x);
 static inline void idmap_erase(idmap *m, idmap_ent *x)
 {
-	size_t mask = m->cap - 1, j = ((size_t)(x - m->e) + 1) & mask;
-	/* Nothing to shift back: the next bucket is empty or at its home. */
+	size_t j = ((size_t)(x - m->e) + 1) & (m->cap - 1);
 	if (m->e[j].val == FT_NIL || idmap_home(m, m->e[j].key) == j) {
 		x->val = FT_NIL;
 		m->n--;
 		return;
 	}
-	idmap_del_slow(m, x->key);
+	idmap_erase_slow(m, x);
+}
+/* Remove a key if present; returns its value or FT_NIL. */
+static inline uint32_t idmap_del(idmap *m, uint64_t key)
+{
+	idmap_ent *x = idmap_find(m, key);
+	if (!x)
+		return FT_NIL;
+	uint32_t v = x->val;
+	idmap_erase(m, x);
+	return v;
 }
 void idmap_free(idmap *m);
 
