@@ -6,6 +6,7 @@
 
 #include "chakra/chakra.h"
 #include "check.h"
+#include "memsrc.h"
 
 /* ---- crafted traces, written through the public writer into memory ---- */
 
@@ -569,27 +570,6 @@ static void test_truncated(void)
 	free(m.p);
 }
 
-/* An attribute whose bytes are bad passes the feeder's top-level scan;
- * the first access decodes it, and the feeder then fails with the error
- * (file, node, byte) instead of going on with empty fields. */
-/* A membuf read through a callback (a stream: messages are copied). */
-typedef struct memsrc {
-	const membuf *m;
-	size_t pos, chunk;
-} memsrc;
-static long mem_read(void *data, void *buf, size_t cap)
-{
-	memsrc *s = data;
-	size_t n = s->m->len - s->pos;
-	if (n > cap)
-		n = cap;
-	if (n > s->chunk)
-		n = s->chunk;
-	memcpy(buf, s->m->p + s->pos, n);
-	s->pos += n;
-	return (long)n;
-}
-
 /* Lazy mode issues a node with its message still in the framer's
  * buffer, which keeps it (and every queued node's) until the node
  * completes, moving the bytes as it compacts and grows: with several
@@ -626,11 +606,11 @@ static void test_ring_pinned_messages(void)
 
 	for (int pass = 0; pass < 6; pass++) {
 		int window = 4 << (pass / 2 * 2), at_issue = pass % 2;
-		memsrc src = { &m, 0, 3000 };
+		memsrc src = { m.p, m.len, 0, 3000 };
 		chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
 		o.window = (uint64_t)window;
 		chakra_feeder *f;
-		CHECK(chakra_feeder_open_cb(&f, mem_read, &src, &o) == 0);
+		CHECK(chakra_feeder_open_cb(&f, memsrc_read, &src, &o) == 0);
 		const chakra_node *fl[4];
 		size_t nfl = 0, done = 0, bad = 0;
 		int rc = 0;
@@ -673,17 +653,20 @@ static void test_ring_pinned_messages(void)
 	}
 	/* Closed with nodes queued, large ones among them: nothing leaks
 	 * (ASan). */
-	memsrc src = { &m, 0, 3000 };
+	memsrc src = { m.p, m.len, 0, 3000 };
 	chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
 	o.window = 16; /* (nodes 1-15 stay queued, node 7 of 70 KB among them) */
 	chakra_feeder *f;
-	CHECK(chakra_feeder_open_cb(&f, mem_read, &src, &o) == 0);
+	CHECK(chakra_feeder_open_cb(&f, memsrc_read, &src, &o) == 0);
 	const chakra_node *n;
 	CHECK(chakra_feeder_next(f, &n) == 1);
 	chakra_feeder_close(f);
 	free(m.p);
 }
 
+/* An attribute whose bytes are bad passes the feeder's top-level scan;
+ * the first access decodes it, and the feeder then fails with the error
+ * (file, node, byte) instead of going on with empty fields. */
 static void test_lazy_corrupt_attr(void)
 {
 	static const unsigned char t[] = {

@@ -26,6 +26,7 @@
 
 #include "chakra/chakra.h"
 #include "fuzz_touch.h"
+#include "../memsrc.h"
 
 #define FUZZ_MAX_MESSAGE (1u << 20)
 #define MAX_STEPS 200000
@@ -143,23 +144,6 @@ static int advance(harness *h, int cb)
 	return rc;
 }
 
-typedef struct stream {
-	const uint8_t *p;
-	size_t left, piece;
-} stream;
-
-static long stream_read(void *data, void *buf, size_t cap)
-{
-	stream *s = data;
-	size_t n = s->left < s->piece ? s->left : s->piece;
-	if (n > cap)
-		n = cap;
-	memcpy(buf, s->p, n);
-	s->p += n;
-	s->left -= n;
-	return (long)n;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
@@ -187,8 +171,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.ready_cb = ready;
 		o.data = &h;
 	}
-	stream st = { trace, tlen, 1 + tlen % 13 };
-	int rc = (data[1] & 0x80) ? chakra_feeder_open_cb(&h.f, stream_read, &st, &o)
+	memsrc st = { trace, tlen, 0, 1 + tlen % 13 };
+	int rc = (data[1] & 0x80) ? chakra_feeder_open_cb(&h.f, memsrc_read, &st, &o)
 	                          : chakra_feeder_open_buffer(&h.f, trace, tlen, &o);
 	if (rc < 0) {
 		if (h.f)

@@ -18,6 +18,7 @@
 
 #include "chakra/chakra.h"
 #include "check.h"
+#include "memsrc.h"
 
 /* 10^6 by default; HOSTILE_N overrides it (scaling experiments). */
 static uint32_t MILLION = 1000000u;
@@ -168,20 +169,6 @@ static int read_all(const void *buf, size_t len, uint64_t max, char *msg, size_t
 	return rc;
 }
 
-typedef struct cbsrc {
-	const uint8_t *p;
-	size_t len, pos;
-} cbsrc;
-
-static long cb_read(void *data, void *buf, size_t cap)
-{
-	cbsrc *s = data;
-	size_t n = s->len - s->pos < cap ? s->len - s->pos : cap;
-	memcpy(buf, s->p + s->pos, n);
-	s->pos += n;
-	return (long)n;
-}
-
 static void check_huge_prefixes(void)
 {
 	uint8_t buf[64];
@@ -210,9 +197,9 @@ static void check_huge_prefixes(void)
 	rc = read_all(buf, n, 0, msg, sizeof msg);
 	CHECK_MSG(rc == CHAKRA_ETRUNC, "200 MiB prefix in memory: %d %s", rc, msg);
 	long rss0 = peak_rss_kib();
-	cbsrc s = { buf, n, 0 };
+	memsrc s = { buf, n, 0, 0 };
 	chakra_reader *r;
-	rc = chakra_reader_open_cb(&r, cb_read, &s, NULL);
+	rc = chakra_reader_open_cb(&r, memsrc_read, &s, NULL);
 	const chakra_node *node;
 	if (rc == 0)
 		rc = chakra_reader_next(r, &node);
