@@ -35,9 +35,13 @@ typedef struct run {
 	double wall, cpu;
 } run;
 
+/* what: NULL when msg names the file already (the library's messages). */
 static int fail(const char *what, const char *msg)
 {
-	fprintf(stderr, "feed_bound: %s: %s\n", what, msg);
+	if (what)
+		fprintf(stderr, "feed_bound: %s: %s\n", what, msg);
+	else
+		fprintf(stderr, "feed_bound: %s\n", msg);
 	return -1;
 }
 
@@ -47,6 +51,7 @@ static int raw_stage(const char *trace, int stage, unsigned deps, run *out)
 	walk_scratch ws;
 	doneset done;
 	char err[CHAKRA_ERRMSG_MAX];
+	const char *why = NULL; /* a failure of the scan or done-set (else the reader's) */
 	chakra_reader *r;
 	const void *m;
 	size_t len;
@@ -55,16 +60,24 @@ static int raw_stage(const char *trace, int stage, unsigned deps, run *out)
 	memset(&done, 0, sizeof done);
 	memset(out, 0, sizeof *out);
 	double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-	if ((rc = chakra_reader_open(&r, trace, NULL)) < 0)
-		return fail(trace, chakra_strerror(rc));
+	if ((rc = chakra_reader_open(&r, trace, NULL)) < 0) {
+		if (r)
+			fail(NULL, chakra_reader_errmsg(r));
+		else
+			fail(trace, chakra_strerror(rc));
+		chakra_reader_close(r);
+		return -1;
+	}
 	while ((rc = chakra_reader_next_raw(r, &m, &len)) > 0) {
 		out->nodes++;
 		if (stage == FLOOR)
 			continue;
 		uint64_t id;
 		/* base 0: offsets in errors are relative; none is expected. */
-		if ((rc = feeder_scan(m, len, 0, &id, &ws, deps, err)) < 0)
+		if ((rc = feeder_scan(m, len, 0, &id, &ws, deps, err)) < 0) {
+			why = err;
 			break;
+		}
 		if (stage == SCAN)
 			continue;
 		const uint64_t *d[2] = { walk_data(&ws), walk_ctrl(&ws) };
@@ -77,14 +90,14 @@ static int raw_stage(const char *trace, int stage, unsigned deps, run *out)
 		out->blocked += !ready;
 		if (doneset_add(&done, id)) {
 			rc = CHAKRA_ENOMEM;
-			strcpy(err, "out of memory");
+			why = "out of memory";
 			break;
 		}
 	}
 	out->wall = now(CLOCK_MONOTONIC) - w0;
 	out->cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	if (rc < 0)
-		fail(trace, rc == CHAKRA_ENOMEM || stage != FLOOR ? err : chakra_reader_errmsg(r));
+		fail(why ? trace : NULL, why ? why : chakra_reader_errmsg(r));
 	chakra_reader_close(r);
 	walk_scratch_free(&ws);
 	doneset_free(&done);
@@ -108,7 +121,7 @@ static int feed_stage(const char *trace, unsigned deps, run *out)
 	out->wall = now(CLOCK_MONOTONIC) - w0;
 	out->cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	if (rc < 0)
-		fail(trace, f ? chakra_feeder_errmsg(f) : chakra_strerror(rc));
+		fail(f ? NULL : trace, f ? chakra_feeder_errmsg(f) : chakra_strerror(rc));
 	out->nodes = f ? chakra_feeder_issued_count(f) : 0;
 	chakra_feeder_close(f);
 	return rc < 0 ? -1 : 0;

@@ -25,5 +25,10 @@ grep -q "^blocked    0 nodes" "$tmp/real.txt" && fail "real trace: some nodes ar
 "$B" "$tmp/s.0.et" --deps none > /dev/null 2>&1
 [ $? -eq 2 ] || fail "bad --deps: exit 2 expected"
 "$B" "$tmp/missing.et" > /dev/null 2>&1 && fail "missing trace accepted"
+# A truncated trace: exit 1 and the reader's error, with the file's name.
+head -c 100000 "$tmp/s.0.et" > "$tmp/cut.et"
+"$B" "$tmp/cut.et" --repeat 1 > /dev/null 2> "$tmp/cut.err" && fail "truncated trace accepted"
+cat "$tmp/cut.err"
+grep -q "cut.et.*truncated" "$tmp/cut.err" || fail "truncated trace: no error naming the file"
 rm -rf "$tmp"
 exit $fails
