@@ -44,8 +44,8 @@ static inline int check_done(void)
 	return check_failures ? 1 : 0;
 }
 
-/* ../shared/data, located from the source tree (CHAKRA_SHARED is set by
- * tests/meson.build). */
+/* A file under tests/data (CHAKRA_SHARED is set by tests/meson.build to the
+ * folder holding data/), e.g. shared_path("data/chakra/chakra.0.et.gz"). */
 static inline const char *shared_path(const char *rel)
 {
 	static char buf[4096];

@@ -1,4 +1,4 @@
-/* Every real .et in ../shared/data: decode -> re-encode gives the same
+/* Every real .et in tests/data: decode -> re-encode gives the same
  * bytes; node and per-type counts; nanopb agrees with the fast decoder on
  * every node. */
 #include <glob.h>

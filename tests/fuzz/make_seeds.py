@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Regenerate the small seed inputs of tests/fuzz/corpus/ (run from the
-repository root with ../shared beside it). Traces are cut from
-../shared/data/chakra/chakra.0.et.gz (metadata plus a few nodes) or written
+repository root). Traces are cut from
+tests/data/chakra/chakra.0.et.gz (metadata plus a few nodes) or written
 here with the protobuf wire format, so each seed is a few KB."""
 import gzip
 import os
 
-SHARED = os.environ.get("CHAKRA_SHARED", "../shared")
+SHARED = os.environ.get("CHAKRA_SHARED", "tests")
 
 
 def varint(x):

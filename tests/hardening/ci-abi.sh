@@ -69,7 +69,7 @@ if meson install -C "$build" --destdir "$dest/root" --no-rebuild >"$dest/install
 	libdir=$(dirname "$(find "$dest/root" -name 'libchakra.so.*' | head -1)")
 	if ${CC:-cc} -std=c11 -Wall -Werror -o "$dest/abi_smoke" tests/hardening/abi_smoke.c \
 		$(pkg-config --cflags --libs chakra) &&
-		LD_LIBRARY_PATH="$libdir" "$dest/abi_smoke" ../shared/data/chakra/chakra.0.et.gz; then
+		LD_LIBRARY_PATH="$libdir" "$dest/abi_smoke" tests/data/chakra/chakra.0.et.gz; then
 		echo "consumer ok: built with pkg-config against the installed copy"
 	else
 		echo "ABI FAIL: a program built against the installed headers did not build or run"

@@ -4,7 +4,7 @@ import os
 import unittest
 
 SHARED = os.environ.get("CHAKRA_SHARED") or os.path.join(
-    os.path.dirname(__file__), "..", "..", "..", "shared")
+    os.path.dirname(__file__), "..")
 TRACE = os.path.join(SHARED, "data", "chakra", "chakra.0.et.gz")
 ORDER_V1 = os.path.join(SHARED, "data", "chakra", "chakra.0.order-v1.txt")
 CHAKRA_EXE = os.environ.get("CHAKRA_EXE")

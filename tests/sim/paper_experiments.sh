@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 X=${1:-${CHAKRA_EXE:-build/tools/chakra}}
-S=${2:-${CHAKRA_SHARED:-../shared}}
+S=${2:-${CHAKRA_SHARED:-tests}}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TXT="$S/data/astra-sim/text_workloads"
 [ -x "$X" ] || { echo "paper_experiments.sh: $X: no chakra executable" >&2; exit 2; }
