@@ -12,10 +12,10 @@ void chakra_builder_free(chakra_builder *b)
 {
 	if (!b)
 		return;
-	cbuf_free(&b->pool);
-	cbuf_free(&b->data);
-	cbuf_free(&b->ctrl);
-	cbuf_free(&b->attrs);
+	chakra__cbuf_free(&b->pool);
+	chakra__cbuf_free(&b->data);
+	chakra__cbuf_free(&b->ctrl);
+	chakra__cbuf_free(&b->attrs);
 	free(b);
 }
 
@@ -34,11 +34,11 @@ static int pool_add(chakra_builder *b, const void *s, size_t len, span *out)
 	/* Keep 8-byte alignment for the numeric arrays stored here too. */
 	size_t pad = (8 - (b->pool.len & 7)) & 7;
 	static const uint8_t zeros[8];
-	if (cbuf_append(&b->pool, zeros, pad))
+	if (chakra__cbuf_append(&b->pool, zeros, pad))
 		return CHAKRA_ENOMEM;
 	out->off = b->pool.len;
 	out->len = len;
-	return cbuf_append(&b->pool, s, len) ? CHAKRA_ENOMEM : 0;
+	return chakra__cbuf_append(&b->pool, s, len) ? CHAKRA_ENOMEM : 0;
 }
 
 static size_t slen(const char *s, size_t len) { return len == (size_t)-1 ? strlen(s) : len; }
@@ -57,12 +57,12 @@ int chakra_builder_set_name(chakra_builder *b, const char *s, size_t len)
 
 int chakra_builder_add_data_dep(chakra_builder *b, uint64_t id)
 {
-	return cbuf_append(&b->data, &id, 8) ? CHAKRA_ENOMEM : 0;
+	return chakra__cbuf_append(&b->data, &id, 8) ? CHAKRA_ENOMEM : 0;
 }
 
 int chakra_builder_add_ctrl_dep(chakra_builder *b, uint64_t id)
 {
-	return cbuf_append(&b->ctrl, &id, 8) ? CHAKRA_ENOMEM : 0;
+	return chakra__cbuf_append(&b->ctrl, &id, 8) ? CHAKRA_ENOMEM : 0;
 }
 
 int chakra_builder_set_io(chakra_builder *b, chakra_io which, chakra_io_field field,
@@ -84,7 +84,7 @@ static battr *attr_new(chakra_builder *b, const char *name, int kind, int *rc)
 	}
 	if ((*rc = pool_add(b, name, strlen(name), &nm)) < 0)
 		return NULL;
-	if (cbuf_reserve(&b->attrs, b->attrs.len + sizeof(battr))) {
+	if (chakra__cbuf_reserve(&b->attrs, b->attrs.len + sizeof(battr))) {
 		*rc = CHAKRA_ENOMEM;
 		return NULL;
 	}
@@ -98,7 +98,7 @@ static battr *attr_new(chakra_builder *b, const char *name, int kind, int *rc)
 
 static int is_intish(int k)
 {
-	k = attr_kind_scalar(k);
+	k = chakra__attr_kind_scalar(k);
 	return k >= 3 && k <= 28 && k != CHAKRA_ATTR_DOUBLE && k != CHAKRA_ATTR_FLOAT;
 }
 
@@ -106,7 +106,7 @@ static int is_intish(int k)
  * kinds, 0/1 bools), so build -> encode -> decode is the identity. */
 static uint64_t norm(int kind, uint64_t v)
 {
-	switch (attr_kind_scalar(kind)) {
+	switch (chakra__attr_kind_scalar(kind)) {
 	case CHAKRA_ATTR_INT32: case CHAKRA_ATTR_SINT32: case CHAKRA_ATTR_SFIXED32:
 		return (uint64_t)(int64_t)(int32_t)(uint32_t)v;
 	case CHAKRA_ATTR_UINT32: case CHAKRA_ATTR_FIXED32:
@@ -174,7 +174,7 @@ int chakra_builder_attr_list_uint(chakra_builder *b, const char *name, chakra_at
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t x = norm(kind, v[i]);
-		if (cbuf_append(&b->pool, &x, 8))
+		if (chakra__cbuf_append(&b->pool, &x, 8))
 			return CHAKRA_ENOMEM;
 	}
 	battr *a = attr_new(b, name, kind, &rc);
@@ -197,7 +197,7 @@ int chakra_builder_attr_list_double(chakra_builder *b, const char *name, chakra_
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		double x = kind == CHAKRA_ATTR_FLOAT_LIST ? (double)(float)v[i] : v[i];
-		if (cbuf_append(&b->pool, &x, 8))
+		if (chakra__cbuf_append(&b->pool, &x, 8))
 			return CHAKRA_ENOMEM;
 	}
 	battr *a = attr_new(b, name, kind, &rc);

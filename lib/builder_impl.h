@@ -35,9 +35,9 @@ static inline const uint8_t *pool_at(const chakra_builder *b, size_t off) { retu
 
 /* Encoded size of the Node / GlobalMetadata message (without the prefix)
  * and encoding into dst (which must hold that many bytes). */
-size_t encode_node_size(const chakra_builder *b);
-uint8_t *encode_node(const chakra_builder *b, uint8_t *dst);
-size_t encode_metadata_size(const char *version, size_t vlen, const chakra_builder *attrs);
-uint8_t *encode_metadata(const char *version, size_t vlen, const chakra_builder *attrs, uint8_t *dst);
+size_t chakra__encode_node_size(const chakra_builder *b);
+uint8_t *chakra__encode_node(const chakra_builder *b, uint8_t *dst);
+size_t chakra__encode_metadata_size(const char *version, size_t vlen, const chakra_builder *attrs);
+uint8_t *chakra__encode_metadata(const char *version, size_t vlen, const chakra_builder *attrs, uint8_t *dst);
 
 #endif

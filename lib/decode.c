@@ -13,21 +13,21 @@
 #define BAD(...) chakra__errf(err, CHAKRA_ECORRUPT, __VA_ARGS__)
 #define POS(p) ((unsigned long long)(base + (uint64_t)((p) - start)))
 
-void walk_scratch_free(walk_scratch *w)
+void chakra__walk_scratch_free(walk_scratch *w)
 {
-	cbuf_free(&w->data);
-	cbuf_free(&w->ctrl);
-	cbuf_free(&w->attrs);
+	chakra__cbuf_free(&w->data);
+	chakra__cbuf_free(&w->ctrl);
+	chakra__cbuf_free(&w->attrs);
 }
 
-int attr_kind_scalar(int kind)
+int chakra__attr_kind_scalar(int kind)
 {
 	return (kind >= 4 && kind <= 32 && kind % 2 == 0) ? kind - 1 : kind;
 }
 
-int attr_kind_is_signed(int kind)
+int chakra__attr_kind_is_signed(int kind)
 {
-	switch (attr_kind_scalar(kind)) {
+	switch (chakra__attr_kind_scalar(kind)) {
 	case CHAKRA_ATTR_INT32: case CHAKRA_ATTR_INT64: case CHAKRA_ATTR_SINT32:
 	case CHAKRA_ATTR_SINT64: case CHAKRA_ATTR_SFIXED32: case CHAKRA_ATTR_SFIXED64:
 		return 1;
@@ -151,7 +151,7 @@ static int varint_fits(int k, const uint8_t *p, const uint8_t *end)
 static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *out, arena *a,
                      uint64_t base, const uint8_t *start, char *err)
 {
-	int k = attr_kind_scalar(lk);
+	int k = chakra__attr_kind_scalar(lk);
 	unsigned ewt = kind_wt(k);
 	for (int pass = (out ? 0 : 1); pass < 2; pass++) {
 		/* pass 0: count (full mode only); pass 1: validate / fill */
@@ -164,7 +164,7 @@ static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *
 				return BAD("byte %llu: bad field tag in %s", POS(fs), chakra_attr_kind_name(lk));
 			unsigned wt = tag & 7, f = (unsigned)(tag >> 3);
 			if (f != 1) {
-				if (wire_skip(&q, end, wt))
+				if (chakra__wire_skip(&q, end, wt))
 					return BAD("byte %llu: malformed field %u in %s", POS(fs), f,
 					           chakra_attr_kind_name(lk));
 				continue;
@@ -198,7 +198,7 @@ static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *
 					return BAD("byte %llu: %s element overruns its message", POS(fs),
 					           chakra_attr_kind_name(lk));
 				if (pass == 1 && out) {
-					out->ls[n].s = arena_strdup(a, q, (size_t)L);
+					out->ls[n].s = chakra__arena_strdup(a, q, (size_t)L);
 					out->ls[n].len = (size_t)L;
 					if (!out->ls[n].s)
 						return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
@@ -221,11 +221,11 @@ static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *
 			out->n = n;
 			if (n) {
 				if (ewt == WT_LEN)
-					out->ls = arena_alloc(a, n * sizeof(cstr));
+					out->ls = chakra__arena_alloc(a, n * sizeof(cstr));
 				else if (k == CHAKRA_ATTR_DOUBLE || k == CHAKRA_ATTR_FLOAT)
-					out->ld = arena_alloc(a, n * sizeof(double));
+					out->ld = chakra__arena_alloc(a, n * sizeof(double));
 				else
-					out->lu = arena_alloc(a, n * sizeof(uint64_t));
+					out->lu = chakra__arena_alloc(a, n * sizeof(uint64_t));
 				if (!out->ls && !out->ld && !out->lu)
 					return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 			}
@@ -239,7 +239,7 @@ static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char 
 {
 	size_t n = prev->n + out->n;
 	if (prev->ls) {
-		cstr *v = arena_alloc(a, n * sizeof *v);
+		cstr *v = chakra__arena_alloc(a, n * sizeof *v);
 		if (!v)
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		memcpy(v, prev->ls, prev->n * sizeof *v);
@@ -247,7 +247,7 @@ static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char 
 			memcpy(v + prev->n, out->ls, out->n * sizeof *v);
 		out->ls = v;
 	} else if (prev->ld) {
-		double *v = arena_alloc(a, n * sizeof *v);
+		double *v = chakra__arena_alloc(a, n * sizeof *v);
 		if (!v)
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		memcpy(v, prev->ld, prev->n * sizeof *v);
@@ -255,7 +255,7 @@ static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char 
 			memcpy(v + prev->n, out->ld, out->n * sizeof *v);
 		out->ld = v;
 	} else {
-		uint64_t *v = arena_alloc(a, n * sizeof *v);
+		uint64_t *v = chakra__arena_alloc(a, n * sizeof *v);
 		if (!v)
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		memcpy(v, prev->lu, prev->n * sizeof *v);
@@ -316,7 +316,7 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 				           f == 1 ? "name" : "doc_string");
 			if (out) {
 				cstr *c = f == 1 ? &out->name : &out->doc;
-				c->s = arena_strdup(a, p, (size_t)L);
+				c->s = chakra__arena_strdup(a, p, (size_t)L);
 				c->len = (size_t)L;
 				if (!c->s)
 					return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
@@ -354,7 +354,7 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 					return BAD("byte %llu: attribute value %s malformed", POS(fs),
 					           chakra_attr_kind_name(k));
 				if (out) {
-					out->s.s = arena_strdup(a, p, (size_t)L);
+					out->s.s = chakra__arena_strdup(a, p, (size_t)L);
 					out->s.len = (size_t)L;
 					if (!out->s.s)
 						return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
@@ -372,7 +372,7 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 					           chakra_attr_kind_name(k));
 			}
 		} else {
-			if (wire_skip(&p, end, wt))
+			if (chakra__wire_skip(&p, end, wt))
 				return BAD("byte %llu: malformed unknown field %llu in attribute", POS(fs),
 				           (unsigned long long)f);
 		}
@@ -393,7 +393,7 @@ static int deps_append(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t 
 	if (wt == WT_VARINT) {
 		if (wire_varint(p, end, &v))
 			return -1;
-		return cbuf_append(dst, &v, 8) ? -2 : 0;
+		return chakra__cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
 	if (wt != WT_LEN)
 		return -1;
@@ -404,7 +404,7 @@ static int deps_append(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t 
 	if (L == 0) /* dst->p may still be NULL: no pointer arithmetic on it */
 		return 0;
 	/* Upper bound on the count: one element per byte. */
-	if (cbuf_reserve(dst, dst->len + (size_t)L * 8))
+	if (chakra__cbuf_reserve(dst, dst->len + (size_t)L * 8))
 		return -2;
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
@@ -423,7 +423,7 @@ static int copy_u64s(arena *a, const cbuf *src, uint64_t **dst, size_t *n, char 
 	*dst = NULL;
 	if (!*n)
 		return 0;
-	*dst = arena_alloc(a, src->len);
+	*dst = chakra__arena_alloc(a, src->len);
 	if (!*dst)
 		return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 	memcpy(*dst, src->p, src->len);
@@ -439,7 +439,7 @@ static int walk_attr_field(const uint8_t **p, const uint8_t *end, const uint8_t 
 		return BAD("byte %llu: attr field malformed", POS(fs));
 	chakra_attr *o = NULL;
 	if (full) {
-		if (cbuf_reserve(&ws->attrs, ws->attrs.len + sizeof(chakra_attr)))
+		if (chakra__cbuf_reserve(&ws->attrs, ws->attrs.len + sizeof(chakra_attr)))
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		o = (chakra_attr *)(ws->attrs.p + ws->attrs.len);
 		ws->attrs.len += sizeof(chakra_attr);
@@ -457,7 +457,7 @@ static int finish_attrs(walk_scratch *ws, arena *a, chakra_attr **attrs, size_t 
 	*attrs = NULL;
 	if (!*n)
 		return 0;
-	*attrs = arena_alloc(a, ws->attrs.len);
+	*attrs = chakra__arena_alloc(a, ws->attrs.len);
 	if (!*attrs)
 		return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 	memcpy(*attrs, ws->attrs.p, ws->attrs.len);
@@ -469,7 +469,7 @@ static const char *const node_field_names[] = {
 	"duration_micros", "inputs", "outputs", "attr",
 };
 
-int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_full *full,
+int chakra__node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_full *full,
               arena *a, walk_scratch *ws, char *err)
 {
 	const uint8_t *p = msg, *end = msg + len, *start = msg;
@@ -515,7 +515,7 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 			const uint8_t *e = p + L;
 			if (f == 2) {
 				if (full) {
-					full->name.s = arena_strdup(a, p, (size_t)L);
+					full->name.s = chakra__arena_strdup(a, p, (size_t)L);
 					full->name.len = (size_t)L;
 					if (!full->name.s)
 						return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
@@ -538,13 +538,13 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 							           node_field_names[f]);
 						if (full) {
 							cstr *c = &full->io[which][f2 - 1];
-							c->s = arena_strdup(a, q, (size_t)L2);
+							c->s = chakra__arena_strdup(a, q, (size_t)L2);
 							c->len = (size_t)L2;
 							if (!c->s)
 								return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 						}
 						q += L2;
-					} else if (wire_skip(&q, e, t2 & 7)) {
+					} else if (chakra__wire_skip(&q, e, t2 & 7)) {
 						return BAD("byte %llu: malformed field in %s", POS(gs),
 						           node_field_names[f]);
 					} else if (full) {
@@ -562,7 +562,7 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 			break;
 		}
 		default:
-			if (wire_skip(&p, end, wt))
+			if (chakra__wire_skip(&p, end, wt))
 				return BAD("byte %llu: malformed field %llu (wire type %u)", POS(fs),
 				           (unsigned long long)f, wt);
 			if (full)
@@ -586,7 +586,7 @@ int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_
 	return 0;
 }
 
-int metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m, arena *a,
+int chakra__metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m, arena *a,
                   walk_scratch *ws, char *err)
 {
 	const uint8_t *p = msg, *end = msg + len, *start = msg;
@@ -603,7 +603,7 @@ int metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata
 			uint64_t L;
 			if (wt != WT_LEN || wire_varint(&p, end, &L) || L > (uint64_t)(end - p))
 				return BAD("byte %llu: version field malformed (wire type %u)", POS(fs), wt);
-			m->version.s = arena_strdup(a, p, (size_t)L);
+			m->version.s = chakra__arena_strdup(a, p, (size_t)L);
 			m->version.len = (size_t)L;
 			if (!m->version.s)
 				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
@@ -613,7 +613,7 @@ int metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata
 			if (rc)
 				return rc;
 		} else {
-			if (wire_skip(&p, end, wt))
+			if (chakra__wire_skip(&p, end, wt))
 				return BAD("byte %llu: malformed field %llu (wire type %u)", POS(fs),
 				           (unsigned long long)f, wt);
 			m->n_unknown++;

@@ -36,7 +36,7 @@ static uint8_t *put_varint_field(uint8_t *d, unsigned f, uint64_t v)
 
 static int elem_wt(int k)
 {
-	switch (attr_kind_scalar(k)) {
+	switch (chakra__attr_kind_scalar(k)) {
 	case CHAKRA_ATTR_DOUBLE: case CHAKRA_ATTR_FIXED64: case CHAKRA_ATTR_SFIXED64: return WT_I64;
 	case CHAKRA_ATTR_FLOAT: case CHAKRA_ATTR_FIXED32: case CHAKRA_ATTR_SFIXED32: return WT_I32;
 	case CHAKRA_ATTR_STRING: case CHAKRA_ATTR_BYTES: return WT_LEN;
@@ -48,7 +48,7 @@ static int elem_wt(int k)
  * (int32 negatives are sign-extended to 10 bytes, as protobuf does). */
 static uint64_t varint_of(int k, uint64_t u)
 {
-	switch (attr_kind_scalar(k)) {
+	switch (chakra__attr_kind_scalar(k)) {
 	case CHAKRA_ATTR_SINT32: {
 		int32_t x = (int32_t)(uint32_t)u;
 		return (uint32_t)(((uint32_t)x << 1) ^ (uint32_t)(x >> 31));
@@ -75,13 +75,13 @@ static uint8_t *put_elem(uint8_t *d, int k, uint64_t u, double dv)
 {
 	switch (elem_wt(k)) {
 	case WT_I64:
-		if (attr_kind_scalar(k) == CHAKRA_ATTR_DOUBLE)
+		if (chakra__attr_kind_scalar(k) == CHAKRA_ATTR_DOUBLE)
 			memcpy(&u, &dv, 8);
 		memcpy(d, &u, 8);
 		return d + 8;
 	case WT_I32: {
 		uint32_t w = (uint32_t)u;
-		if (attr_kind_scalar(k) == CHAKRA_ATTR_FLOAT) {
+		if (chakra__attr_kind_scalar(k) == CHAKRA_ATTR_FLOAT) {
 			float f = (float)dv;
 			memcpy(&w, &f, 4);
 		}
@@ -156,7 +156,7 @@ static uint8_t *put_attr(const chakra_builder *b, const battr *a, unsigned field
 		}
 		const uint64_t *v = (const uint64_t *)pool_at(b, a->list);
 		const double *dv = (const double *)pool_at(b, a->list);
-		int dbl = attr_kind_scalar(k) == CHAKRA_ATTR_DOUBLE || attr_kind_scalar(k) == CHAKRA_ATTR_FLOAT;
+		int dbl = chakra__attr_kind_scalar(k) == CHAKRA_ATTR_DOUBLE || chakra__attr_kind_scalar(k) == CHAKRA_ATTR_FLOAT;
 		size_t packed = 0;
 		for (size_t i = 0; i < a->n; i++)
 			packed += elem_size(k, v[i]);
@@ -215,7 +215,7 @@ static size_t io_size(const chakra_builder *b, int w)
 	return s;
 }
 
-size_t encode_node_size(const chakra_builder *b)
+size_t chakra__encode_node_size(const chakra_builder *b)
 {
 	size_t s = 0;
 	if (b->id)
@@ -238,7 +238,7 @@ size_t encode_node_size(const chakra_builder *b)
 	return s + attrs_size(b, 10);
 }
 
-uint8_t *encode_node(const chakra_builder *b, uint8_t *d)
+uint8_t *chakra__encode_node(const chakra_builder *b, uint8_t *d)
 {
 	if (b->id)
 		d = put_varint_field(d, 1, b->id);
@@ -265,14 +265,14 @@ uint8_t *encode_node(const chakra_builder *b, uint8_t *d)
 	return put_attrs(b, 10, d);
 }
 
-size_t encode_metadata_size(const char *version, size_t vlen, const chakra_builder *attrs)
+size_t chakra__encode_metadata_size(const char *version, size_t vlen, const chakra_builder *attrs)
 {
 	(void)version;
 	size_t s = vlen ? len_field_size(1, vlen) : 0;
 	return s + (attrs ? attrs_size(attrs, 2) : 0);
 }
 
-uint8_t *encode_metadata(const char *version, size_t vlen, const chakra_builder *attrs, uint8_t *d)
+uint8_t *chakra__encode_metadata(const char *version, size_t vlen, const chakra_builder *attrs, uint8_t *d)
 {
 	if (vlen)
 		d = put_bytes(d, 1, version, vlen);

@@ -152,14 +152,14 @@ int chakra_attr_is_list(const chakra_attr *a) { return a->kind >= 4 && a->kind %
 
 static int is_int_kind(int k)
 {
-	k = attr_kind_scalar(k);
+	k = chakra__attr_kind_scalar(k);
 	return k != CHAKRA_ATTR_NONE && k != CHAKRA_ATTR_DOUBLE && k != CHAKRA_ATTR_FLOAT &&
 	       k != CHAKRA_ATTR_STRING && k != CHAKRA_ATTR_BYTES;
 }
 
 static int conv_int(int kind, uint64_t u, int64_t *out)
 {
-	if (!attr_kind_is_signed(kind) && u > (uint64_t)INT64_MAX)
+	if (!chakra__attr_kind_is_signed(kind) && u > (uint64_t)INT64_MAX)
 		return CHAKRA_ERANGE;
 	*out = (int64_t)u;
 	return 0;
@@ -167,7 +167,7 @@ static int conv_int(int kind, uint64_t u, int64_t *out)
 
 static int conv_uint(int kind, uint64_t u, uint64_t *out)
 {
-	if (attr_kind_is_signed(kind) && (int64_t)u < 0)
+	if (chakra__attr_kind_is_signed(kind) && (int64_t)u < 0)
 		return CHAKRA_ERANGE;
 	*out = u;
 	return 0;
@@ -175,10 +175,10 @@ static int conv_uint(int kind, uint64_t u, uint64_t *out)
 
 static int conv_double(int kind, uint64_t u, double d, double *out)
 {
-	int k = attr_kind_scalar(kind);
+	int k = chakra__attr_kind_scalar(kind);
 	if (k == CHAKRA_ATTR_DOUBLE || k == CHAKRA_ATTR_FLOAT)
 		*out = d;
-	else if (attr_kind_is_signed(kind))
+	else if (chakra__attr_kind_is_signed(kind))
 		*out = (double)(int64_t)u;
 	else
 		*out = (double)u;

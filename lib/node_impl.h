@@ -64,14 +64,14 @@ struct chakra_metadata {
 typedef struct walk_scratch {
 	cbuf data, ctrl, attrs;
 } walk_scratch;
-void walk_scratch_free(walk_scratch *w);
+void chakra__walk_scratch_free(walk_scratch *w);
 
 /* Decode a Node message. With full != NULL every field is decoded into it
  * (strings and arrays in arena a); with full == NULL the message is only
  * validated and its id and deps left in scratch (scan mode: the feeder's
  * fast path). base = stream offset of msg[0], for error messages; err
  * gets "byte N: what" on failure (returns CHAKRA_ECORRUPT). */
-int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id,
+int chakra__node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id,
               node_full *full, arena *a, walk_scratch *ws, char *err);
 /* Scan results (valid until the next walk with the same scratch). */
 static inline const uint64_t *walk_data(const walk_scratch *w) { return (const uint64_t *)w->data.p; }
@@ -79,11 +79,11 @@ static inline size_t walk_n_data(const walk_scratch *w) { return w->data.len / 8
 static inline const uint64_t *walk_ctrl(const walk_scratch *w) { return (const uint64_t *)w->ctrl.p; }
 static inline size_t walk_n_ctrl(const walk_scratch *w) { return w->ctrl.len / 8; }
 
-int metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m, arena *a,
+int chakra__metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m, arena *a,
                   walk_scratch *ws, char *err);
 
 /* Kind classification. */
-int attr_kind_is_signed(int kind);     /* scalar or list kind */
-int attr_kind_scalar(int kind);        /* list kind -> its scalar kind */
+int chakra__attr_kind_is_signed(int kind);     /* scalar or list kind */
+int chakra__attr_kind_scalar(int kind);        /* list kind -> its scalar kind */
 
 #endif

@@ -110,7 +110,7 @@ static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 	int k = v->seen_kind;
 	if (k == 30 || k == 32) {
 		elem e = { 0, s->state, s->bytes_left };
-		if (cbuf_append(v->elems, &e, sizeof e))
+		if (chakra__cbuf_append(v->elems, &e, sizeof e))
 			return false;
 		v->i++;
 		return pb_read(s, NULL, s->bytes_left);
@@ -138,7 +138,7 @@ static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 		if (k == 4 || k == 6)
 			memcpy(&u, &d, 8);
 		elem e = { u, NULL, 0 };
-		if (cbuf_append(v->elems, &e, sizeof e))
+		if (chakra__cbuf_append(v->elems, &e, sizeof e))
 			return false;
 		v->i++;
 	}
@@ -268,7 +268,7 @@ static size_t attr_filter(const uint8_t *p, size_t len, int last, uint8_t *out)
 	return n;
 }
 
-static bool attr_check(vctx *v, const chakra_attr *a, const ChakraProtoMsg_AttributeProto *mp,
+static bool attr_check(vctx *v, const chakra_attr *a, const chakra__pb_AttributeProto *mp,
                        int kind, const strarg *na, const strarg *da);
 
 static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
@@ -284,7 +284,7 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	v->seen_kind = 0;
 	v->sval = (strarg){ v, &a->s, "string/bytes value", NULL, 0 };
 	v->elems->len = 0;
-	ChakraProtoMsg_AttributeProto m;
+	chakra__pb_AttributeProto m;
 	memset(&m, 0, sizeof m); /* trap 2: stale union members are fatal */
 	strarg na = { v, &a->name, "attribute name", NULL, 0 };
 	strarg da = { v, &a->doc, "attribute doc_string", NULL, 0 };
@@ -307,10 +307,10 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 			return false;
 		pb_istream_t fs = pb_istream_from_buffer(filtered,
 		                                         attr_filter(s->state, len, last, filtered));
-		ok = pb_decode(&fs, ChakraProtoMsg_AttributeProto_fields, &m) &&
+		ok = pb_decode(&fs, chakra__pb_AttributeProto_fields, &m) &&
 		     pb_read(s, NULL, s->bytes_left);
 	} else {
-		ok = pb_decode(s, ChakraProtoMsg_AttributeProto_fields, &m);
+		ok = pb_decode(s, chakra__pb_AttributeProto_fields, &m);
 	}
 	ok = ok && attr_check(v, a, &m, last < 0 ? 0 : last, &na, &da);
 	free(filtered); /* after the checks: recorded strings point into it */
@@ -318,10 +318,10 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 }
 
 /* Compare what nanopb decoded for one attribute with the walker's. */
-static bool attr_check(vctx *v, const chakra_attr *a, const ChakraProtoMsg_AttributeProto *mp,
+static bool attr_check(vctx *v, const chakra_attr *a, const chakra__pb_AttributeProto *mp,
                        int kind, const strarg *na, const strarg *da)
 {
-	const ChakraProtoMsg_AttributeProto m = *mp;
+	const chakra__pb_AttributeProto m = *mp;
 	if (!str_done(na) || !str_done(da))
 		return false;
 	/* nanopb must have chosen that member: which_value for the static
@@ -361,7 +361,7 @@ static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
                   const node_full *full, char *err)
 {
 	vctx v = { .full = full, .err = err, .elems = elems };
-	ChakraProtoMsg_Node n;
+	chakra__pb_Node n;
 	memset(&n, 0, sizeof n);
 	strarg name = { &v, &full->name, "name", NULL, 0 };
 	strarg io[2][3];
@@ -373,7 +373,7 @@ static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
 	n.ctrl_deps.arg = &ctrl;
 	n.data_deps.funcs.decode = cb_deps;
 	n.data_deps.arg = &data;
-	ChakraProtoMsg_IOInfo *infos[2] = { &n.inputs, &n.outputs };
+	chakra__pb_IOInfo *infos[2] = { &n.inputs, &n.outputs };
 	static const char *const ionames[2][3] = {
 		{ "inputs.values", "inputs.shapes", "inputs.types" },
 		{ "outputs.values", "outputs.shapes", "outputs.types" },
@@ -389,7 +389,7 @@ static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
 	n.attr.funcs.decode = cb_attr;
 	n.attr.arg = &v;
 	pb_istream_t s = pb_istream_from_buffer(msg, len);
-	if (!pb_decode(&s, ChakraProtoMsg_Node_fields, &n)) {
+	if (!pb_decode(&s, chakra__pb_Node_fields, &n)) {
 		if (v.bad)
 			return CHAKRA_ECORRUPT;
 		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb rejects the message: %s", PB_GET_ERROR(&s));
@@ -414,10 +414,10 @@ static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
 	return 0;
 }
 
-int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err)
+int chakra__pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err)
 {
 	cbuf elems = { 0 };
 	int rc = verify(&elems, msg, len, id, full, err);
-	cbuf_free(&elems);
+	chakra__cbuf_free(&elems);
 	return rc;
 }

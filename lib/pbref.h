@@ -11,6 +11,6 @@
 /* Decode msg with nanopb and compare every field with what the walker
  * produced (id, full). 0 when equal; CHAKRA_ECORRUPT with a description
  * in err when nanopb rejects the message or any field differs. */
-int pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err);
+int chakra__pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err);
 
 #endif

@@ -59,7 +59,7 @@ static chakra_reader *alloc_reader(const chakra_reader_options *o, const char *d
 /* Read the first message as GlobalMetadata. */
 static int start(chakra_reader *r)
 {
-	framer_init(&r->fr, r->name, r->opts.max_message_size);
+	chakra__framer_init(&r->fr, r->name, r->opts.max_message_size);
 	const uint8_t *msg;
 	size_t len;
 	uint64_t off;
@@ -69,7 +69,7 @@ static int start(chakra_reader *r)
 		                    "%s: byte 0: empty file: no GlobalMetadata message", r->name);
 	if (rc < 0)
 		return rc;
-	rc = metadata_walk(msg, len, off + wire_varint_size(len), &r->meta, &r->meta_arena, &r->ws,
+	rc = chakra__metadata_walk(msg, len, off + wire_varint_size(len), &r->meta, &r->meta_arena, &r->ws,
 	                   r->tmp);
 	if (rc == CHAKRA_ECORRUPT)
 		return chakra__errf(r->err, CHAKRA_ENOMETA,
@@ -99,7 +99,7 @@ int chakra_reader_open(chakra_reader **out, const char *path, const chakra_reade
 	chakra_reader *r = alloc_reader(o, !strcmp(path, "-") ? "<stdin>" : path, &rc);
 	if (!r)
 		return rc;
-	rc = source_open_path(&r->fr.src, path, r->err);
+	rc = chakra__source_open_path(&r->fr.src, path, r->err);
 	if (rc < 0) {
 		r->failed = rc;
 		*out = r;
@@ -116,7 +116,7 @@ int chakra_reader_open_buffer(chakra_reader **out, const void *buf, size_t len,
 	chakra_reader *r = alloc_reader(o, "<memory>", &rc);
 	if (!r)
 		return rc;
-	source_open_mem(&r->fr.src, buf, len);
+	chakra__source_open_mem(&r->fr.src, buf, len);
 	return finish_open(out, r);
 }
 
@@ -128,7 +128,7 @@ int chakra_reader_open_cb(chakra_reader **out, chakra_read_cb cb, void *data,
 	chakra_reader *r = alloc_reader(o, "<callback>", &rc);
 	if (!r)
 		return rc;
-	source_open_cb(&r->fr.src, cb, data);
+	chakra__source_open_cb(&r->fr.src, cb, data);
 	return finish_open(out, r);
 }
 
@@ -136,10 +136,10 @@ void chakra_reader_close(chakra_reader *r)
 {
 	if (!r)
 		return;
-	framer_free(&r->fr);
-	arena_free(&r->meta_arena);
-	arena_free(&r->node_arena);
-	walk_scratch_free(&r->ws);
+	chakra__framer_free(&r->fr);
+	chakra__arena_free(&r->meta_arena);
+	chakra__arena_free(&r->node_arena);
+	chakra__walk_scratch_free(&r->ws);
 	free(r->name);
 	free(r);
 }
@@ -176,14 +176,14 @@ int chakra_reader_next(chakra_reader *r, const chakra_node **node)
 	int rc = chakra_reader_next_raw(r, &m, &len);
 	if (rc <= 0)
 		return rc;
-	arena_reset(&r->node_arena);
+	chakra__arena_reset(&r->node_arena);
 	chakra_node *n = &r->node;
 	n->full = &r->full;
 	n->materialize = NULL;
-	rc = node_walk(m, len, n->offset + wire_varint_size(len), &n->id, &r->full, &r->node_arena,
+	rc = chakra__node_walk(m, len, n->offset + wire_varint_size(len), &n->id, &r->full, &r->node_arena,
 	               &r->ws, r->tmp);
 	if (rc == 0 && r->opts.verify_with_nanopb)
-		rc = pbref_verify_node(m, len, n->id, &r->full, r->tmp);
+		rc = chakra__pbref_verify_node(m, len, n->id, &r->full, r->tmp);
 	if (rc < 0) {
 		/* The walker's text starts with "byte N: " (the bad field); nanopb's
 		 * does not, so name the message's own offset then. */

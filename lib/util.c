@@ -13,7 +13,7 @@ int chakra__errf(char *dst, int code, const char *fmt, ...)
 	return code;
 }
 
-int cbuf_reserve(cbuf *b, size_t need)
+int chakra__cbuf_reserve(cbuf *b, size_t need)
 {
 	if (need <= b->cap)
 		return 0;
@@ -31,9 +31,9 @@ int cbuf_reserve(cbuf *b, size_t need)
 	return 0;
 }
 
-int cbuf_append(cbuf *b, const void *src, size_t n)
+int chakra__cbuf_append(cbuf *b, const void *src, size_t n)
 {
-	if (n > SIZE_MAX - b->len || cbuf_reserve(b, b->len + n))
+	if (n > SIZE_MAX - b->len || chakra__cbuf_reserve(b, b->len + n))
 		return -1;
 	if (n)
 		memcpy(b->p + b->len, src, n);
@@ -41,7 +41,7 @@ int cbuf_append(cbuf *b, const void *src, size_t n)
 	return 0;
 }
 
-void cbuf_free(cbuf *b)
+void chakra__cbuf_free(cbuf *b)
 {
 	free(b->p);
 	b->p = NULL;
@@ -56,7 +56,7 @@ struct arena_block {
 
 #define ARENA_MIN 8192
 
-void *arena_alloc(arena *a, size_t n)
+void *chakra__arena_alloc(arena *a, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	arena_block *b = a->head;
@@ -81,11 +81,11 @@ void *arena_alloc(arena *a, size_t n)
 	return p;
 }
 
-char *arena_strdup(arena *a, const uint8_t *s, size_t n)
+char *chakra__arena_strdup(arena *a, const uint8_t *s, size_t n)
 {
 	if (n == SIZE_MAX)
 		return NULL;
-	char *d = arena_alloc(a, n + 1);
+	char *d = chakra__arena_alloc(a, n + 1);
 	if (!d)
 		return NULL;
 	if (n)
@@ -94,7 +94,7 @@ char *arena_strdup(arena *a, const uint8_t *s, size_t n)
 	return d;
 }
 
-void arena_reset(arena *a)
+void chakra__arena_reset(arena *a)
 {
 	/* Keep only the newest (largest) block. */
 	arena_block *b = a->head;
@@ -110,7 +110,7 @@ void arena_reset(arena *a)
 	b->used = 0;
 }
 
-void arena_free(arena *a)
+void chakra__arena_free(arena *a)
 {
 	arena_block *b = a->head;
 	while (b) {

@@ -23,9 +23,9 @@ typedef struct cbuf {
 	uint8_t *p;
 	size_t len, cap;
 } cbuf;
-int cbuf_reserve(cbuf *b, size_t need); /* ensure cap >= need; 0 or -ENOMEM */
-int cbuf_append(cbuf *b, const void *src, size_t n);
-void cbuf_free(cbuf *b);
+int chakra__cbuf_reserve(cbuf *b, size_t need); /* ensure cap >= need; 0 or -ENOMEM */
+int chakra__cbuf_append(cbuf *b, const void *src, size_t n);
+void chakra__cbuf_free(cbuf *b);
 
 /* Block arena: pointers into it stay put until reset; reset keeps the
  * largest block so a reader decoding node after node stops allocating. */
@@ -33,9 +33,9 @@ typedef struct arena_block arena_block;
 typedef struct arena {
 	arena_block *head;
 } arena;
-void *arena_alloc(arena *a, size_t n); /* 8-byte aligned; NULL on ENOMEM */
-char *arena_strdup(arena *a, const uint8_t *s, size_t n); /* NUL-terminated copy */
-void arena_reset(arena *a);
-void arena_free(arena *a);
+void *chakra__arena_alloc(arena *a, size_t n); /* 8-byte aligned; NULL on ENOMEM */
+char *chakra__arena_strdup(arena *a, const uint8_t *s, size_t n); /* NUL-terminated copy */
+void chakra__arena_reset(arena *a);
+void chakra__arena_free(arena *a);
 
 #endif

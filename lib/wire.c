@@ -8,7 +8,7 @@
 
 #include "chakra/error.h"
 
-int wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt)
+int chakra__wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt)
 {
 	uint64_t v;
 	switch (wt) {
@@ -36,7 +36,7 @@ int wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt)
 
 /* ---- sources ---- */
 
-int source_open_path(source *s, const char *path, char *err)
+int chakra__source_open_path(source *s, const char *path, char *err)
 {
 	memset(s, 0, sizeof *s);
 	s->kind = SRC_FD;
@@ -51,7 +51,7 @@ int source_open_path(source *s, const char *path, char *err)
 	return 0;
 }
 
-void source_open_mem(source *s, const void *buf, size_t len)
+void chakra__source_open_mem(source *s, const void *buf, size_t len)
 {
 	memset(s, 0, sizeof *s);
 	s->kind = SRC_MEM;
@@ -59,7 +59,7 @@ void source_open_mem(source *s, const void *buf, size_t len)
 	s->mem_len = len;
 }
 
-void source_open_cb(source *s, chakra_read_cb cb, void *data)
+void chakra__source_open_cb(source *s, chakra_read_cb cb, void *data)
 {
 	memset(s, 0, sizeof *s);
 	s->kind = SRC_CB;
@@ -95,7 +95,7 @@ static long raw_read(source *s, void *buf, size_t cap, const char *name, char *e
 	return n;
 }
 
-int source_is_plain_mem(source *s)
+int chakra__source_is_plain_mem(source *s)
 {
 	return s->kind == SRC_MEM &&
 	       !(s->mem_len >= 2 && s->mem[0] == 0x1f && s->mem[1] == 0x8b);
@@ -131,7 +131,7 @@ static int probe(source *s, const char *name, char *err)
 	return 0;
 }
 
-long source_read(source *s, void *buf, size_t cap, const char *name, char *err)
+long chakra__source_read(source *s, void *buf, size_t cap, const char *name, char *err)
 {
 	if (cap > (size_t)1 << 30)
 		cap = (size_t)1 << 30;
@@ -197,7 +197,7 @@ long source_read(source *s, void *buf, size_t cap, const char *name, char *err)
 	return (long)(cap - s->zs.avail_out);
 }
 
-void source_close(source *s)
+void chakra__source_close(source *s)
 {
 	if (s->gz)
 		inflateEnd(&s->zs);
@@ -213,7 +213,7 @@ void source_close(source *s)
 
 #define FRAME_CHUNK (1024 * 1024)
 
-void framer_init(framer *fr, const char *name, uint64_t max_msg)
+void chakra__framer_init(framer *fr, const char *name, uint64_t max_msg)
 {
 	fr->name = name;
 	fr->max_msg = max_msg ? max_msg : CHAKRA_DEFAULT_MAX_MESSAGE;
@@ -226,7 +226,7 @@ void framer_init(framer *fr, const char *name, uint64_t max_msg)
 	fr->keep = NULL;
 	fr->moved = NULL;
 	fr->hook = NULL;
-	if (source_is_plain_mem(&fr->src)) {
+	if (chakra__source_is_plain_mem(&fr->src)) {
 		fr->zero_copy = 1;
 		fr->data = fr->src.mem;
 		fr->end = fr->src.mem_len;
@@ -262,14 +262,14 @@ static int fill(framer *fr, size_t need, char *err)
 		if (room < FRAME_CHUNK / 4 || (fr->keep && room < fr->pos)) {
 			size_t want = fr->buf.cap ? fr->buf.cap * 2 : FRAME_CHUNK;
 			uintptr_t old = (uintptr_t)fr->buf.p;
-			if (cbuf_reserve(&fr->buf, want))
+			if (chakra__cbuf_reserve(&fr->buf, want))
 				return chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", fr->name);
 			moved |= (uintptr_t)fr->buf.p != old;
 		}
 		fr->data = fr->buf.p;
 		if (moved && fr->moved)
 			fr->moved(fr->hook);
-		long n = source_read(&fr->src, fr->buf.p + fr->end, fr->buf.cap - fr->end, fr->name, err);
+		long n = chakra__source_read(&fr->src, fr->buf.p + fr->end, fr->buf.cap - fr->end, fr->name, err);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
@@ -279,7 +279,7 @@ static int fill(framer *fr, size_t need, char *err)
 	return 1;
 }
 
-int framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err)
+int chakra__framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err)
 {
 	uint64_t off = fr->base + fr->pos;
 	/* Length prefix: up to 10 bytes. */
@@ -323,8 +323,8 @@ int framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *off
 	return 1;
 }
 
-void framer_free(framer *fr)
+void chakra__framer_free(framer *fr)
 {
-	cbuf_free(&fr->buf);
-	source_close(&fr->src);
+	chakra__cbuf_free(&fr->buf);
+	chakra__source_close(&fr->src);
 }

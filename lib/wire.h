@@ -67,7 +67,7 @@ static inline size_t wire_varint_size(uint64_t v)
 }
 
 /* Skip one field's payload of the given wire type; 0 or -1 (malformed). */
-int wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt);
+int chakra__wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt);
 
 /* ---- Input ---- */
 typedef enum { SRC_FD, SRC_MEM, SRC_CB } src_kind;
@@ -91,15 +91,15 @@ typedef struct source {
 
 /* Open a path ("-" = stdin). Returns 0 or a negative chakra_error with a
  * message in err. */
-int source_open_path(source *s, const char *path, char *err);
-void source_open_mem(source *s, const void *buf, size_t len);
-void source_open_cb(source *s, chakra_read_cb cb, void *data);
+int chakra__source_open_path(source *s, const char *path, char *err);
+void chakra__source_open_mem(source *s, const void *buf, size_t len);
+void chakra__source_open_cb(source *s, chakra_read_cb cb, void *data);
 /* Read up to cap decompressed bytes: count, 0 at end, or negative error. */
-long source_read(source *s, void *buf, size_t cap, const char *name, char *err);
-void source_close(source *s);
+long chakra__source_read(source *s, void *buf, size_t cap, const char *name, char *err);
+void chakra__source_close(source *s);
 /* True for a plain (not gzip) memory source, whose bytes the framer can
  * use in place. */
-int source_is_plain_mem(source *s);
+int chakra__source_is_plain_mem(source *s);
 
 /* ---- Framing ---- */
 typedef struct framer {
@@ -120,12 +120,12 @@ typedef struct framer {
 	void *hook;
 } framer;
 
-void framer_init(framer *fr, const char *name, uint64_t max_msg);
+void chakra__framer_init(framer *fr, const char *name, uint64_t max_msg);
 /* Next message: 1 with msg, len and offset (of its length prefix) set,
  * 0 at a clean end, or a negative chakra_error with the message in err.
  * The bytes stay valid until the next call (with keep: until dropped,
  * at the address data + their offset - base). */
-int framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err);
+int chakra__framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset, char *err);
 static inline int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint64_t *offset,
                               char *err)
 {
@@ -143,7 +143,7 @@ static inline int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint
 			L = (size_t)(p[0] & 0x7f) | (size_t)p[1] << 7;
 			hdr = 2;
 		} else {
-			return framer_next_slow(fr, msg, len, offset, err);
+			return chakra__framer_next_slow(fr, msg, len, offset, err);
 		}
 		if (L <= avail - hdr && L <= fr->max_msg) {
 			*msg = p + hdr;
@@ -153,10 +153,10 @@ static inline int framer_next(framer *fr, const uint8_t **msg, size_t *len, uint
 			return 1;
 		}
 	}
-	return framer_next_slow(fr, msg, len, offset, err);
+	return chakra__framer_next_slow(fr, msg, len, offset, err);
 }
 /* Offset where the next message starts. */
 static inline uint64_t framer_offset(const framer *fr) { return fr->base + fr->pos; }
-void framer_free(framer *fr);
+void chakra__framer_free(framer *fr);
 
 #endif

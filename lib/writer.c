@@ -68,7 +68,7 @@ static int flush(chakra_writer *w, int finish)
 		w->out.len = 0;
 		return rc;
 	}
-	if (cbuf_reserve(&w->zout, 256 * 1024))
+	if (chakra__cbuf_reserve(&w->zout, 256 * 1024))
 		return fail(w, CHAKRA_ENOMEM, "out of memory");
 	w->zs.next_in = w->out.p;
 	w->zs.avail_in = (uInt)w->out.len;
@@ -181,7 +181,7 @@ int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
  * message body goes. */
 static uint8_t *frame(chakra_writer *w, size_t len)
 {
-	if (cbuf_reserve(&w->out, w->out.len + 10 + len)) {
+	if (chakra__cbuf_reserve(&w->out, w->out.len + 10 + len)) {
 		fail(w, CHAKRA_ENOMEM, "out of memory");
 		return NULL;
 	}
@@ -203,11 +203,11 @@ int chakra_writer_write_metadata(chakra_writer *w, const char *version, const ch
 	if (w->state != 0)
 		return fail(w, CHAKRA_ESTATE, "metadata written twice, or after finish");
 	size_t vlen = version ? strlen(version) : 0;
-	size_t len = encode_metadata_size(version, vlen, attrs);
+	size_t len = chakra__encode_metadata_size(version, vlen, attrs);
 	uint8_t *d = frame(w, len);
 	if (!d)
 		return w->state;
-	encode_metadata(version, vlen, attrs, d);
+	chakra__encode_metadata(version, vlen, attrs, d);
 	w->state = 1;
 	return after_message(w);
 }
@@ -233,11 +233,11 @@ int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
 	if (w->state != 1)
 		return fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
 		                                             : "node written after finish");
-	size_t len = encode_node_size(b);
+	size_t len = chakra__encode_node_size(b);
 	uint8_t *d = frame(w, len);
 	if (!d)
 		return w->state;
-	encode_node(b, d);
+	chakra__encode_node(b, d);
 	w->nodes++;
 	return after_message(w);
 }
@@ -268,8 +268,8 @@ static void writer_free(chakra_writer *w)
 			close(w->fd);
 		unlink(w->tmp_path);
 	}
-	cbuf_free(&w->out);
-	cbuf_free(&w->zout);
+	chakra__cbuf_free(&w->out);
+	chakra__cbuf_free(&w->zout);
 	free(w->path);
 	free(w->tmp_path);
 	free(w);

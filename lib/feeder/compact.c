@@ -44,7 +44,7 @@ static void *copy_mem(bump *b, const void *src, size_t n)
 	return d;
 }
 
-node_full *node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls)
+node_full *chakra__node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls)
 {
 	size_t size = al(sizeof(node_full)) + str_size(&src->name) + al(src->n_data * 8) +
 	              al(src->n_ctrl * 8) + al(src->n_attrs * sizeof(chakra_attr)) + 16;

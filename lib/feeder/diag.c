@@ -37,7 +37,7 @@ static void put(msgbuf *m, const char *fmt, ...)
 static int drop_ctrl_edge(chakra_feeder *f, uint32_t child, uint32_t parent)
 {
 	fslot *p = fslot_at(f, parent);
-	if (kid_remove(f, p, child | EDGE_CTRL)) {
+	if (chakra__kid_remove(f, p, child | EDGE_CTRL)) {
 		f->warnings++;
 		f->cycle_drops++;
 		fslot *c = fslot_at(f, child);
@@ -67,7 +67,7 @@ static int skey_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-int feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_index)
+int chakra__feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_index)
 {
 	if (n < 2)
 		return 0;
@@ -86,7 +86,7 @@ int feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_
 	return 0;
 }
 
-int feeder_resolve_stall(chakra_feeder *f, int final)
+int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 {
 	msgbuf m = { f->err, sizeof f->err, 0 };
 	size_t nb = 0;
@@ -108,7 +108,7 @@ int feeder_resolve_stall(chakra_feeder *f, int final)
 	for (uint32_t i = 0; i < f->n_slots; i++)
 		if (fslot_at(f, i)->state == ST_BLOCKED)
 			blocked[nb++] = i;
-	if (feeder_sort_slots(f, blocked, nb, 1))
+	if (chakra__feeder_sort_slots(f, blocked, nb, 1))
 		goto nomem;
 	for (size_t b = 0; b < nb; b++)
 		pos[blocked[b]] = (uint32_t)b;
@@ -123,7 +123,7 @@ int feeder_resolve_stall(chakra_feeder *f, int final)
 				continue;
 			kid_it ki = KID_IT_INIT;
 			uint32_t cv;
-			while (kid_next(f, p, &ki, &cv)) {
+			while (chakra__kid_next(f, p, &ki, &cv)) {
 				uint32_t c = cv & ~EDGE_CTRL;
 				if (fslot_at(f, c)->state != ST_BLOCKED)
 					continue;
@@ -329,7 +329,7 @@ int feeder_resolve_stall(chakra_feeder *f, int final)
 		put(&m, "\n  ... and %zu more", nb - 8);
 	goto done;
 nomem:
-	code = feeder_errf(f, CHAKRA_EDEP,
+	code = chakra__feeder_errf(f, CHAKRA_EDEP,
 	                   "%s: stall: %llu nodes cannot be issued (out of memory while diagnosing)",
 	                   f->name, (unsigned long long)f->held);
 done:

@@ -12,7 +12,7 @@
 #include "pbref.h"
 #include "wire.h"
 
-int feeder_errf(chakra_feeder *f, int code, const char *fmt, ...)
+int chakra__feeder_errf(chakra_feeder *f, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -29,7 +29,7 @@ static int fail(chakra_feeder *f, int code)
 
 static int oom(chakra_feeder *f)
 {
-	return fail(f, feeder_errf(f, CHAKRA_ENOMEM, "%s: out of memory", f->name));
+	return fail(f, chakra__feeder_errf(f, CHAKRA_ENOMEM, "%s: out of memory", f->name));
 }
 
 /* Hot helpers called once per edge or node: inlined (a call cost about
@@ -163,7 +163,7 @@ FEEDER_INLINE int kid_add(chakra_feeder *f, fslot *parent, uint32_t child)
 	return edge_add(f, parent, child);
 }
 
-int kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child)
+int chakra__kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child)
 {
 	if (it->k < p->nk) {
 		*child = p->kid[it->k++];
@@ -180,7 +180,7 @@ int kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child
 	return 1;
 }
 
-int kid_remove(chakra_feeder *f, fslot *p, uint32_t child)
+int chakra__kid_remove(chakra_feeder *f, fslot *p, uint32_t child)
 {
 	p->last = FT_NIL; /* (the repeat check must not see a removed edge) */
 	for (unsigned k = 0; k < p->nk; k++)
@@ -229,24 +229,24 @@ static node_full *materialize(chakra_node *n)
 	 * copy with the node. */
 	node_full tmp, *full = NULL;
 	uint64_t id;
-	arena_reset(&f->scratch);
-	int rc = node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, &tmp,
+	chakra__arena_reset(&f->scratch);
+	int rc = chakra__node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, &tmp,
 	                   &f->scratch, &f->ws_lazy, f->tmp);
 	if (rc == 0) {
-		full = node_full_compact(&tmp, &f->bytes, &s->full_cls);
+		full = chakra__node_full_compact(&tmp, &f->bytes, &s->full_cls);
 		if (!full)
 			rc = chakra__errf(f->tmp, CHAKRA_ENOMEM, "out of memory");
 	}
 	/* nanopb cross-check of the copy the simulator will read. */
 	if (rc == 0 && f->opts.reader && f->opts.reader->verify_with_nanopb)
-		rc = pbref_verify_node(n->msg, n->len, id, full, f->tmp);
+		rc = chakra__pbref_verify_node(n->msg, n->len, id, full, f->tmp);
 	if (rc < 0) {
 		/* The scan checked only the top level: a bad attribute (or a
 		 * nanopb mismatch) shows up here. The accessor that asked gets
 		 * empty values, and the feeder fails with this error from its
 		 * next call, so the simulator cannot go on silently. */
 		if (!f->failed)
-			fail(f, feeder_errf(f, rc, "%s: node index %llu (id %llu, message at byte %llu): %s",
+			fail(f, chakra__feeder_errf(f, rc, "%s: node index %llu (id %llu, message at byte %llu): %s",
 			                    f->name, (unsigned long long)n->index, (unsigned long long)n->id,
 			                    (unsigned long long)n->offset, f->tmp));
 		if (full)
@@ -263,7 +263,7 @@ static node_full *materialize(chakra_node *n)
  * as a data dependency too: the edge becomes a data edge. */
 static void data_wins(chakra_feeder *f, fslot *parent, uint32_t c)
 {
-	if (kid_remove(f, parent, c | EDGE_CTRL))
+	if (chakra__kid_remove(f, parent, c | EDGE_CTRL))
 		kid_add(f, parent, c); /* (cannot fail: a slot was just freed) */
 	parent->last = c;
 }
@@ -390,7 +390,7 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
 	int rc, no_edge = 0;
 	for (size_t k = 0; k < nd; k++) {
 		if (dd[k] == id)
-			return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
+			return fail(f, chakra__feeder_errf(f, CHAKRA_ESELFDEP,
 			                           "%s: node id %llu (node index %llu, byte %llu) "
 			                           "lists itself as a data dependency",
 			                           f->name, (unsigned long long)id,
@@ -404,7 +404,7 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
 	for (size_t k = 0; k < nc; k++) {
 		if (cd[k] == id) {
 			if (f->opts.strict)
-				return fail(f, feeder_errf(f, CHAKRA_ESELFDEP,
+				return fail(f, chakra__feeder_errf(f, CHAKRA_ESELFDEP,
 				                           "%s: node id %llu (node index %llu, byte %llu) "
 				                           "lists itself as a control dependency (strict)",
 				                           f->name, (unsigned long long)id,
@@ -627,10 +627,10 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 	}
 	if (r->rescan) {
 		uint64_t id2;
-		rc = feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
+		rc = chakra__feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
 		                 &f->ws_ins, (unsigned)f->opts.deps, f->tmp);
 		if (rc < 0) /* (scanned once already: only out of memory) */
-			return fail(f, feeder_errf(f, rc, "%s: node index %llu: %s", f->name,
+			return fail(f, chakra__feeder_errf(f, rc, "%s: node index %llu: %s", f->name,
 			                           (unsigned long long)index, f->tmp));
 		return link_parents(f, i, walk_data(&f->ws_ins),
 		                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws_ins) : 0,
@@ -670,7 +670,7 @@ static int read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t
 	if (i != FT_NIL) {
 		fslot *o = fslot_at(f, i);
 		if (o->state != ST_PLACE)
-			return fail(f, feeder_errf(f, CHAKRA_EDUP,
+			return fail(f, chakra__feeder_errf(f, CHAKRA_EDUP,
 			                           "%s: node index %llu (message at byte %llu): duplicate "
 			                           "node id %llu (first at node index %llu, byte %llu)",
 			                           f->name, (unsigned long long)index,
@@ -680,7 +680,7 @@ static int read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t
 		f->n_place--;
 	} else {
 		if (doneset_has(&f->done, id))
-			return fail(f, feeder_errf(f, CHAKRA_EDUP,
+			return fail(f, chakra__feeder_errf(f, CHAKRA_EDUP,
 			                           "%s: node index %llu (message at byte %llu): duplicate "
 			                           "node id %llu (an earlier node with this id was "
 			                           "already completed)",
@@ -710,7 +710,7 @@ static int read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t
 static int read_end(chakra_feeder *f, int rc)
 {
 	if (rc < 0)
-		return fail(f, feeder_errf(f, rc, "%s (node index %llu)", f->tmp,
+		return fail(f, chakra__feeder_errf(f, rc, "%s (node index %llu)", f->tmp,
 		                           (unsigned long long)f->n_read));
 	f->eof = 1;
 	if ((rc = flush(f)) < 0)
@@ -720,7 +720,7 @@ static int read_end(chakra_feeder *f, int rc)
 
 static int scan_failed(chakra_feeder *f, int rc, uint64_t index, uint64_t off)
 {
-	return fail(f, feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s", f->name,
+	return fail(f, chakra__feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s", f->name,
 	                           (unsigned long long)index, (unsigned long long)off, f->tmp));
 }
 
@@ -738,7 +738,7 @@ FEEDER_INLINE int read_one(chakra_feeder *f)
 		return read_end(f, rc);
 	uint64_t index = f->n_read++;
 	uint64_t id;
-	rc = feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, (unsigned)f->opts.deps,
+	rc = chakra__feeder_scan(msg, len, off + wire_varint_size(len), &id, &f->ws, (unsigned)f->opts.deps,
 	                 f->tmp);
 	if (rc < 0)
 		return scan_failed(f, rc, index, off);
@@ -759,7 +759,7 @@ static int drop_absent(chakra_feeder *f, const fslot *p, uint32_t c)
 {
 	fslot *cs = fslot_at(f, c);
 	if (f->opts.strict)
-		return fail(f, feeder_errf(f, CHAKRA_EDEP,
+		return fail(f, chakra__feeder_errf(f, CHAKRA_EDEP,
 		                           "%s: node id %llu (node index %llu, byte %llu) has a control "
 		                           "dependency on id %llu, which never appears in the file (strict)",
 		                           f->name, (unsigned long long)cs->v.id,
@@ -831,7 +831,7 @@ static int at_eof(chakra_feeder *f)
 	for (uint32_t i = 0; i < f->n_slots; i++)
 		if (fslot_at(f, i)->state == ST_PLACE)
 			place[np++] = i;
-	if (feeder_sort_slots(f, place, np, 0)) {
+	if (chakra__feeder_sort_slots(f, place, np, 0)) {
 		free(place);
 		return oom(f);
 	}
@@ -858,7 +858,7 @@ FEEDER_INLINE int fill(chakra_feeder *f)
 		 * control edges contradict its data edges stays within about
 		 * two windows of memory. */
 		if (f->held >= f->opts.window && f->n_read >= f->next_cycle_check) {
-			if ((rc = feeder_resolve_stall(f, 0)) < 0)
+			if ((rc = chakra__feeder_resolve_stall(f, 0)) < 0)
 				return fail(f, rc);
 			f->next_cycle_check = f->n_read + f->held;
 			if (f->ready.n)
@@ -903,7 +903,7 @@ FEEDER_INLINE int pick(chakra_feeder *f, fslot **out)
 		if (!f->eof)
 			rc = fill(f); /* (fill returns only at the end, or with progress) */
 		else
-			rc = feeder_resolve_stall(f, 1);
+			rc = chakra__feeder_resolve_stall(f, 1);
 		if (rc < 0)
 			return fail(f, rc);
 	}
@@ -960,10 +960,10 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 		f->opts.window = FEEDER_DEFAULT_WINDOW;
 
 	if (f->opts.deps < CHAKRA_DEPS_DATA || f->opts.deps > CHAKRA_DEPS_BOTH)
-		return fail(f, feeder_errf(f, CHAKRA_EINVAL, "%s: bad deps option %d", f->name,
+		return fail(f, chakra__feeder_errf(f, CHAKRA_EINVAL, "%s: bad deps option %d", f->name,
 		                           (int)f->opts.deps));
 	if (f->opts.order != CHAKRA_ORDER_ID && f->opts.order != CHAKRA_ORDER_FILE)
-		return fail(f, feeder_errf(f, CHAKRA_EINVAL, "%s: bad order option %d", f->name,
+		return fail(f, chakra__feeder_errf(f, CHAKRA_EINVAL, "%s: bad order option %d", f->name,
 		                           (int)f->opts.order));
 	return 0;
 }
@@ -971,7 +971,7 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 static int opened(chakra_feeder *f, int rc)
 {
 	if (rc < 0)
-		return fail(f, feeder_errf(f, rc, "%s",
+		return fail(f, chakra__feeder_errf(f, rc, "%s",
 		                           f->rd ? chakra_reader_errmsg(f->rd) : "out of memory"));
 	f->fr = chakra__reader_framer(f->rd);
 	/* Lazy mode leaves queued and pinned messages in the framer's buffer. */
@@ -1028,16 +1028,16 @@ void chakra_feeder_close(chakra_feeder *f)
 		free(f->chunks[c]);
 	free(f->chunks);
 	free(f->edges);
-	idmap_free(&f->ids);
-	doneset_free(&f->done);
-	dqueue_free(&f->ready);
-	bytepool_free(&f->bytes);
-	walk_scratch_free(&f->ws);
-	walk_scratch_free(&f->ws_lazy);
-	walk_scratch_free(&f->ws_ins);
+	chakra__idmap_free(&f->ids);
+	chakra__doneset_free(&f->done);
+	chakra__dqueue_free(&f->ready);
+	chakra__bytepool_free(&f->bytes);
+	chakra__walk_scratch_free(&f->ws);
+	chakra__walk_scratch_free(&f->ws_lazy);
+	chakra__walk_scratch_free(&f->ws_ins);
 	free(f->q);
 	free(f->pins);
-	arena_free(&f->scratch);
+	chakra__arena_free(&f->scratch);
 	chakra_reader_close(f->rd);
 	free(f->name);
 	free(f);
@@ -1100,7 +1100,7 @@ static int not_inflight(chakra_feeder *f, const char *what, uint64_t id)
 	} else {
 		why = "no node with this id has been read";
 	}
-	return feeder_errf(f, CHAKRA_ESTATE, "%s: %s node id %llu: not in flight: %s", f->name, what,
+	return chakra__feeder_errf(f, CHAKRA_ESTATE, "%s: %s node id %llu: not in flight: %s", f->name, what,
 	                   (unsigned long long)id, why);
 }
 
@@ -1146,7 +1146,7 @@ int chakra_feeder_drive(chakra_feeder *f)
 	if (f->failed)
 		return f->failed;
 	if (!f->opts.ready_cb)
-		return feeder_errf(f, CHAKRA_EINVAL, "%s: chakra_feeder_drive needs a ready_cb option",
+		return chakra__feeder_errf(f, CHAKRA_EINVAL, "%s: chakra_feeder_drive needs a ready_cb option",
 		                   f->name);
 	return drain(f);
 }

@@ -135,13 +135,13 @@ framer *chakra__reader_framer(chakra_reader *r);
  * the top-level structure validated; "byte N: what" in err on failure.
  * want: the lists to decode (chakra_deps bits); a packed list not wanted
  * in canonical position is skipped by its length (and may be left empty). */
-int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
+int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
                 unsigned want, char *err);
 
 /* compact.c: a deep copy of a decoded node in one block of the feeder's
  * byte pool (*cls receives its class for bytepool_release); NULL when out
  * of memory. */
-node_full *node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls);
+node_full *chakra__node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls);
 
 /* diag.c: a stall (nothing ready, nothing in flight, nodes held). Breaks
  * cycles at control-only edges (not when strict) and returns 1 when nodes
@@ -149,22 +149,22 @@ node_full *node_full_compact(const node_full *src, bytepool *pool, uint8_t *cls)
  * returns CHAKRA_ECYCLE or CHAKRA_EDEP; before the end of the file a cycle
  * of data edges is already CHAKRA_ECYCLE (no later node can break it), and
  * anything else returns 0 (parents may come later). CHAKRA_ENOMEM too. */
-int feeder_resolve_stall(chakra_feeder *f, int final);
+int chakra__feeder_resolve_stall(chakra_feeder *f, int final);
 /* diag.c: sort slot numbers by file index (by_index) or id; -1 when out
  * of memory. */
-int feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_index);
+int chakra__feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_index);
 /* Errors into f->err (larger than CHAKRA_ERRMSG_MAX). */
-int feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
+int chakra__feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
 
 /* feeder.c: children of a slot, for the cold paths (end of file, stall
- * diagnosis). Iterate with `kid_it it = KID_IT_INIT; while (kid_next(f, p,
- * &it, &c))`; kid_remove takes out one child value (with its EDGE_CTRL
+ * diagnosis). Iterate with `kid_it it = KID_IT_INIT; while (chakra__kid_next(f, p,
+ * &it, &c))`; chakra__kid_remove takes out one child value (with its EDGE_CTRL
  * bit) and returns 1, or 0 when p has no such child. */
 typedef struct kid_it {
 	uint32_t k, e;
 } kid_it;
 #define KID_IT_INIT { 0, FT_NIL }
-int kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child);
-int kid_remove(chakra_feeder *f, fslot *p, uint32_t child);
+int chakra__kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child);
+int chakra__kid_remove(chakra_feeder *f, fslot *p, uint32_t child);
 
 #endif

@@ -59,7 +59,7 @@ static int idmap_rehash(idmap *m, unsigned bits)
 
 #define IDMAP_LONG_PROBE 64
 
-int idmap_put_slow(idmap *m, uint64_t key, uint32_t val)
+int chakra__idmap_put_slow(idmap *m, uint64_t key, uint32_t val)
 {
 	/* Load factor at most 1/2 keeps linear probes short. */
 	if ((m->n + 1) * 2 > m->cap && idmap_rehash(m, m->bits ? m->bits + 1 : 10))
@@ -72,7 +72,7 @@ int idmap_put_slow(idmap *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-void idmap_erase_slow(idmap *m, idmap_ent *x)
+void chakra__idmap_erase_slow(idmap *m, idmap_ent *x)
 {
 	size_t mask = m->cap - 1, i = (size_t)(x - m->e);
 	/* Backward shift until an empty bucket or an entry at its home. */
@@ -87,7 +87,7 @@ void idmap_erase_slow(idmap *m, idmap_ent *x)
 	m->n--;
 }
 
-void idmap_free(idmap *m)
+void chakra__idmap_free(idmap *m)
 {
 	free(m->e);
 	memset(m, 0, sizeof *m);
@@ -95,7 +95,7 @@ void idmap_free(idmap *m)
 
 /* ---- heap ---- */
 
-int heap_push(heap *q, uint64_t key, uint32_t slot)
+int chakra__heap_push(heap *q, uint64_t key, uint32_t slot)
 {
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 256;
@@ -118,7 +118,7 @@ int heap_push(heap *q, uint64_t key, uint32_t slot)
 	return 0;
 }
 
-uint32_t heap_pop(heap *q)
+uint32_t chakra__heap_pop(heap *q)
 {
 	if (!q->n)
 		return FT_NIL;
@@ -152,7 +152,7 @@ uint32_t heap_pop(heap *q)
 	return top;
 }
 
-void heap_free(heap *q)
+void chakra__heap_free(heap *q)
 {
 	free(q->h);
 	memset(q, 0, sizeof *q);
@@ -160,7 +160,7 @@ void heap_free(heap *q)
 
 /* ---- dqueue ---- */
 
-int dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot)
+int chakra__dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot)
 {
 	if (!q->leaf && !q->n) {
 		/* Lazily, so a feeder that is never asked costs nothing; if
@@ -189,13 +189,13 @@ int dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot)
 			}
 		}
 	}
-	if (heap_push(&q->spill, key, slot))
+	if (chakra__heap_push(&q->spill, key, slot))
 		return -1;
 	q->n++;
 	return 0;
 }
 
-uint32_t dqueue_pop_slow(dqueue *q)
+uint32_t chakra__dqueue_pop_slow(dqueue *q)
 {
 	if (!q->n)
 		return FT_NIL;
@@ -205,14 +205,14 @@ uint32_t dqueue_pop_slow(dqueue *q)
 			return dqueue_bits_take(q, off);
 	}
 	q->n--;
-	return heap_pop(&q->spill);
+	return chakra__heap_pop(&q->spill);
 }
 
-void dqueue_free(dqueue *q)
+void chakra__dqueue_free(dqueue *q)
 {
 	free(q->leaf);
 	free(q->slot);
-	heap_free(&q->spill);
+	chakra__heap_free(&q->spill);
 	memset(q, 0, sizeof *q);
 }
 
@@ -309,7 +309,7 @@ static int flat_grow(doneset *d, uint64_t id)
 	return 1;
 }
 
-int doneset_add_slow(doneset *d, uint64_t id)
+int chakra__doneset_add_slow(doneset *d, uint64_t id)
 {
 	if (flat_grow(d, id))
 		return doneset_add(d, id);
@@ -324,7 +324,7 @@ int doneset_add_slow(doneset *d, uint64_t id)
 	return 0;
 }
 
-int doneset_has_slow(doneset *d, uint64_t id)
+int chakra__doneset_has_slow(doneset *d, uint64_t id)
 {
 	uint32_t pg = doneset_page(d, id >> 9, 0);
 	if (pg == FT_NIL)
@@ -332,11 +332,11 @@ int doneset_has_slow(doneset *d, uint64_t id)
 	return (int)((d->bits[pg][(id >> 6) & 7] >> (id & 63)) & 1);
 }
 
-void doneset_free(doneset *d)
+void chakra__doneset_free(doneset *d)
 {
 	free(d->flat);
 	free(d->dir);
-	idmap_free(&d->pages);
+	chakra__idmap_free(&d->pages);
 	free(d->bits);
 	memset(d, 0, sizeof *d);
 }
@@ -353,7 +353,7 @@ static unsigned size_class(size_t n)
 	return (unsigned)(64 - __builtin_clzll((unsigned long long)(n - 1))) - 4;
 }
 
-void *bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
+void *chakra__bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 {
 	unsigned c = size_class(n ? n : 1);
 	if (c >= BP_CLASSES) {
@@ -400,7 +400,7 @@ void *bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 	return p;
 }
 
-void bytepool_free(bytepool *b)
+void chakra__bytepool_free(bytepool *b)
 {
 	for (size_t i = 0; i < b->n_slabs; i++)
 		free(b->slabs[i]);

@@ -64,7 +64,7 @@ static inline uint32_t idmap_get(const idmap *m, uint64_t key)
 	return x ? x->val : FT_NIL;
 }
 /* Insert a key known to be absent: 0, or -1 on out of memory. */
-int idmap_put_slow(idmap *m, uint64_t key, uint32_t val);
+int chakra__idmap_put_slow(idmap *m, uint64_t key, uint32_t val);
 static inline int idmap_put(idmap *m, uint64_t key, uint32_t val)
 {
 	if (!m->mixed && (m->n + 1) * 2 <= m->cap) {
@@ -78,11 +78,11 @@ static inline int idmap_put(idmap *m, uint64_t key, uint32_t val)
 			return 0;
 		}
 	}
-	return idmap_put_slow(m, key, val);
+	return chakra__idmap_put_slow(m, key, val);
 }
 /* Remove entry x (from idmap_find): inline when nothing is to be shifted
  * back (the next bucket is empty or at its home: dense ids). */
-void idmap_erase_slow(idmap *m, idmap_ent *x);
+void chakra__idmap_erase_slow(idmap *m, idmap_ent *x);
 static inline void idmap_erase(idmap *m, idmap_ent *x)
 {
 	size_t j = ((size_t)(x - m->e) + 1) & (m->cap - 1);
@@ -91,7 +91,7 @@ static inline void idmap_erase(idmap *m, idmap_ent *x)
 		m->n--;
 		return;
 	}
-	idmap_erase_slow(m, x);
+	chakra__idmap_erase_slow(m, x);
 }
 /* Remove a key if present; returns its value or FT_NIL. */
 static inline uint32_t idmap_del(idmap *m, uint64_t key)
@@ -103,7 +103,7 @@ static inline uint32_t idmap_del(idmap *m, uint64_t key)
 	idmap_erase(m, x);
 	return v;
 }
-void idmap_free(idmap *m);
+void chakra__idmap_free(idmap *m);
 
 /* ---- Binary min-heap of (key, slot): ready nodes by id or file index ---- */
 typedef struct heap_ent {
@@ -114,9 +114,9 @@ typedef struct heap {
 	heap_ent *h;
 	size_t n, cap;
 } heap;
-int heap_push(heap *q, uint64_t key, uint32_t slot); /* 0 or -1 (ENOMEM) */
-uint32_t heap_pop(heap *q);                          /* FT_NIL when empty */
-void heap_free(heap *q);
+int chakra__heap_push(heap *q, uint64_t key, uint32_t slot); /* 0 or -1 (ENOMEM) */
+uint32_t chakra__heap_pop(heap *q);                          /* FT_NIL when empty */
+void chakra__heap_free(heap *q);
 
 /* ---- Ready queue: lowest key first, exact. Ready keys (ids, or file
  * indices) are unique and, in traces, dense and close together, so keys
@@ -137,7 +137,7 @@ typedef struct dqueue {
 	heap spill;         /* keys outside the window */
 	size_t n;           /* keys in all */
 } dqueue;
-int dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot);
+int chakra__dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot);
 /* 0 or -1 (ENOMEM). Inline: a key in the window, not set yet. */
 static inline int dqueue_push(dqueue *q, uint64_t key, uint32_t slot)
 {
@@ -154,7 +154,7 @@ static inline int dqueue_push(dqueue *q, uint64_t key, uint32_t slot)
 			return 0;
 		}
 	}
-	return dqueue_push_slow(q, key, slot);
+	return chakra__dqueue_push_slow(q, key, slot);
 }
 /* The lowest key in the bitmap (nbits > 0), as its offset from base. */
 static inline uint64_t dqueue_bits_min(const dqueue *q)
@@ -177,7 +177,7 @@ static inline uint32_t dqueue_bits_take(dqueue *q, uint64_t off)
 	q->n--;
 	return q->slot[off];
 }
-uint32_t dqueue_pop_slow(dqueue *q);
+uint32_t chakra__dqueue_pop_slow(dqueue *q);
 /* FT_NIL when empty. Inline: only the bitmap holds keys. */
 static inline uint32_t dqueue_pop(dqueue *q)
 {
@@ -185,9 +185,9 @@ static inline uint32_t dqueue_pop(dqueue *q)
 		return FT_NIL; /* (lazy mode asks an empty queue once per node) */
 	if (q->nbits && !q->spill.n)
 		return dqueue_bits_take(q, dqueue_bits_min(q));
-	return dqueue_pop_slow(q);
+	return chakra__dqueue_pop_slow(q);
 }
-void dqueue_free(dqueue *q);
+void chakra__dqueue_free(dqueue *q);
 
 /* ---- Set of completed ids: dense ids (the normal case) in one flat
  * bitmap, grown while it costs at most 8 bytes per id added; the others in
@@ -207,9 +207,9 @@ typedef struct doneset {
 	int any;           /* an id beyond the flat bitmap was added; max is */
 	uint64_t max;      /* the largest such (ids added within it are lower) */
 } doneset;
-int doneset_add_slow(doneset *d, uint64_t id); /* 0 or -1 (ENOMEM) */
-int doneset_has_slow(doneset *d, uint64_t id);
-void doneset_free(doneset *d);
+int chakra__doneset_add_slow(doneset *d, uint64_t id); /* 0 or -1 (ENOMEM) */
+int chakra__doneset_has_slow(doneset *d, uint64_t id);
+void chakra__doneset_free(doneset *d);
 
 /* Inline fast paths: the cached page, and "above every completed id"
  * (a node read ahead, or a parent not completed yet). */
@@ -229,7 +229,7 @@ static inline int doneset_add(doneset *d, uint64_t id)
 			d->max = id;
 		return 0;
 	}
-	return doneset_add_slow(d, id);
+	return chakra__doneset_add_slow(d, id);
 }
 static inline int doneset_has(doneset *d, uint64_t id)
 {
@@ -243,7 +243,7 @@ static inline int doneset_has(doneset *d, uint64_t id)
 	else if ((id >> 9) == d->last_key && d->n)
 		pg = d->last_page;
 	else
-		return doneset_has_slow(d, id);
+		return chakra__doneset_has_slow(d, id);
 	if (pg == FT_NIL)
 		return 0;
 	return (int)((d->bits[pg][(id >> 6) & 7] >> (id & 63)) & 1);
@@ -261,7 +261,7 @@ typedef struct bytepool {
 } bytepool;
 /* A block of at least n bytes; *cls receives its class (BP_CLASSES for a
  * malloc'd block). NULL on out of memory. */
-void *bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls);
+void *chakra__bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls);
 static inline void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls)
 {
 	/* Inline: a block on its class's free list (the steady state). */
@@ -274,7 +274,7 @@ static inline void *bytepool_alloc(bytepool *b, size_t n, uint8_t *cls)
 			return p;
 		}
 	}
-	return bytepool_alloc_slow(b, n, cls);
+	return chakra__bytepool_alloc_slow(b, n, cls);
 }
 static inline void bytepool_release(bytepool *b, void *p, uint8_t cls)
 {
@@ -287,6 +287,6 @@ static inline void bytepool_release(bytepool *b, void *p, uint8_t cls)
 	memcpy(p, &b->free_[cls], sizeof(void *));
 	b->free_[cls] = p;
 }
-void bytepool_free(bytepool *b);
+void chakra__bytepool_free(bytepool *b);
 
 #endif

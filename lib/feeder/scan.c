@@ -1,6 +1,6 @@
 /* The feeder's scan: a Node message's id and dependencies, nothing else.
  *
- * Why not node_walk's scan mode: it also validates every attribute, which
+ * Why not chakra__node_walk's scan mode: it also validates every attribute, which
  * is most of its cost on typical nodes and more than the whole budget of a
  * feeder that must keep within 3x of reading the file. Here the top-level
  * structure is checked (tags, wire types, lengths within the message, the
@@ -13,7 +13,7 @@
  * The fast path is for what encoders write: one-byte tags of the Node
  * fields in field order, varints of up to four bytes, lengths of up to
  * two, a bounds check per field rather than per byte. It has two tiers
- * (feeder_scan, the common form only, and scan_general: see "Fast path"
+ * (chakra__feeder_scan, the common form only, and scan_general: see "Fast path"
  * below); on anything else, or within 5 bytes of the end, it hands over to
  * scan_careful at a checkpoint: a field start with every field before it
  * taken in whole.
@@ -73,14 +73,14 @@ static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 	if (wt == WT_VARINT) {
 		if (wire_varint(p, end, &v))
 			return -1;
-		return cbuf_append(dst, &v, 8) ? -2 : 0;
+		return chakra__cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
 	if (wt != WT_LEN || wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
 		return -1;
 	if (L == 0)
 		return 0;
 	const uint8_t *q = *p, *e = q + L;
-	if (cbuf_reserve(dst, dst->len + (size_t)L * 8))
+	if (chakra__cbuf_reserve(dst, dst->len + (size_t)L * 8))
 		return -2; /* (at most one value per byte) */
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
@@ -106,7 +106,7 @@ static int skip_len(const uint8_t **p, const uint8_t *end)
  * (chakra_deps bits), and << 8 the tag of the last field before p while
  * all fields so far are in canonical position, 0 before the first field,
  * 0xff once one was not. *id and ws hold the fields before p. Seven
- * arguments, as feeder_scan: its calls here are jumps. */
+ * arguments, as chakra__feeder_scan: its calls here are jumps. */
 SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, uint64_t *id,
                            walk_scratch *ws, unsigned state, char *err)
 {
@@ -178,7 +178,7 @@ SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, 
 				           (unsigned long long)(tag >> 3));
 			break;
 		default:
-			if (wire_skip(&p, end, wt))
+			if (chakra__wire_skip(&p, end, wt))
 				return BAD("byte %llu: malformed field %llu (wire type %u)", POS(fs),
 				           (unsigned long long)(tag >> 3), wt);
 		}
@@ -194,7 +194,7 @@ SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, 
  * path (malformed, or merely unusual).
  *
  * Three tiers, each handing over to the next with the same results:
- * feeder_scan takes the canonical chain in its common form only, with as
+ * chakra__feeder_scan takes the canonical chain in its common form only, with as
  * few registers and instructions as it can (no checkpoint: anything else
  * starts scan_general over from the message start); scan_general takes
  * the chain in every form (two-byte list lengths, a list at the end, the
@@ -260,7 +260,7 @@ SCAN_INLINE int fast_skip(uintptr_t *k)
 }
 
 /* A packed dependency list (*k at its tag) appended to dst, which holds n
- * bytes, committed only when whole. lim: as in feeder_scan. Values are
+ * bytes, committed only when whole. lim: as in chakra__feeder_scan. Values are
  * decoded within the list (a longer one runs past it and is refused). */
 SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
 {
@@ -332,7 +332,7 @@ SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
 /* Past a varint whose value is not needed (type, times), as wire_varint
  * would take it: up to ten bytes, the tenth at most 1. The first four are
  * readable; a longer one is taken only with ten bytes readable (lim: as
- * in feeder_scan), else 0 (near the end: the general path). */
+ * in chakra__feeder_scan), else 0 (near the end: the general path). */
 SCAN_INLINE int hot_skipv(uintptr_t *k, uintptr_t lim)
 {
 	uintptr_t s = *k, e;
@@ -467,7 +467,7 @@ careful:
 
 /* The canonical chain with every case of it: lists with two-byte lengths
  * or at the end of the message, the first buffers, varints of any length.
- * feeder_scan hands over here from the message start on anything else
+ * chakra__feeder_scan hands over here from the message start on anything else
  * than its common form (it changed nothing that this does not set again). */
 SCAN_NOINLINE int scan_general(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id,
                                 walk_scratch *ws, unsigned want, char *err)
@@ -573,7 +573,7 @@ careful:
 	                    err);
 }
 
-int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
+int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
                 unsigned want, char *err)
 {
 	/* p < lim: 5 bytes readable at p, a tag and a four-byte varint or a
@@ -593,7 +593,7 @@ int feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, wal
 		goto general;
 
 /* A field's payload, then the next tag in t. On anything unusual,
- * scan_general starts again with feeder_scan's own arguments: this keeps
+ * scan_general starts again with chakra__feeder_scan's own arguments: this keeps
  * no checkpoint, and so holds fewer registers. */
 #define SKIPV() (p++, hot_skipv(&p, lim))
 #define SKIP() fast_skip(&p)

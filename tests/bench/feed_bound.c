@@ -74,7 +74,7 @@ static int raw_stage(const char *trace, int stage, unsigned deps, run *out)
 			continue;
 		uint64_t id;
 		/* base 0: offsets in errors are relative; none is expected. */
-		if ((rc = feeder_scan(m, len, 0, &id, &ws, deps, err)) < 0) {
+		if ((rc = chakra__feeder_scan(m, len, 0, &id, &ws, deps, err)) < 0) {
 			why = err;
 			break;
 		}
@@ -99,8 +99,8 @@ static int raw_stage(const char *trace, int stage, unsigned deps, run *out)
 	if (rc < 0)
 		fail(why ? trace : NULL, why ? why : chakra_reader_errmsg(r));
 	chakra_reader_close(r);
-	walk_scratch_free(&ws);
-	doneset_free(&done);
+	chakra__walk_scratch_free(&ws);
+	chakra__doneset_free(&done);
 	return rc < 0 ? -1 : 0;
 }
 

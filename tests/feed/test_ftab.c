@@ -55,7 +55,7 @@ static void test_idmap(int pattern)
 		CHECK(m.mixed); /* the clustered ids switched the hash */
 	if (pattern == 0)
 		CHECK(!m.mixed);
-	idmap_free(&m);
+	chakra__idmap_free(&m);
 }
 
 static void test_heap(void)
@@ -64,19 +64,19 @@ static void test_heap(void)
 	static uint64_t keys[5000];
 	for (int i = 0; i < 5000; i++) {
 		keys[i] = rnd() % 1000;
-		CHECK(heap_push(&q, keys[i], (uint32_t)i) == 0);
+		CHECK(chakra__heap_push(&q, keys[i], (uint32_t)i) == 0);
 	}
 	uint64_t last = 0;
 	for (int i = 0; i < 5000; i++) {
-		uint32_t s = heap_pop(&q);
+		uint32_t s = chakra__heap_pop(&q);
 		CHECK(s < 5000);
 		if (s >= 5000)
 			break;
 		CHECK(keys[s] >= last);
 		last = keys[s];
 	}
-	CHECK(heap_pop(&q) == FT_NIL);
-	heap_free(&q);
+	CHECK(chakra__heap_pop(&q) == FT_NIL);
+	chakra__heap_free(&q);
 }
 
 /* The ready queue against a naive model: unique keys, mostly rising and
@@ -132,7 +132,7 @@ static void test_dqueue(void)
 	CHECK_EQ_U(bad, 0);
 	CHECK(dqueue_pop(&q) == FT_NIL);
 	CHECK(q.nbits == 0 && q.leaf != NULL);
-	dqueue_free(&q);
+	chakra__dqueue_free(&q);
 }
 
 static void test_doneset(void)
@@ -149,7 +149,7 @@ static void test_doneset(void)
 	CHECK(doneset_has(&d, UINT64_MAX));
 	CHECK(doneset_has(&d, (uint64_t)1 << 60));
 	CHECK(!doneset_has(&d, ((uint64_t)1 << 60) + 1));
-	doneset_free(&d);
+	chakra__doneset_free(&d);
 
 	/* A page first kept in the idmap (far above the dense ids) must still
 	 * be found once the dense directory grows over it. */
@@ -163,7 +163,7 @@ static void test_doneset(void)
 	CHECK(!doneset_has(&e, far + 1));
 	CHECK(doneset_has(&e, 511 * 7));
 	CHECK(!doneset_has(&e, 511 * 7 + 1));
-	doneset_free(&e);
+	chakra__doneset_free(&e);
 
 	/* Ids first kept in pages (beyond what the flat bitmap may cover
 	 * yet), then covered as dense ids fill in: merged, still found. */
@@ -179,7 +179,7 @@ static void test_doneset(void)
 	for (uint64_t i = 1400000; i < hi + 300; i++)
 		bad += doneset_has(&g, i) != (i < 1500000 || (i >= hi && i < hi + 100));
 	CHECK_EQ_U(bad, 0);
-	doneset_free(&g);
+	chakra__doneset_free(&g);
 }
 
 static void test_bytepool(void)
@@ -198,7 +198,7 @@ static void test_bytepool(void)
 	for (int i = 0; i < 3000; i++)
 		if (p[i])
 			bytepool_release(&b, p[i], cls[i]);
-	bytepool_free(&b);
+	chakra__bytepool_free(&b);
 }
 
 int main(void)

@@ -30,13 +30,13 @@ static void compare(const uint8_t *m, size_t len)
 {
 	node_full full;
 	uint64_t id1, id2;
-	arena_reset(&ar);
-	int r1 = node_walk(m, len, 0, &id1, &full, &ar, &ws_full, err);
-	int r2 = feeder_scan(m, len, 0, &id2, &ws_scan, CHAKRA_DEPS_BOTH, err);
+	chakra__arena_reset(&ar);
+	int r1 = chakra__node_walk(m, len, 0, &id1, &full, &ar, &ws_full, err);
+	int r2 = chakra__feeder_scan(m, len, 0, &id2, &ws_scan, CHAKRA_DEPS_BOTH, err);
 	/* Data only: the same id and data deps; control only likewise. */
 	uint64_t id3, id4;
-	int r3 = feeder_scan(m, len, 0, &id3, &ws_data, CHAKRA_DEPS_DATA, err);
-	int r4 = feeder_scan(m, len, 0, &id4, &ws_ctrl, CHAKRA_DEPS_CTRL, err);
+	int r3 = chakra__feeder_scan(m, len, 0, &id3, &ws_data, CHAKRA_DEPS_DATA, err);
+	int r4 = chakra__feeder_scan(m, len, 0, &id4, &ws_ctrl, CHAKRA_DEPS_CTRL, err);
 	if (r1 != 0)
 		return;
 	compared++;
@@ -70,7 +70,7 @@ static void shuffle(const uint8_t *m, size_t len, int rounds)
 	while (p < end && nf < MAXF) {
 		uint64_t tag;
 		fs[nf++] = (size_t)(p - m);
-		if (wire_varint(&p, end, &tag) || wire_skip(&p, end, tag & 7))
+		if (wire_varint(&p, end, &tag) || chakra__wire_skip(&p, end, tag & 7))
 			return;
 	}
 	if (p != end || nf < 2)
@@ -264,11 +264,11 @@ int main(void)
 	CHECK(compared > 3664);
 	CHECK_EQ_U(mismatches, 0);
 	CHECK_EQ_U(scan_rejects_valid, 0);
-	walk_scratch_free(&ws_full);
-	walk_scratch_free(&ws_scan);
-	walk_scratch_free(&ws_data);
-	walk_scratch_free(&ws_ctrl);
-	arena_free(&ar);
+	chakra__walk_scratch_free(&ws_full);
+	chakra__walk_scratch_free(&ws_scan);
+	chakra__walk_scratch_free(&ws_data);
+	chakra__walk_scratch_free(&ws_ctrl);
+	chakra__arena_free(&ar);
 	printf("%llu messages compared\n", (unsigned long long)compared);
 	return check_done();
 }
