@@ -1,6 +1,7 @@
 # chakra stats: the real trace's figures pinned (cross-checked by
 # check_analyze.py stats, from the raw protobuf), a crafted graph worked out
 # by hand, a microbenchmark workload per rank, errors. $1 = mktrace.
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz data/astra-sim/microbenchmarks
 . "$(dirname "$0")/lib.sh"
 MK="$1"
 

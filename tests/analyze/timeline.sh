@@ -1,5 +1,6 @@
 # chakra timeline error handling: every bad line is named FILE:LINE and
 # nothing is written. (Output validity: check_analyze.py timeline.)
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz data/astra-sim
 . "$(dirname "$0")/lib.sh"
 
 ok() { printf '%s\n' "$@" >"$D/ev.csv"; }

@@ -2,6 +2,7 @@
 # DOT/GraphML contents pinned (checked against the raw protobuf by
 # check_analyze.py visualize), escaping of hostile names, error cases.
 # $1 = the mktrace helper.
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz
 . "$(dirname "$0")/lib.sh"
 MK="$1"
 

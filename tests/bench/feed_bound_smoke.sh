@@ -3,6 +3,7 @@
 # a generated trace (parents always earlier) no node is blocked, on the
 # real chakra.0.et some are (its data deps name later nodes).
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz
 B=${1:?feed_bound path}
 C=${CHAKRA_EXE:?}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/feed-bound.XXXXXX") || exit 1

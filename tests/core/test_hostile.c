@@ -70,6 +70,7 @@ static void write_file(const char *path, const void *p, size_t n)
 
 int main(void)
 {
+	need_data("data/chakra/chakra.0.et.gz");
 	size_t len;
 	unsigned char *et = gunzip_file(shared_path("data/chakra/chakra.0.et.gz"), &len);
 	CHECK(et && len > 100000);

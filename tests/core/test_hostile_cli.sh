@@ -3,6 +3,7 @@
 # its specific message with the byte offset and exit 1, never a crash or a
 # silent early end, and jsonize leaves no half-written JSON behind.
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz
 C=${CHAKRA_EXE:?}
 D=${CHAKRA_SHARED:?}/data
 T=$(mktemp -d "${TMPDIR:-/tmp}/core-hostile.XXXXXX") || exit 1

@@ -5,6 +5,7 @@
 # pkg-config's sysroot prefix the paths. $1 = the build's b_sanitize, so a
 # sanitized library is linked with the same runtime.
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz
 B=${CHAKRA_BUILD:?}
 S=${CHAKRA_SHARED:?}
 SAN=${1:-none}

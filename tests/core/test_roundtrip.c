@@ -90,6 +90,8 @@ static long roundtrip(const char *path, unsigned long types[8])
 
 int main(void)
 {
+	need_data("data/chakra/chakra.0.et.gz");
+	need_data("data/astra-sim/microbenchmarks");
 	unsigned long types[8] = { 0 };
 	long n = roundtrip(shared_path("data/chakra/chakra.0.et.gz"), types);
 	CHECK_EQ_U(n, 3664);

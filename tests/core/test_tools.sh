@@ -3,6 +3,7 @@
 # on crafted ones: byte-identical round trips, the workload_graph form,
 # pinned validate counts and exact problem lines, pack's error messages.
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz data/astra-sim/microbenchmarks data/chakra/small_chakra.0.json
 C=${CHAKRA_EXE:?}
 D=${CHAKRA_SHARED:?}/data
 T=$(mktemp -d "${TMPDIR:-/tmp}/core-tools.XXXXXX") || exit 1

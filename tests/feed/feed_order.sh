@@ -3,6 +3,7 @@
 # order; --deps both feeds it to the end; bad input exits 1 with a message;
 # the synthetic generator is deterministic.
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz data/chakra/chakra.0.order-v1.txt
 C=${CHAKRA_EXE:?}
 T="${CHAKRA_SHARED:?}/data/chakra/chakra.0.et.gz"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/feed-cmd.XXXXXX") || exit 1

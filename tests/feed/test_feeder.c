@@ -877,6 +877,9 @@ static void test_workload(void)
 
 int main(void)
 {
+	need_data("data/chakra/chakra.0.et.gz");
+	need_data("data/chakra/chakra.0.order-v1.txt");
+	need_data("data/astra-sim/microbenchmarks");
 	test_ctrl_only_dep();
 	test_missing_parent();
 	test_cycle();

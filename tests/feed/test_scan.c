@@ -255,6 +255,8 @@ static void run(const char *path, int mutations)
 
 int main(void)
 {
+	need_data("data/chakra/chakra.0.et.gz");
+	need_data("data/astra-sim/microbenchmarks");
 	run(shared_path("data/chakra/chakra.0.et.gz"), 20);
 	run(shared_path("data/astra-sim/microbenchmarks/all_reduce/8npus_1MB/all_reduce.0.et"), 200);
 	uint64_t before = compared;

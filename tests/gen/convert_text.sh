@@ -2,6 +2,7 @@
 # `chakra convert text`: values and groups on real workloads, and every
 # kind of bad input named with FILE:LINE and a non-zero exit.
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/astra-sim/text_workloads
 exe=${CHAKRA_EXE:?}
 wl=${CHAKRA_SHARED:?}/data/astra-sim/text_workloads
 tmp=$(mktemp -d /tmp/chakra-gen-text-XXXXXX)

@@ -3,6 +3,7 @@
 # byte (4 collectives x 4/8/16 NPUs = 112 files), and the send/recv ring and
 # broadcast forms are well formed and refuse to overwrite without --force.
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/astra-sim/microbenchmarks
 exe=${CHAKRA_EXE:?}
 src=${CHAKRA_SHARED:?}/data/astra-sim/microbenchmarks
 tmp=$(mktemp -d /tmp/chakra-gen-micro-XXXXXX)

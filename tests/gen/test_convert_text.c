@@ -137,6 +137,7 @@ static void check_rank(const char *path, unsigned rank, const char *groups, unsi
 
 int main(void)
 {
+	need_data("data/astra-sim/text_workloads");
 	const char *exe = getenv("CHAKRA_EXE");
 	if (!exe) {
 		fprintf(stderr, "CHAKRA_EXE not set\n");

@@ -14,6 +14,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: abi_smoke TRACE\n");
 		return 2;
 	}
+	FILE *in = fopen(argv[1], "rb");
+	if (!in) { /* a test that needs something absent skips (meson: 77) */
+		printf("SKIP: test input %s is absent\n", argv[1]);
+		return 77;
+	}
+	fclose(in);
 	int bad = 0;
 	if (chakra_version() != CHAKRA_VERSION_NUMBER) {
 		fprintf(stderr, "library version %u, headers %u\n", chakra_version(),

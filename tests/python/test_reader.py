@@ -15,8 +15,10 @@ from pyhelp import TRACE, CHAKRA_EXE, TmpDirCase, need, tool_env, varint
 
 
 def jsonize(path):
-    if not CHAKRA_EXE or not os.path.exists(CHAKRA_EXE):
-        raise AssertionError("CHAKRA_EXE not set or missing (the meson test sets it)")
+    if not CHAKRA_EXE:
+        raise unittest.SkipTest("the chakra command is not built (-Dtools)")
+    if not os.path.exists(CHAKRA_EXE):
+        raise AssertionError("CHAKRA_EXE %s is missing" % CHAKRA_EXE)
     out = subprocess.run([CHAKRA_EXE, "jsonize", path], check=True, capture_output=True,
                          env=tool_env()).stdout
     return json.loads(out)

@@ -15,6 +15,7 @@
 #                 chain reproduces (and the contrasts the doc states); exit
 #                 status = number of failures (the sim-paper test)
 set -eu
+. "$(dirname "$0")/../need.sh" && need_data data/astra-sim/text_workloads
 check=0 csv= svg=
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -3,6 +3,7 @@
 # by chakra timeline, --timeline), bad configs and options (exit status and
 # messages naming file, line and key), outputs never overwrite inputs.
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/astra-sim data/chakra/chakra.0.et.gz
 X="$CHAKRA_EXE"
 D="$CHAKRA_SHARED/data/astra-sim"
 W="$D/microbenchmarks/all_reduce/8npus_1MB/all_reduce"

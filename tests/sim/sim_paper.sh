@@ -6,6 +6,7 @@
 # involved_dim time the same (the converter's groups are rows, columns or
 # the whole grid, which the simulator runs on those dimensions).
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/astra-sim/text_workloads
 X="$CHAKRA_EXE"
 TXT="$CHAKRA_SHARED/data/astra-sim/text_workloads"
 T=$(mktemp -d /tmp/chakra-sim-paper-XXXXXX)

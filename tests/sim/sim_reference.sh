@@ -2,6 +2,7 @@
 # Every reference number of simulation-model.md, to the cycle, in both
 # network models (ASTRA-sim 2.0's analytical backends).
 set -u
+. "$(dirname "$0")/../need.sh" && need_data data/astra-sim
 X="$CHAKRA_EXE"
 D="$CHAKRA_SHARED/data/astra-sim"
 fails=0

@@ -392,6 +392,8 @@ static void test_errors(void)
 
 int main(void)
 {
+	need_data("data/astra-sim/network");
+	need_data("data/astra-sim/system");
 	snprintf(dir, sizeof dir, "/tmp/chakra-sim-test-XXXXXX");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");

@@ -286,6 +286,9 @@ static void test_coll(void)
 
 int main(void)
 {
+	need_data("data/astra-sim/network");
+	need_data("data/astra-sim/system");
+	need_data("data/astra-sim/rt_template");
 	test_network();
 	test_system();
 	test_groups();
