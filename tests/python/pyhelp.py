@@ -1,6 +1,7 @@
 """Helpers shared by the Python binding tests."""
 
 import os
+import sys
 import unittest
 
 SHARED = os.environ.get("CHAKRA_SHARED") or os.path.join(
@@ -8,6 +9,12 @@ SHARED = os.environ.get("CHAKRA_SHARED") or os.path.join(
 TRACE = os.path.join(SHARED, "data", "chakra", "chakra.0.et.gz")
 ORDER_V1 = os.path.join(SHARED, "data", "chakra", "chakra.0.order-v1.txt")
 CHAKRA_EXE = os.environ.get("CHAKRA_EXE")
+
+# A copy of the sources without tests/data: skip the whole test program
+# (meson's exit status 77) instead of failing on every real-data test.
+if not os.path.exists(TRACE):
+    print("SKIP: test input %s is absent (tests/data/SOURCES.md)" % TRACE)
+    sys.exit(77)
 
 
 def need(path):
