@@ -1,5 +1,5 @@
 /* libFuzzer target: `chakra sim`'s configuration parsers
- * (tools/sim/sim_config.c). Byte 0 picks the parser: 0 network YAML,
+ * (lib/sim/sim_config.c, the simulator module). Byte 0 picks the parser: 0 network YAML,
  * 1 system JSON, 2 communicator groups JSON (byte 1: NPU count); the rest
  * is the text. A parser must accept or fail with a message, and what it
  * accepts must be usable: dimensions and sizes within their bounds. */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_touch.h"
-#include "sim.h"
+#include "sim_model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,9 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err[0] = 0;
 	int rc;
 	if (which == 0) {
-		sim_network net;
+		chakra_sim_network net;
 		memset(&net, 0, sizeof net);
-		rc = sim_network_parse(&net, "<fuzz.yml>", text, len, err);
+		rc = chakra_sim_network_parse(&net, "<fuzz.yml>", text, len, err, sizeof err);
 		if (rc == 0) {
 			if (net.ndims < 1 || net.ndims > SIM_MAX_DIMS)
 				fuzz_fail("network accepted with a bad dimension count", net.ndims, 0, "");
@@ -39,22 +39,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fuzz_fail("npus is not the product of the sizes", (int)prod, (int)net.npus, "");
 			for (uint32_t r = 0; r < net.npus && r < 64; r++)
 				for (int d = 0; d < net.ndims; d++)
-					if (sim_coord(&net, r, d) >= net.size[d])
+					if (chakra__sim_coord(&net, r, d) >= net.size[d])
 						fuzz_fail("coordinate out of range", (int)r, d, "");
 		}
 	} else if (which == 1) {
-		sim_system sys;
+		chakra_sim_system sys;
 		memset(&sys, 0, sizeof sys);
-		rc = sim_system_parse(&sys, "<fuzz.json>", text, len, err);
+		rc = chakra_sim_system_parse(&sys, "<fuzz.json>", text, len, err, sizeof err);
 		if (rc == 0)
-			for (int i = 0; i < SIM_IMPL_COUNT; i++)
+			for (int i = 0; i < CHAKRA_SIM_IMPL_COUNT; i++)
 				if (sys.n_impl[i] < 0 || sys.n_impl[i] > SIM_MAX_DIMS)
 					fuzz_fail("system accepted with a bad implementation count", i,
 					          sys.n_impl[i], "");
 	} else {
-		sim_groups gs;
+		chakra_sim_groups gs;
 		memset(&gs, 0, sizeof gs);
-		rc = sim_groups_parse(&gs, "<fuzz.json>", text, len, npus, err);
+		rc = chakra_sim_groups_parse(&gs, "<fuzz.json>", text, len, npus, err, sizeof err);
 		if (rc == 0) {
 			for (size_t i = 0; i < gs.n; i++) {
 				if (!gs.g[i].name)
@@ -63,11 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					if (npus && gs.g[i].ranks[k] >= npus)
 						fuzz_fail("group rank out of range", (int)gs.g[i].ranks[k], (int)npus,
 						          gs.g[i].name);
-				if (sim_groups_find(&gs, gs.g[i].name, strlen(gs.g[i].name)) == NULL)
+				if (chakra_sim_groups_find(&gs, gs.g[i].name, strlen(gs.g[i].name)) == NULL)
 					fuzz_fail("group not found by its name", (int)i, 0, gs.g[i].name);
 			}
 		}
-		sim_groups_free(&gs);
+		chakra_sim_groups_free(&gs);
 	}
 	if (rc != 0 && !err[0])
 		fuzz_fail("parser failed without a message", rc, which, "");

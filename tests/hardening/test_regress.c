@@ -16,7 +16,8 @@
 #include "chakra/chakra.h"
 #include "check.h"
 #include "fuzz_touch.h"
-#include "sim.h"
+#define CHAKRA_EXPERIMENTAL
+#include "chakra/experimental/sim.h"
 
 #ifndef REGRESS_DIR
 #error REGRESS_DIR must name tests/hardening/regress
@@ -185,7 +186,7 @@ static const char *guarded(const void *text, size_t len, void **map, size_t *map
 
 static void run_sim_case(const char *file)
 {
-	char path[1024], err[SIM_ERR_LEN];
+	char path[1024], err[512];
 	snprintf(path, sizeof path, "%s/%s", REGRESS_DIR, file);
 	size_t len;
 	unsigned char *buf = slurp(path, &len);
@@ -199,22 +200,22 @@ static void run_sim_case(const char *file)
 	int rc;
 	switch (buf[0] % 3) {
 	case 0: {
-		sim_network net;
+		chakra_sim_network net;
 		memset(&net, 0, sizeof net);
-		rc = sim_network_parse(&net, file, text, len - 2, err);
+		rc = chakra_sim_network_parse(&net, file, text, len - 2, err, sizeof err);
 		break;
 	}
 	case 1: {
-		sim_system sys;
+		chakra_sim_system sys;
 		memset(&sys, 0, sizeof sys);
-		rc = sim_system_parse(&sys, file, text, len - 2, err);
+		rc = chakra_sim_system_parse(&sys, file, text, len - 2, err, sizeof err);
 		break;
 	}
 	default: {
-		sim_groups gs;
+		chakra_sim_groups gs;
 		memset(&gs, 0, sizeof gs);
-		rc = sim_groups_parse(&gs, file, text, len - 2, buf[1], err);
-		sim_groups_free(&gs);
+		rc = chakra_sim_groups_parse(&gs, file, text, len - 2, buf[1], err, sizeof err);
+		chakra_sim_groups_free(&gs);
 	}
 	}
 	CHECK_MSG(rc != 0 && err[0], "%s: expected a clean error, got %d '%s'", file, rc, err);

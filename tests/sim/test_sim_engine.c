@@ -12,12 +12,12 @@
 
 #include "check.h"
 #include "chakra/chakra.h"
-#include "sim.h"
+#include "sim_model.h"
 
 static char dir[256];
 static char err[SIM_ERR_LEN];
-static sim_network net;
-static sim_system sys;
+static chakra_sim_network net;
+static chakra_sim_system sys;
 
 /* A node to write: type and attributes; deps on the previous node. */
 typedef struct spec {
@@ -90,36 +90,60 @@ static void load(const char *netf, const char *sysf)
 {
 	char rel[256];
 	snprintf(rel, sizeof rel, "data/astra-sim/%s", netf);
-	CHECK_MSG(sim_network_load(&net, shared_path(rel), err) == 0, "%s", err);
+	CHECK_MSG(chakra_sim_network_load(&net, shared_path(rel), err, sizeof err) == 0, "%s", err);
 	snprintf(rel, sizeof rel, "data/astra-sim/%s", sysf);
-	CHECK_MSG(sim_system_load(&sys, shared_path(rel), err) == 0, "%s", err);
+	CHECK_MSG(chakra_sim_system_load(&sys, shared_path(rel), err, sizeof err) == 0, "%s", err);
+}
+
+/* The results of one run, copied out of the simulator handle. */
+typedef struct sim_result {
+	uint32_t npus;
+	uint64_t finish;
+	chakra_sim_npu_result *npu;
+} sim_result;
+
+static void sim_result_free(sim_result *r)
+{
+	free(r->npu);
+	r->npu = NULL;
 }
 
 /* Run; returns the finish cycle (or UINT64_MAX on error, err set). */
-static uint64_t run(const char *name, sim_model m, const sim_options *base, sim_result *keep)
+static uint64_t run(const char *name, chakra_sim_model m, const chakra_sim_options *base,
+                    sim_result *keep)
 {
 	char prefix[512];
 	snprintf(prefix, sizeof prefix, "%s/%s", dir, name);
-	sim_options o = { 0 };
+	chakra_sim_options o = CHAKRA_SIM_OPTIONS_INIT;
 	if (base)
 		o = *base;
 	o.model = m;
-	sim_result r;
-	if (sim_run(prefix, &net, &sys, &o, &r, err, sizeof err)) {
+	chakra_sim *s = NULL;
+	int rc = chakra_sim_new(&s, &net, &sys, &o);
+	if (rc == 0)
+		rc = chakra_sim_run_prefix(s, prefix);
+	if (rc < 0) {
+		snprintf(err, sizeof err, "%s", s ? chakra_sim_errmsg(s) : chakra_strerror(rc));
 		fprintf(stderr, "  (run %s: %s)\n", name, err);
+		chakra_sim_free(s);
 		return UINT64_MAX;
 	}
-	uint64_t f = r.finish;
-	if (keep)
-		*keep = r;
-	else
-		sim_result_free(&r);
+	uint64_t f = chakra_sim_finish(s);
+	if (keep) {
+		keep->npus = chakra_sim_npus(s);
+		keep->finish = f;
+		keep->npu = malloc(keep->npus * sizeof *keep->npu);
+		CHECK(keep->npu != NULL);
+		for (uint32_t r = 0; keep->npu && r < keep->npus; r++)
+			keep->npu[r] = *chakra_sim_npu(s, r);
+	}
+	chakra_sim_free(s);
 	return f;
 }
 
 static uint64_t D(int d, double hops, double bytes)
 {
-	return (uint64_t)floor(hops * net.latency[d] + bytes / sim_link_bpns(&net, d));
+	return (uint64_t)floor(hops * net.latency[d] + bytes / chakra__sim_link_bpns(&net, d));
 }
 
 static uint64_t R(double bytes)
@@ -140,35 +164,35 @@ static void test_p2p(void)
 	}
 	/* The send completes on arrival (D); the receive e later. */
 	uint64_t want = D(0, 1, 1 << 20) + 10;
-	CHECK_EQ_U(run("p2p", SIM_UNAWARE, NULL, NULL), want);
-	CHECK_EQ_U(run("p2p", SIM_AWARE, NULL, NULL), want);
+	CHECK_EQ_U(run("p2p", CHAKRA_SIM_UNAWARE, NULL, NULL), want);
+	CHECK_EQ_U(run("p2p", CHAKRA_SIM_AWARE, NULL, NULL), want);
 	/* A receive with no matching send (wrong tag) is reported. */
 	for (int r = 0; r < 4; r++) {
 		spec s[1] = { { CHAKRA_COMM_RECV_NODE, 0, -1, 0, 8, (r + 3) % 4, 1, NULL, 0, -1, -1 } };
 		write_rank("lonely", r, s, 1);
 	}
-	CHECK(run("lonely", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	CHECK(run("lonely", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
 	      strstr(err, "never matched by a send"));
 }
 
 static void test_groups(void)
 {
 	load("network/Ring_8npus.yml", "system/Ring_4chunks.json");
-	sim_groups gs;
+	chakra_sim_groups gs;
 	const char *text = "{\"0\": [0, 2, 4, 6], \"1\": [1, 3, 5, 7]}";
-	CHECK(sim_groups_parse(&gs, "g.json", text, strlen(text), 8, err) == 0);
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", text, strlen(text), 8, err, sizeof err) == 0);
 	for (int r = 0; r < 8; r++) {
 		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
 		s[0].pg = r % 2 ? "1" : "0";
 		write_rank("grp", r, s, 1);
 	}
-	sim_options o = { 0 };
+	chakra_sim_options o = CHAKRA_SIM_OPTIONS_INIT;
 	o.groups = &gs;
 	/* Members two hops apart on the ring: n = 4, D over 2 hops. */
 	double m = (1 << 20) / 4.0 / 4.0;
 	uint64_t chunk = 6 * D(0, 2, m) + 7 * 10 + 3 * R(m);
 	CHECK_EQ_U(chunk, 13750);
-	CHECK_EQ_U(run("grp", SIM_UNAWARE, &o, NULL), 4 * chunk);
+	CHECK_EQ_U(run("grp", CHAKRA_SIM_UNAWARE, &o, NULL), 4 * chunk);
 	/* Aware, only group 0 busy: each message crosses two links
 	 * (store and forward), no link shared. */
 	for (int r = 1; r < 8; r += 2) {
@@ -181,16 +205,16 @@ static void test_groups(void)
 		write_rank("grp0", r, s, 1);
 	}
 	uint64_t hop = D(0, 1, m);
-	CHECK_EQ_U(run("grp0", SIM_AWARE, &o, NULL), 4 * (6 * 2 * hop + 7 * 10 + 3 * R(m)));
+	CHECK_EQ_U(run("grp0", CHAKRA_SIM_AWARE, &o, NULL), 4 * (6 * 2 * hop + 7 * 10 + 3 * R(m)));
 	/* Unknown group name. */
 	for (int r = 0; r < 8; r++) {
 		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 64) };
 		s[0].pg = "tp";
 		write_rank("nogrp", r, s, 1);
 	}
-	CHECK(run("nogrp", SIM_UNAWARE, &o, NULL) == UINT64_MAX &&
+	CHECK(run("nogrp", CHAKRA_SIM_UNAWARE, &o, NULL) == UINT64_MAX &&
 	      strstr(err, "pg_name 'tp' is not in"));
-	sim_groups_free(&gs);
+	chakra_sim_groups_free(&gs);
 }
 
 static void test_involved_dim(void)
@@ -208,8 +232,8 @@ static void test_involved_dim(void)
 	uint64_t t1 = 14 * D(1, 1, m1) + 15 * 1 + 7 * R(m1);
 	CHECK_EQ_U(t0, 71491);
 	CHECK_EQ_U(t1, 90406);
-	CHECK_EQ_U(run("inv", SIM_UNAWARE, NULL, NULL), t0 + t1);
-	CHECK_EQ_U(run("inv", SIM_AWARE, NULL, NULL), t0 + t1);
+	CHECK_EQ_U(run("inv", CHAKRA_SIM_UNAWARE, NULL, NULL), t0 + t1);
+	CHECK_EQ_U(run("inv", CHAKRA_SIM_AWARE, NULL, NULL), t0 + t1);
 	/* Both dimensions, pipelined chunks: aware = unaware on a torus with
 	 * ring algorithms (no link is shared), computed two different ways. */
 	sys.splits = 4;
@@ -217,9 +241,9 @@ static void test_involved_dim(void)
 		spec s[3] = { COMP(3), COLL(CHAKRA_ALL_REDUCE, 1 << 20), COLL(CHAKRA_ALL_GATHER, 1 << 16) };
 		write_rank("both", r, s, 3);
 	}
-	uint64_t u = run("both", SIM_UNAWARE, NULL, NULL);
+	uint64_t u = run("both", CHAKRA_SIM_UNAWARE, NULL, NULL);
 	CHECK(u != UINT64_MAX && u > 3000 + t0);
-	CHECK_EQ_U(run("both", SIM_AWARE, NULL, NULL), u);
+	CHECK_EQ_U(run("both", CHAKRA_SIM_AWARE, NULL, NULL), u);
 	/* involved_dim of the wrong length. */
 	net.ndims = 2;
 	for (int r = 0; r < 32; r++) {
@@ -234,7 +258,7 @@ static void test_involved_dim(void)
 		write_rank("badinv", 0, s, 1);
 	}
 	net.ndims = 2;
-	CHECK(run("badinv", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	CHECK(run("badinv", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
 	      strstr(err, "involved_dim has 3 entries"));
 }
 
@@ -246,23 +270,23 @@ static void test_stragglers_and_compute(void)
 		s[2].ns = 2345; /* wins over duration_micros */
 		write_rank("strag", r, s, 3);
 	}
-	CHECK_EQ_U(run("strag", SIM_UNAWARE, NULL, NULL), 10000 + 43000 + 2345);
+	CHECK_EQ_U(run("strag", CHAKRA_SIM_UNAWARE, NULL, NULL), 10000 + 43000 + 2345);
 	uint64_t delay[4] = { 0, 0, 5000, 0 };
 	double scale[4] = { 1, 2, 1, 1 };
-	sim_options o = { 0 };
+	chakra_sim_options o = CHAKRA_SIM_OPTIONS_INIT;
 	o.start_delay = delay;
 	sim_result r;
-	uint64_t u = run("strag", SIM_UNAWARE, &o, &r);
+	uint64_t u = run("strag", CHAKRA_SIM_UNAWARE, &o, &r);
 	/* Everyone waits for the straggler; nobody finishes before it could. */
 	CHECK(u != UINT64_MAX && u >= 15000 + 43000 + 2345 - 2345 && u <= 15000 + 43000 + 2345);
 	CHECK_EQ_U(r.npu[2].finish, u);
 	CHECK_EQ_U(r.npu[0].compute, 12345);
 	sim_result_free(&r);
 	/* Closed form (unaware) and events (aware) agree when starts differ. */
-	CHECK_EQ_U(run("strag", SIM_AWARE, &o, NULL), u);
+	CHECK_EQ_U(run("strag", CHAKRA_SIM_AWARE, &o, NULL), u);
 	o.start_delay = NULL;
 	o.compute_scale = scale;
-	u = run("strag", SIM_UNAWARE, &o, &r);
+	u = run("strag", CHAKRA_SIM_UNAWARE, &o, &r);
 	CHECK_EQ_U(r.npu[1].compute, 2 * 12345);
 	CHECK_EQ_U(r.npu[0].compute, 12345);
 	CHECK_EQ_U(u, 20000 + 43000 + 2 * 2345);
@@ -279,9 +303,9 @@ static void test_stragglers_and_compute(void)
 		s[1].tensor = 100000000; /* memory-bound: 1e9 / 1.6e13 s */
 		write_rank("roof", k, s, 2);
 	}
-	CHECK_EQ_U(run("roof", SIM_UNAWARE, NULL, NULL), 1111 + 62500);
+	CHECK_EQ_U(run("roof", CHAKRA_SIM_UNAWARE, NULL, NULL), 1111 + 62500);
 	sys.roofline = 0;
-	CHECK_EQ_U(run("roof", SIM_UNAWARE, NULL, NULL), 14000);
+	CHECK_EQ_U(run("roof", CHAKRA_SIM_UNAWARE, NULL, NULL), 14000);
 }
 
 static void test_more_collectives(void)
@@ -296,8 +320,8 @@ static void test_more_collectives(void)
 	uint64_t bcast = 4 * (10 + 3 * (D(0, 1, x) + 10));
 	uint64_t reduce = 4 * (10 + 3 * (D(0, 1, x) + 10 + R(x)));
 	uint64_t barrier = 10 + 3 * (500 + 10); /* one chunk of empty messages */
-	CHECK_EQ_U(run("brb", SIM_UNAWARE, NULL, NULL), bcast + reduce + barrier);
-	CHECK_EQ_U(run("brb", SIM_AWARE, NULL, NULL), bcast + reduce + barrier);
+	CHECK_EQ_U(run("brb", CHAKRA_SIM_UNAWARE, NULL, NULL), bcast + reduce + barrier);
+	CHECK_EQ_U(run("brb", CHAKRA_SIM_AWARE, NULL, NULL), bcast + reduce + barrier);
 
 	/* Halving-doubling and direct on the 8-NPU switch (HGX-H100). */
 	load("network/HGX-H100-validated.yml", "system/HGX-H100-validated.json");
@@ -305,20 +329,20 @@ static void test_more_collectives(void)
 		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
 		write_rank("hd", r, s, 1);
 	}
-	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_HD;
+	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_HALVING_DOUBLING;
 	uint64_t chunk = 10;
 	for (int s = 0; s < 3; s++) { /* x/2, x/4, x/8 reduced; then back */
 		double m = x / (2 << s);
 		chunk += 2 * (D(0, 2, m) + 10) + R(m);
 	}
-	CHECK_EQ_U(run("hd", SIM_UNAWARE, NULL, NULL), 2 * chunk); /* 4 chunks, 2 active */
-	uint64_t aware = run("hd", SIM_AWARE, NULL, NULL);
+	CHECK_EQ_U(run("hd", CHAKRA_SIM_UNAWARE, NULL, NULL), 2 * chunk); /* 4 chunks, 2 active */
+	uint64_t aware = run("hd", CHAKRA_SIM_AWARE, NULL, NULL);
 	CHECK(aware != UINT64_MAX && aware > 2 * chunk);
-	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_DIRECT;
+	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_DIRECT;
 	double m = x / 8;
-	CHECK_EQ_U(run("hd", SIM_UNAWARE, NULL, NULL), 2 * (3 * 10 + R(m) + 2 * D(0, 2, m)));
+	CHECK_EQ_U(run("hd", CHAKRA_SIM_UNAWARE, NULL, NULL), 2 * (3 * 10 + R(m) + 2 * D(0, 2, m)));
 	/* Aware direct: the 7 messages of a step share the NPU's up link. */
-	aware = run("hd", SIM_AWARE, NULL, NULL);
+	aware = run("hd", CHAKRA_SIM_AWARE, NULL, NULL);
 	CHECK(aware != UINT64_MAX && aware > 2 * (3 * 10 + R(m) + 2 * D(0, 2, m)));
 }
 
@@ -330,36 +354,36 @@ static void test_dbt(void)
 	const char *text = "topology: [ FullyConnected ]\nnpus_count: [ 4 ]\n"
 	                   "bandwidth: [ 50 ]\nlatency: [ 500 ]\n";
 	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
-	CHECK(sim_network_parse(&net, "fc.yml", text, strlen(text), err) == 0);
+	CHECK(chakra_sim_network_parse(&net, "fc.yml", text, strlen(text), err, sizeof err) == 0);
 	for (int r = 0; r < 4; r++) {
 		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
 		write_rank("dbt", r, s, 1);
 	}
-	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_DBT;
+	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE;
 	double m = (1 << 20) / 4.0 / 2.0;
 	uint64_t chunk = 5 * 10 + 4 * D(0, 1, m) + 2 * R(m);
 	CHECK_EQ_U(chunk, 12300);
-	CHECK_EQ_U(run("dbt", SIM_UNAWARE, NULL, NULL), 4 * chunk);
-	CHECK_EQ_U(run("dbt", SIM_AWARE, NULL, NULL), 4 * chunk);
+	CHECK_EQ_U(run("dbt", CHAKRA_SIM_UNAWARE, NULL, NULL), 4 * chunk);
+	CHECK_EQ_U(run("dbt", CHAKRA_SIM_AWARE, NULL, NULL), 4 * chunk);
 	/* 7 members, uneven trees: both models agree (FC: no shared link). */
 	text = "topology: [ FullyConnected ]\nnpus_count: [ 7 ]\nbandwidth: [ 50 ]\n"
 	       "latency: [ 500 ]\n";
-	CHECK(sim_network_parse(&net, "fc7.yml", text, strlen(text), err) == 0);
+	CHECK(chakra_sim_network_parse(&net, "fc7.yml", text, strlen(text), err, sizeof err) == 0);
 	for (int r = 0; r < 7; r++) {
 		spec s[3] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20), COLL(CHAKRA_BROADCAST, 4096),
 		              COLL(CHAKRA_REDUCE, 4096) };
 		write_rank("dbt7", r, s, 3);
 	}
-	uint64_t u = run("dbt7", SIM_UNAWARE, NULL, NULL);
+	uint64_t u = run("dbt7", CHAKRA_SIM_UNAWARE, NULL, NULL);
 	CHECK(u != UINT64_MAX && u > 4 * chunk);
-	CHECK_EQ_U(run("dbt7", SIM_AWARE, NULL, NULL), u);
+	CHECK_EQ_U(run("dbt7", CHAKRA_SIM_AWARE, NULL, NULL), u);
 	/* Reduce-scatter has no tree form. */
-	sys.impl[SIM_IMPL_RS][0] = SIM_ALG_DBT;
+	sys.impl[CHAKRA_SIM_IMPL_REDUCE_SCATTER][0] = CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE;
 	for (int r = 0; r < 7; r++) {
 		spec s[1] = { COLL(CHAKRA_REDUCE_SCATTER, 4096) };
 		write_rank("dbtrs", r, s, 1);
 	}
-	CHECK(run("dbtrs", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	CHECK(run("dbtrs", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
 	      strstr(err, "doubleBinaryTree runs all-reduce"));
 }
 
@@ -370,23 +394,23 @@ static void test_errors(void)
 		spec s[1] = { COLL(CHAKRA_ALL_REDUCE, r == 2 ? 2 << 20 : 1 << 20) };
 		write_rank("mismatch", r, s, 1);
 	}
-	CHECK(run("mismatch", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	CHECK(run("mismatch", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
 	      strstr(err, "rank 2 node 0") && strstr(err, "2097152") && strstr(err, "1048576"));
 	for (int r = 0; r < 4; r++) {
 		spec s[1] = { r == 3 ? (spec)COMP(1) : (spec)COLL(CHAKRA_ALL_REDUCE, 64) };
 		write_rank("missing", r, s, 1);
 	}
-	CHECK(run("missing", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	CHECK(run("missing", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
 	      strstr(err, "never completes"));
 	for (int r = 0; r < 4; r++) {
 		spec s[1] = { COLL(CHAKRA_GATHER, 64) };
 		write_rank("gather", r, s, 1);
 	}
-	CHECK(run("gather", SIM_UNAWARE, NULL, NULL) == UINT64_MAX && strstr(err, "GATHER"));
+	CHECK(run("gather", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX && strstr(err, "GATHER"));
 	/* Too few ranks for the network. */
-	CHECK(run("nosuch", SIM_UNAWARE, NULL, NULL) == UINT64_MAX);
+	CHECK(run("nosuch", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX);
 	load("network/Ring_8npus.yml", "system/Ring_4chunks.json");
-	CHECK(run("missing", SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
+	CHECK(run("missing", CHAKRA_SIM_UNAWARE, NULL, NULL) == UINT64_MAX &&
 	      strstr(err, "4 ranks but the network has 8"));
 }
 

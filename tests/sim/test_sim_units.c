@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sim.h"
+#include "sim_model.h"
 
 static char err[SIM_ERR_LEN];
 
@@ -20,38 +20,38 @@ static int has(const char *s, const char *sub)
 
 static int net_err(const char *text, const char *want1, const char *want2)
 {
-	sim_network net;
-	int rc = sim_network_parse(&net, "net.yml", text, strlen(text), err);
-	return rc == -1 && has(err, "net.yml") && has(err, want1) && has(err, want2);
+	chakra_sim_network net;
+	int rc = chakra_sim_network_parse(&net, "net.yml", text, strlen(text), err, sizeof err);
+	return rc == CHAKRA_ECONFIG && has(err, "net.yml") && has(err, want1) && has(err, want2);
 }
 
 static int sys_err(const char *text, const char *want1, const char *want2)
 {
-	sim_system sys;
-	int rc = sim_system_parse(&sys, "sys.json", text, strlen(text), err);
-	return rc == -1 && has(err, "sys.json") && has(err, want1) && has(err, want2);
+	chakra_sim_system sys;
+	int rc = chakra_sim_system_parse(&sys, "sys.json", text, strlen(text), err, sizeof err);
+	return rc == CHAKRA_ECONFIG && has(err, "sys.json") && has(err, want1) && has(err, want2);
 }
 
 static void test_network(void)
 {
-	sim_network net;
-	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/hgx_h100_32gpu.yml"),
-	                       err) == 0);
+	chakra_sim_network net;
+	CHECK(chakra_sim_network_load(&net, shared_path("data/astra-sim/network/hgx_h100_32gpu.yml"),
+	                       err, sizeof err) == 0);
 	CHECK_EQ_U(net.ndims, 2);
-	CHECK(net.topo[0] == SIM_SWITCH && net.topo[1] == SIM_RING);
+	CHECK(net.topo[0] == CHAKRA_SIM_SWITCH && net.topo[1] == CHAKRA_SIM_RING);
 	CHECK_EQ_U(net.size[0], 8);
 	CHECK_EQ_U(net.size[1], 4);
 	CHECK_EQ_U(net.npus, 32);
 	CHECK(net.bw[0] == 400 && net.bw[1] == 50); /* the commented-out line is ignored */
 	CHECK(net.latency[0] == 936.25 && net.latency[1] == 1000);
-	CHECK_EQ_U(sim_coord(&net, 13, 0), 5);
-	CHECK_EQ_U(sim_coord(&net, 13, 1), 1);
+	CHECK_EQ_U(chakra__sim_coord(&net, 13, 0), 5);
+	CHECK_EQ_U(chakra__sim_coord(&net, 13, 1), 1);
 	static const char *const files[] = { "HGX-H100-validated.yml", "Ring_16npus.yml",
 		"Ring_4npus.yml", "Ring_8npus.yml", "tpu_v3_32_2dtorus.yml" };
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		char rel[256];
 		snprintf(rel, sizeof rel, "data/astra-sim/network/%s", files[i]);
-		CHECK_MSG(sim_network_load(&net, shared_path(rel), err) == 0, "%s", err);
+		CHECK_MSG(chakra_sim_network_load(&net, shared_path(rel), err, sizeof err) == 0, "%s", err);
 	}
 	CHECK_EQ_U(net.npus, 32);
 
@@ -74,28 +74,28 @@ static void test_network(void)
 	/* Unknown keys are skipped, whatever their shape. */
 	const char *ok = "extra: { a: [1, 2] }\nmore: [x]\nname: n\ntopology: [ FullyConnected ]\n"
 	                 "npus_count: 4\nbandwidth: [ 25 ]\nlatency: [ 0 ]\n";
-	CHECK_MSG(sim_network_parse(&net, "ok.yml", ok, strlen(ok), err) == 0, "%s", err);
-	CHECK(net.topo[0] == SIM_FC && net.npus == 4);
+	CHECK_MSG(chakra_sim_network_parse(&net, "ok.yml", ok, strlen(ok), err, sizeof err) == 0, "%s", err);
+	CHECK(net.topo[0] == CHAKRA_SIM_FULLY_CONNECTED && net.npus == 4);
 }
 
 static void test_system(void)
 {
-	sim_system sys;
-	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/system/hgx_h100_32gpu.json"),
-	                      err) == 0);
+	chakra_sim_system sys;
+	CHECK(chakra_sim_system_load(&sys, shared_path("data/astra-sim/system/hgx_h100_32gpu.json"),
+	                      err, sizeof err) == 0);
 	CHECK(sys.lifo && sys.endpoint_delay == 1 && sys.active_chunks == 2 && sys.splits == 4);
 	CHECK(sys.roofline == 1 && sys.peak_perf == 700 && sys.local_mem_bw == 3350);
-	CHECK(sys.local_bw_aware && sys.n_impl[SIM_IMPL_AR] == 2);
-	CHECK(sys.impl[SIM_IMPL_A2A][1] == SIM_ALG_RING);
+	CHECK(sys.local_bw_aware && sys.n_impl[CHAKRA_SIM_IMPL_ALL_REDUCE] == 2);
+	CHECK(sys.impl[CHAKRA_SIM_IMPL_ALL_TO_ALL][1] == CHAKRA_SIM_ALG_RING);
 	static const char *const files[] = { "HGX-H100-validated.json", "Ring_4chunks.json",
 		"tpu_v3_32_2dtorus.json" };
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		char rel[256];
 		snprintf(rel, sizeof rel, "data/astra-sim/system/%s", files[i]);
-		CHECK_MSG(sim_system_load(&sys, shared_path(rel), err) == 0, "%s", err);
+		CHECK_MSG(chakra_sim_system_load(&sys, shared_path(rel), err, sizeof err) == 0, "%s", err);
 	}
-	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/rt_template/system_cfg.json"),
-	                      err) == 0);
+	CHECK(chakra_sim_system_load(&sys, shared_path("data/astra-sim/rt_template/system_cfg.json"),
+	                      err, sizeof err) == 0);
 	CHECK(sys.local_mem_bw == 50);
 
 	const char *base = "\"all-reduce-implementation\": [\"ring\"], \"all-gather-implementation\": "
@@ -125,102 +125,102 @@ static void test_system(void)
 	/* Unknown keys, nested or not, are ignored, as ASTRA-sim does. */
 	snprintf(buf, sizeof buf, "{\"x\": {\"y\": [1, {\"z\": 2}]}, %s, \"local-mem-bw\": 50, "
 	         "\"track-local-mem\": 1}", base);
-	CHECK_MSG(sim_system_parse(&sys, "ok.json", buf, strlen(buf), err) == 0, "%s", err);
-	CHECK(sys.impl[SIM_IMPL_A2A][0] == SIM_ALG_DIRECT && sys.splits == 1);
+	CHECK_MSG(chakra_sim_system_parse(&sys, "ok.json", buf, strlen(buf), err, sizeof err) == 0, "%s", err);
+	CHECK(sys.impl[CHAKRA_SIM_IMPL_ALL_TO_ALL][0] == CHAKRA_SIM_ALG_DIRECT && sys.splits == 1);
 }
 
 static void test_groups(void)
 {
-	sim_groups gs;
+	chakra_sim_groups gs;
 	const char *ok = "{\"0\": [0, 1, 2, 3],\n \"tp\": [4, 6]}";
-	CHECK(sim_groups_parse(&gs, "g.json", ok, strlen(ok), 8, err) == 0);
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", ok, strlen(ok), 8, err, sizeof err) == 0);
 	CHECK_EQ_U(gs.n, 2);
-	const sim_group *g = sim_groups_find(&gs, "tp", 2);
+	const chakra_sim_group *g = chakra_sim_groups_find(&gs, "tp", 2);
 	CHECK(g && g->n == 2 && g->ranks[1] == 6);
-	CHECK(!sim_groups_find(&gs, "t", 1));
-	sim_groups_free(&gs);
+	CHECK(!chakra_sim_groups_find(&gs, "t", 1));
+	chakra_sim_groups_free(&gs);
 	const char *bad = "{\"0\": [0, 1],\n \"1\": [2, 9]}";
-	CHECK(sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err) == -1 &&
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err, sizeof err) == CHAKRA_ECONFIG &&
 	      has(err, "g.json:2:") && has(err, "group '1'") && has(err, "0..7"));
 	bad = "{\"0\": [0, 1, 0]}";
-	CHECK(sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err) == -1 &&
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err, sizeof err) == CHAKRA_ECONFIG &&
 	      has(err, "listed twice"));
 	bad = "{\"0\": 3}";
-	CHECK(sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err) == -1 &&
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err, sizeof err) == CHAKRA_ECONFIG &&
 	      has(err, "list of ranks"));
 }
 
 /* The network models against the formulas, on the reference configs. */
 static void test_net(void)
 {
-	sim_network net;
-	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/Ring_8npus.yml"),
-	                       err) == 0);
+	chakra_sim_network net;
+	CHECK(chakra_sim_network_load(&net, shared_path("data/astra-sim/network/Ring_8npus.yml"),
+	                       err, sizeof err) == 0);
 	/* D = floor(hops * L + m / B), B = 50 GiB/s in bytes/ns. */
-	CHECK_EQ_U(sim_unaware_delay(&net, 0, 1, 32768), 1110);
-	CHECK_EQ_U(sim_unaware_delay(&net, 0, 7, 32768), 1110); /* the shorter way round */
-	CHECK_EQ_U(sim_unaware_delay(&net, 0, 3, 32768), 2110);
-	CHECK_EQ_U(sim_unaware_delay(&net, 2, 6, 0), 2000);
-	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/HGX-H100-validated.yml"),
-	                       err) == 0);
-	CHECK_EQ_U(sim_unaware_delay(&net, 0, 5, 32768), 1948); /* switch: 2 hops */
+	CHECK_EQ_U(chakra__sim_unaware_delay(&net, 0, 1, 32768), 1110);
+	CHECK_EQ_U(chakra__sim_unaware_delay(&net, 0, 7, 32768), 1110); /* the shorter way round */
+	CHECK_EQ_U(chakra__sim_unaware_delay(&net, 0, 3, 32768), 2110);
+	CHECK_EQ_U(chakra__sim_unaware_delay(&net, 2, 6, 0), 2000);
+	CHECK(chakra_sim_network_load(&net, shared_path("data/astra-sim/network/HGX-H100-validated.yml"),
+	                       err, sizeof err) == 0);
+	CHECK_EQ_U(chakra__sim_unaware_delay(&net, 0, 5, 32768), 1948); /* switch: 2 hops */
 
 	/* Aware: switch = up link + down link, each floor(L + m/B) = 1012,
 	 * holding the link floor(m/B) = 76; a second message queues 76. */
-	sim_links *l = sim_links_new(&net);
+	sim_links *l = chakra__sim_links_new(&net);
 	CHECK(l != NULL);
 	sim_hop h = { 0, 5, 0, 0 };
 	int done = 0;
-	uint64_t t = sim_links_step(l, &h, 32768, 0, &done);
+	uint64_t t = chakra__sim_links_step(l, &h, 32768, 0, &done);
 	CHECK_EQ_U(t, 1012);
 	CHECK(!done && h.at_switch);
-	t = sim_links_step(l, &h, 32768, t, &done);
+	t = chakra__sim_links_step(l, &h, 32768, t, &done);
 	CHECK_EQ_U(t, 2024);
 	CHECK(done && h.at == 5);
 	sim_hop h2 = { 0, 3, 0, 0 };
-	t = sim_links_step(l, &h2, 32768, 0, &done); /* same up link: waits 76 */
+	t = chakra__sim_links_step(l, &h2, 32768, 0, &done); /* same up link: waits 76 */
 	CHECK_EQ_U(t, 1088);
-	t = sim_links_step(l, &h2, 32768, t, &done); /* its own down link: free */
+	t = chakra__sim_links_step(l, &h2, 32768, t, &done); /* its own down link: free */
 	CHECK_EQ_U(t, 2100);
-	sim_links_free(l);
+	chakra__sim_links_free(l);
 
 	/* A 2D torus: routed dimension by dimension, ring hops store-and-forward. */
-	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/tpu_v3_32_2dtorus.yml"),
-	                       err) == 0);
-	l = sim_links_new(&net);
+	CHECK(chakra_sim_network_load(&net, shared_path("data/astra-sim/network/tpu_v3_32_2dtorus.yml"),
+	                       err, sizeof err) == 0);
+	l = chakra__sim_links_new(&net);
 	sim_hop h3 = { 0, 2 + 4 * 7, 0, 0 }; /* (0,0) -> (2,7): 2 hops + 1 hop (wraps) */
 	int hops = 0;
 	t = 0;
 	do {
-		t = sim_links_step(l, &h3, 0, t, &done);
+		t = chakra__sim_links_step(l, &h3, 0, t, &done);
 		hops++;
 	} while (!done && hops < 10);
 	CHECK_EQ_U(hops, 3);
 	CHECK_EQ_U(t, 3000);
-	sim_links_free(l);
+	chakra__sim_links_free(l);
 }
 
 /* Per-chunk phase time of a ring dimension with every member in step:
  * e + sum over steps of (D + e + r) -- the closed forms of the model. */
-static uint64_t phase_time(const sim_network *net, const sim_system *sys, const sim_phase *ph)
+static uint64_t phase_time(const chakra_sim_network *net, const chakra_sim_system *sys, const sim_phase *ph)
 {
 	uint64_t t = sys->endpoint_delay;
-	for (uint64_t s = 0; s < sim_phase_steps(ph); s++) {
-		double m = sim_step_bytes(ph, s);
-		t += sim_unaware_delay(net, 0, 1, m) + sys->endpoint_delay +
-		     (sim_step_reduces(ph, s) ? sim_reduce_cost(sys, m) : 0);
+	for (uint64_t s = 0; s < chakra__sim_phase_steps(ph); s++) {
+		double m = chakra__sim_step_bytes(ph, s);
+		t += chakra__sim_unaware_delay(net, 0, 1, m) + sys->endpoint_delay +
+		     (chakra__sim_step_reduces(ph, s) ? chakra__sim_reduce_cost(sys, m) : 0);
 	}
 	return t;
 }
 
 static void test_coll(void)
 {
-	sim_network net;
-	sim_system sys;
-	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/Ring_8npus.yml"),
-	                       err) == 0);
-	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/system/Ring_4chunks.json"),
-	                      err) == 0);
+	chakra_sim_network net;
+	chakra_sim_system sys;
+	CHECK(chakra_sim_network_load(&net, shared_path("data/astra-sim/network/Ring_8npus.yml"),
+	                       err, sizeof err) == 0);
+	CHECK(chakra_sim_system_load(&sys, shared_path("data/astra-sim/system/Ring_4chunks.json"),
+	                      err, sizeof err) == 0);
 	sim_phase ph[16];
 	int dims[1] = { 0 };
 	uint64_t n = 8, e = 10;
@@ -228,59 +228,59 @@ static void test_coll(void)
 	uint64_t D = (uint64_t)floor(500 + (x / 8) / (50 * 1073741824.0 / 1e9));
 	uint64_t r = 3 * (uint64_t)floor((x / 8) / 1600);
 	/* all-reduce: 2(n-1)D + (2n-1)e + (n-1)r */
-	CHECK(sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
+	CHECK(chakra__sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), 2 * (n - 1) * D + (2 * n - 1) * e + (n - 1) * r);
 	CHECK_EQ_U(4 * phase_time(&net, &sys, &ph[0]), 64440);
 	/* reduce-scatter: e + (n-1)(D + e + r) */
-	CHECK(sim_coll_plan(&net, &sys, 7, x, dims, 1, 0, ph, err) == 1);
+	CHECK(chakra__sim_coll_plan(&net, &sys, 7, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), e + (n - 1) * (D + e + r));
 	/* all-gather: n e + (n-1) D(x) */
 	uint64_t Dx = (uint64_t)floor(500 + x / (50 * 1073741824.0 / 1e9));
-	CHECK(sim_coll_plan(&net, &sys, 2, x, dims, 1, 0, ph, err) == 1);
+	CHECK(chakra__sim_coll_plan(&net, &sys, 2, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), n * e + (n - 1) * Dx);
 	/* all-to-all: e + n(n-1)/2 (D + e) */
-	CHECK(sim_coll_plan(&net, &sys, 6, x, dims, 1, 0, ph, err) == 1);
+	CHECK(chakra__sim_coll_plan(&net, &sys, 6, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), e + n * (n - 1) / 2 * (D + e));
 	/* direct all-reduce: 3e + r + 2D */
-	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_DIRECT;
-	CHECK(sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
+	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_DIRECT;
+	CHECK(chakra__sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), 3 * e + r + 2 * D);
 	uint32_t src[8];
-	CHECK_EQ_U(sim_step_sources(&ph[0], 0, 3, src), 7);
+	CHECK_EQ_U(chakra__sim_step_sources(&ph[0], 0, 3, src), 7);
 	/* halving-doubling: partners at 1, 2, 4 then 4, 2, 1; halves then doubles */
-	sys.impl[SIM_IMPL_AR][0] = SIM_ALG_HD;
-	CHECK(sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
-	CHECK_EQ_U(sim_phase_steps(&ph[0]), 6);
-	CHECK(sim_step_sources(&ph[0], 0, 3, src) == 1 && src[0] == 2);
-	CHECK(sim_step_sources(&ph[0], 2, 3, src) == 1 && src[0] == 7);
-	CHECK(sim_step_sources(&ph[0], 3, 3, src) == 1 && src[0] == 7);
-	CHECK(sim_step_sources(&ph[0], 5, 3, src) == 1 && src[0] == 2);
-	CHECK(sim_step_bytes(&ph[0], 0) == x / 2 && sim_step_bytes(&ph[0], 2) == x / 8);
-	CHECK(sim_step_bytes(&ph[0], 3) == x / 8 && sim_step_bytes(&ph[0], 5) == x / 2);
-	CHECK(sim_step_reduces(&ph[0], 2) && !sim_step_reduces(&ph[0], 3));
-	sim_network n6 = net;
+	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_HALVING_DOUBLING;
+	CHECK(chakra__sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
+	CHECK_EQ_U(chakra__sim_phase_steps(&ph[0]), 6);
+	CHECK(chakra__sim_step_sources(&ph[0], 0, 3, src) == 1 && src[0] == 2);
+	CHECK(chakra__sim_step_sources(&ph[0], 2, 3, src) == 1 && src[0] == 7);
+	CHECK(chakra__sim_step_sources(&ph[0], 3, 3, src) == 1 && src[0] == 7);
+	CHECK(chakra__sim_step_sources(&ph[0], 5, 3, src) == 1 && src[0] == 2);
+	CHECK(chakra__sim_step_bytes(&ph[0], 0) == x / 2 && chakra__sim_step_bytes(&ph[0], 2) == x / 8);
+	CHECK(chakra__sim_step_bytes(&ph[0], 3) == x / 8 && chakra__sim_step_bytes(&ph[0], 5) == x / 2);
+	CHECK(chakra__sim_step_reduces(&ph[0], 2) && !chakra__sim_step_reduces(&ph[0], 3));
+	chakra_sim_network n6 = net;
 	n6.size[0] = 6;
 	n6.npus = 6;
-	CHECK(sim_coll_plan(&n6, &sys, 0, x, dims, 1, 0, ph, err) == -1 &&
+	CHECK(chakra__sim_coll_plan(&n6, &sys, 0, x, dims, 1, 0, ph, err) == -1 &&
 	      has(err, "power-of-two"));
 
 	/* Two dimensions, localBWAware: RS(d0) AR(d1) AG(d0), chunk shrinks. */
-	CHECK(sim_network_load(&net, shared_path("data/astra-sim/network/tpu_v3_32_2dtorus.yml"),
-	                       err) == 0);
-	CHECK(sim_system_load(&sys, shared_path("data/astra-sim/system/tpu_v3_32_2dtorus.json"),
-	                      err) == 0);
+	CHECK(chakra_sim_network_load(&net, shared_path("data/astra-sim/network/tpu_v3_32_2dtorus.yml"),
+	                       err, sizeof err) == 0);
+	CHECK(chakra_sim_system_load(&sys, shared_path("data/astra-sim/system/tpu_v3_32_2dtorus.json"),
+	                      err, sizeof err) == 0);
 	int d2[2] = { 0, 1 };
-	CHECK(sim_coll_plan(&net, &sys, 0, 1024, d2, 2, 0, ph, err) == 3);
+	CHECK(chakra__sim_coll_plan(&net, &sys, 0, 1024, d2, 2, 0, ph, err) == 3);
 	CHECK(ph[0].op == SIM_OP_RS && ph[0].dim == 0 && ph[0].x == 1024);
 	CHECK(ph[1].op == SIM_OP_AR && ph[1].dim == 1 && ph[1].x == 256);
 	CHECK(ph[2].op == SIM_OP_AG && ph[2].dim == 0 && ph[2].x == 256);
 	/* All-gather: the last dimension first, growing. */
-	CHECK(sim_coll_plan(&net, &sys, 2, 1024, d2, 2, 0, ph, err) == 2);
+	CHECK(chakra__sim_coll_plan(&net, &sys, 2, 1024, d2, 2, 0, ph, err) == 2);
 	CHECK(ph[0].dim == 1 && ph[1].dim == 0 && ph[1].x == 8192);
 	/* Unsupported collective and a missing implementation entry. */
-	CHECK(sim_coll_plan(&net, &sys, 3, 1024, d2, 2, 0, ph, err) == -1 && has(err, "GATHER"));
-	sys.n_impl[SIM_IMPL_A2A] = 1;
-	CHECK(sim_coll_plan(&net, &sys, 6, 1024, d2, 2, 0, ph, err) == -1 &&
+	CHECK(chakra__sim_coll_plan(&net, &sys, 3, 1024, d2, 2, 0, ph, err) == -1 && has(err, "GATHER"));
+	sys.n_impl[CHAKRA_SIM_IMPL_ALL_TO_ALL] = 1;
+	CHECK(chakra__sim_coll_plan(&net, &sys, 6, 1024, d2, 2, 0, ph, err) == -1 &&
 	      has(err, "all-to-all-implementation") && has(err, "dimension 1"));
 }
 

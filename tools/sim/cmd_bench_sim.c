@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define CHAKRA_EXPERIMENTAL
+#include "chakra/experimental/sim.h"
 #include "common.h"
-#include "sim.h"
 
 static void usage(FILE *f)
 {
@@ -177,7 +178,7 @@ int cmd_bench_sim(int argc, char **argv)
 		return tool_usage(argv[0], "--runs must be in 1..100");
 	if (strcmp(model, "unaware") && strcmp(model, "aware"))
 		return tool_usage(argv[0], "--model must be unaware or aware");
-	char dbuf[256], path[1100], prefix[1024], err[SIM_ERR_LEN], net_text[512];
+	char dbuf[256], path[1100], prefix[1024], err[512], net_text[512];
 	if (!dir) {
 		snprintf(dbuf, sizeof dbuf, "/tmp/chakra-bench-sim-%" PRIu64 "-%" PRIu64, npus, nodes);
 		dir = dbuf;
@@ -218,24 +219,34 @@ int cmd_bench_sim(int argc, char **argv)
 	if (write_text(path, SYS_TEXT))
 		return 1;
 
-	sim_network net;
-	sim_system sys;
-	if (sim_network_parse(&net, "bench network", net_text, strlen(net_text), err) ||
-	    sim_system_parse(&sys, "bench system", SYS_TEXT, strlen(SYS_TEXT), err))
+	chakra_sim_network net;
+	chakra_sim_system sys;
+	if (chakra_sim_network_parse(&net, "bench network", net_text, strlen(net_text), err,
+	                             sizeof err) ||
+	    chakra_sim_system_parse(&sys, "bench system", SYS_TEXT, strlen(SYS_TEXT), err,
+	                            sizeof err))
 		return tool_err("%s", err);
-	sim_options opt = { strcmp(model, "aware") ? SIM_UNAWARE : SIM_AWARE, NULL, NULL, NULL,
-	                    NULL, NULL, 1, window, 0 };
+	chakra_sim_options opt = CHAKRA_SIM_OPTIONS_INIT;
+	opt.model = strcmp(model, "aware") ? CHAKRA_SIM_UNAWARE : CHAKRA_SIM_AWARE;
+	opt.window = window;
+	chakra_sim *sim = NULL;
+	if (chakra_sim_new(&sim, &net, &sys, &opt) < 0) {
+		tool_err("%s", sim ? chakra_sim_errmsg(sim) : "out of memory");
+		chakra_sim_free(sim);
+		return 1;
+	}
 	/* Best of --runs runs of each: the machine is shared and noisy. */
-	sim_result res = { 0 };
 	long rss0 = tool_peak_rss_kib(), rss_sim = 0;
 	double t_sim = 1e30, c_sim = 1e30, t_floor = 1e30, c_floor = 1e30;
 	uint64_t fed = 0;
 	for (uint64_t k = 0; k < runs; k++) {
-		sim_result_free(&res);
 		double c0 = cpu_now();
 		t0 = tool_now();
-		if (sim_run(prefix, &net, &sys, &opt, &res, err, sizeof err))
-			return tool_err("%s", err);
+		if (chakra_sim_run_prefix(sim, prefix) < 0) {
+			tool_err("%s", chakra_sim_errmsg(sim));
+			chakra_sim_free(sim);
+			return 1;
+		}
 		double t = tool_now() - t0, c = cpu_now() - c0;
 		if (k == 0) /* later runs may reuse a fragmented heap */
 			rss_sim = tool_peak_rss_kib();
@@ -246,7 +257,7 @@ int cmd_bench_sim(int argc, char **argv)
 		double c0 = cpu_now();
 		t0 = tool_now();
 		if (feed_all(prefix, window, &fed)) {
-			sim_result_free(&res);
+			chakra_sim_free(sim);
 			return 1;
 		}
 		double t = tool_now() - t0, c = cpu_now() - c0;
@@ -259,16 +270,17 @@ int cmd_bench_sim(int argc, char **argv)
 	       have ? "reused; generated earlier" : "generated in", t_gen);
 	printf("sim (%s, window %" PRIu64 ", best of %" PRIu64 "): %.3f s wall, %.3f s CPU, peak RSS %.1f MiB "
 	       "(%.1f MiB before the run), %" PRIu64 " events, %.1f M nodes/s\n", model, window, runs,
-	       t_sim, c_sim, rss_sim / 1024.0, rss0 / 1024.0, res.events,
-	       (double)res.nodes / t_sim / 1e6);
-	printf("finish: %" PRIu64 " cycles\n", res.finish);
+	       t_sim, c_sim, rss_sim / 1024.0, rss0 / 1024.0, chakra_sim_events(sim),
+	       (double)chakra_sim_nodes(sim) / t_sim / 1e6);
+	uint64_t finish = chakra_sim_finish(sim);
+	printf("finish: %" PRIu64 " cycles\n", finish);
 	printf("floor (feeders interleaved + attribute reads, same %" PRIu64 " nodes, no model): %.3f s wall, %.3f s CPU; "
 	       "sim / floor = %.2f (CPU)\n", fed, t_floor, c_floor, c_floor > 0 ? c_sim / c_floor : 0.0);
 	if (npus == 64 && nodes == 20000)
 		printf("reference (ASTRA-sim, simulation-model.md): 146.6 s, 1.5 GiB, 2405152000 "
 		       "cycles -> %s, %.0fx faster\n",
-		       res.finish == 2405152000ull ? "same cycles" : "DIFFERENT CYCLES", 146.6 / t_sim);
-	int bad = npus == 64 && nodes == 20000 && res.finish != 2405152000ull;
-	sim_result_free(&res);
+		       finish == 2405152000ull ? "same cycles" : "DIFFERENT CYCLES", 146.6 / t_sim);
+	int bad = npus == 64 && nodes == 20000 && finish != 2405152000ull;
+	chakra_sim_free(sim);
 	return bad ? 1 : 0;
 }

@@ -4,8 +4,125 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHAKRA_EXPERIMENTAL
+#include "chakra/experimental/sim.h"
 #include "common.h"
-#include "sim.h"
+#include "jsonout.h"
+
+#define ERR_LEN 512
+
+/* The outputs, written from the simulator's callbacks. */
+typedef struct outputs {
+	FILE *events;               /* timeline-visualizer CSV */
+	FILE *timeline;             /* Chrome trace JSON */
+	yajl_gen tl;
+	uint32_t npus;
+	int tl_failed;
+	tool_progress prog;
+} outputs;
+
+static int timeline_begin(outputs *o);
+
+static const char *node_name(const chakra_node *n, size_t *len)
+{
+	const char *s = chakra_node_name(n, len);
+	if (!s) {
+		*len = 0;
+		return "";
+	}
+	return s;
+}
+
+static void on_event(void *data, int what, uint32_t npu, uint64_t cycle, const chakra_node *n)
+{
+	outputs *o = data;
+	if (!o->events)
+		return;
+	fprintf(o->events, "%s,npu_id=%" PRIu32 ",cycle=%" PRIu64 ",node_id=%" PRIu64
+	        ",node_name=", what == CHAKRA_SIM_ISSUE ? "issue" : "callback", npu, cycle,
+	        chakra_node_id(n));
+	/* One event a line; the name is the rest of the line (commas allowed). */
+	size_t len;
+	for (const char *s = node_name(n, &len); *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, o->events);
+	fputc('\n', o->events);
+}
+
+static void on_span(void *data, uint32_t npu, int lane, const chakra_node *n, uint64_t start,
+                    uint64_t end)
+{
+	outputs *o = data;
+	if (!o->tl && timeline_begin(o))
+		return;
+	yajl_gen g = o->tl;
+	size_t len;
+	const char *name = node_name(n, &len);
+	yajl_gen_map_open(g);
+	jo_kv_str(g, "ph", "X");
+	jo_kv_u64(g, "pid", npu);
+	jo_kv_u64(g, "tid", (uint64_t)lane);
+	jo_str(g, "ts");
+	jo_fixed(g, (double)start / 1000.0);
+	jo_str(g, "dur");
+	jo_fixed(g, (double)(end - start) / 1000.0);
+	jo_str(g, "name");
+	jo_strn(g, name, len); /* invalid UTF-8 -> U+FFFD */
+	jo_str(g, "args");
+	yajl_gen_map_open(g);
+	jo_kv_u64(g, "node_id", chakra_node_id(n));
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+}
+
+static void on_progress(void *data, uint64_t done)
+{
+	tool_progress_update(&((outputs *)data)->prog, done);
+}
+
+/* Trace-event metadata: a process per NPU, threads compute (0) and
+ * communication (1). Written with the first span (or at the end), so a
+ * workload that cannot be opened leaves the file empty. */
+static int timeline_begin(outputs *o)
+{
+	if (o->tl_failed)
+		return -1;
+	uint32_t npus = o->npus;
+	yajl_gen g = o->tl = jo_open(o->timeline, 0);
+	if (!g) {
+		o->tl_failed = 1;
+		return -1;
+	}
+	static const char *const threads[2] = { "compute", "communication" };
+	yajl_gen_map_open(g);
+	jo_kv_str(g, "displayTimeUnit", "ns");
+	jo_str(g, "traceEvents");
+	yajl_gen_array_open(g);
+	for (uint32_t r = 0; r < npus; r++) {
+		char label[32];
+		snprintf(label, sizeof label, "NPU %" PRIu32, r);
+		for (int t = -1; t < 2; t++) {
+			yajl_gen_map_open(g);
+			jo_kv_str(g, "ph", "M");
+			jo_kv_u64(g, "pid", r);
+			if (t >= 0)
+				jo_kv_u64(g, "tid", (uint64_t)t);
+			jo_kv_str(g, "name", t < 0 ? "process_name" : "thread_name");
+			jo_str(g, "args");
+			yajl_gen_map_open(g);
+			jo_kv_str(g, "name", t < 0 ? label : threads[t]);
+			yajl_gen_map_close(g);
+			yajl_gen_map_close(g);
+		}
+	}
+	return 0;
+}
+
+static void timeline_end(outputs *o)
+{
+	yajl_gen_array_close(o->tl);
+	yajl_gen_map_close(o->tl);
+	fputc('\n', o->timeline);
+}
 
 static void usage(FILE *f)
 {
@@ -139,26 +256,28 @@ int cmd_sim(int argc, char **argv)
 		free(pend);
 		return tool_usage(argv[0], "--workload, --network and --system are required");
 	}
-	sim_model m;
+	chakra_sim_model m;
 	if (!strcmp(model, "unaware"))
-		m = SIM_UNAWARE;
+		m = CHAKRA_SIM_UNAWARE;
 	else if (!strcmp(model, "aware"))
-		m = SIM_AWARE;
+		m = CHAKRA_SIM_AWARE;
 	else {
 		free(pend);
 		return tool_usage(argv[0], "--model must be unaware or aware, not '%s'", model);
 	}
 
-	char err[SIM_ERR_LEN];
-	sim_network net;
-	sim_system sys;
-	sim_groups groups = { 0 };
+	char err[ERR_LEN];
+	chakra_sim_network net;
+	chakra_sim_system sys;
+	chakra_sim_groups groups = { 0 };
 	double *scale = NULL;
 	uint64_t *delay = NULL;
 	FILE *tl = NULL, *ev = NULL;
-	sim_result res = { 0 };
-	if (sim_network_load(&net, network, err) || sim_system_load(&sys, system, err) ||
-	    (groups_path && sim_groups_load(&groups, groups_path, net.npus, err))) {
+	chakra_sim *sim = NULL;
+	outputs out = { 0 };
+	if (chakra_sim_network_load(&net, network, err, sizeof err) ||
+	    chakra_sim_system_load(&sys, system, err, sizeof err) ||
+	    (groups_path && chakra_sim_groups_load(&groups, groups_path, net.npus, err, sizeof err))) {
 		tool_err("%s", err);
 		goto out;
 	}
@@ -235,11 +354,39 @@ int cmd_sim(int argc, char **argv)
 			goto out;
 		}
 	}
-	sim_options opt = { m, groups_path ? &groups : NULL, scale, delay, tl, ev, 1, win, dep };
+	chakra_sim_options opt = CHAKRA_SIM_OPTIONS_INIT;
+	opt.model = m;
+	opt.groups = groups_path ? &groups : NULL;
+	opt.compute_scale = scale;
+	opt.start_delay = delay;
+	opt.window = win;
+	opt.deps = (chakra_deps)dep;
+	opt.data = &out;
+	opt.event_cb = ev ? on_event : NULL;
+	opt.span_cb = tl ? on_span : NULL;
+	opt.progress_cb = on_progress;
+	out.events = ev;
+	out.timeline = tl;
 	double t0 = tool_now();
-	if (sim_run(workload, &net, &sys, &opt, &res, err, sizeof err)) {
-		tool_err("%s", err);
+	out.npus = net.npus;
+	int src = chakra_sim_new(&sim, &net, &sys, &opt);
+	if (src == 0) {
+		tool_progress_start(&out.prog, "simulated nodes", 0);
+		src = chakra_sim_run_prefix(sim, workload);
+		tool_progress_end(&out.prog);
+	}
+	if (src < 0) {
+		tool_err("%s", sim ? chakra_sim_errmsg(sim) : chakra_strerror(src));
 		goto out;
+	}
+	if (tl) {
+		if (!out.tl && timeline_begin(&out)) {
+			tool_err("out of memory");
+			goto out;
+		}
+		timeline_end(&out);
+		yajl_gen_free(out.tl);
+		out.tl = NULL;
 	}
 	double secs = tool_now() - t0;
 	if (tl) {
@@ -254,19 +401,21 @@ int cmd_sim(int argc, char **argv)
 		if (bad)
 			goto out;
 	}
+	uint32_t npus = chakra_sim_npus(sim);
+	uint64_t finish = chakra_sim_finish(sim);
 	if (astra_log) {
 		/* The lines ASTRA-sim prints, for scripts that parse them. */
-		for (uint32_t r = 0; r < res.npus; r++) {
-			const sim_npu_result *p = &res.npu[r];
+		for (uint32_t r = 0; r < npus; r++) {
+			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
 			uint64_t exposed = p->finish > p->compute ? p->finish - p->compute : 0;
 			printf("sys[%" PRIu32 "] finished, %" PRIu64 " cycles, exposed communication %"
 			       PRIu64 " cycles.\n", r, p->finish, exposed);
 		}
 	} else if (json) {
 		printf("{\"finish_cycles\":%" PRIu64 ",\"model\":\"%s\",\"nodes\":%" PRIu64
-		       ",\"npus\":[", res.finish, model, res.nodes);
-		for (uint32_t r = 0; r < res.npus; r++) {
-			const sim_npu_result *p = &res.npu[r];
+		       ",\"npus\":[", finish, model, chakra_sim_nodes(sim));
+		for (uint32_t r = 0; r < npus; r++) {
+			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
 			printf("%s{\"npu\":%" PRIu32 ",\"finish_cycles\":%" PRIu64 ",\"compute_cycles\":%"
 			       PRIu64 ",\"exposed_comm_cycles\":%" PRIu64 ",\"comm_busy_cycles\":%" PRIu64
 			       ",\"nodes\":%" PRIu64 "}", r ? "," : "", r, p->finish, p->compute,
@@ -277,14 +426,14 @@ int cmd_sim(int argc, char **argv)
 	} else {
 		printf("%-6s %15s %15s %20s %8s\n", "npu", "finish_cycles", "compute_cycles",
 		       "exposed_comm_cycles", "nodes");
-		for (uint32_t r = 0; r < res.npus; r++) {
-			const sim_npu_result *p = &res.npu[r];
+		for (uint32_t r = 0; r < npus; r++) {
+			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
 			printf("%-6" PRIu32 " %15" PRIu64 " %15" PRIu64 " %20" PRIu64 " %8" PRIu64 "\n", r,
 			       p->finish, p->compute, p->finish > p->compute ? p->finish - p->compute : 0,
 			       p->nodes);
 		}
 		printf("finished at %" PRIu64 " cycles (%" PRIu32 " NPUs, %s model, %" PRIu64
-		       " nodes, %.3f s)\n", res.finish, res.npus, model, res.nodes, secs);
+		       " nodes, %.3f s)\n", finish, npus, model, chakra_sim_nodes(sim), secs);
 	}
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
 out:
@@ -292,8 +441,10 @@ out:
 		tool_fclose_out(tl, timeline);
 	if (ev)
 		tool_fclose_out(ev, events);
-	sim_result_free(&res);
-	sim_groups_free(&groups);
+	if (out.tl)
+		yajl_gen_free(out.tl);
+	chakra_sim_free(sim);
+	chakra_sim_groups_free(&groups);
 	free(scale);
 	free(delay);
 	free(pend);

@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "chakra/chakra.h"
-#include "sim.h"
+#include "sim_model.h"
 
 static int fail(char *err, const char *fmt, ...)
 {
@@ -32,13 +32,13 @@ static int fail(char *err, const char *fmt, ...)
 	return -1;
 }
 
-const char *sim_alg_name(sim_alg alg)
+const char *chakra__sim_alg_name(chakra_sim_algorithm alg)
 {
 	switch (alg) {
-	case SIM_ALG_RING: return "ring";
-	case SIM_ALG_DIRECT: return "direct";
-	case SIM_ALG_HD: return "halvingDoubling";
-	case SIM_ALG_DBT: return "doubleBinaryTree";
+	case CHAKRA_SIM_ALG_RING: return "ring";
+	case CHAKRA_SIM_ALG_DIRECT: return "direct";
+	case CHAKRA_SIM_ALG_HALVING_DOUBLING: return "halvingDoubling";
+	case CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE: return "doubleBinaryTree";
 	}
 	return "?";
 }
@@ -51,11 +51,11 @@ static uint32_t log2u(uint32_t n)
 	return l;
 }
 
-int sim_alg_check(sim_alg alg, sim_op op, uint32_t n, char *err)
+int chakra__sim_alg_check(chakra_sim_algorithm alg, sim_op op, uint32_t n, char *err)
 {
-	if (alg == SIM_ALG_HD && (n & (n - 1)))
+	if (alg == CHAKRA_SIM_ALG_HALVING_DOUBLING && (n & (n - 1)))
 		return fail(err, "halvingDoubling needs a power-of-two number of NPUs, not %u", n);
-	if (alg == SIM_ALG_DBT && op != SIM_OP_AR && op != SIM_OP_REDUCE && op != SIM_OP_BCAST &&
+	if (alg == CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE && op != SIM_OP_AR && op != SIM_OP_REDUCE && op != SIM_OP_BCAST &&
 	    op != SIM_OP_BARRIER)
 		return fail(err, "doubleBinaryTree runs all-reduce, reduce, broadcast and barrier "
 		            "phases only (this collective needs a %s phase)",
@@ -75,29 +75,29 @@ static uint32_t depth(uint32_t k)
 	return d;
 }
 
-static sim_alg pick(const sim_system *sys, int impl, int slot, const char **which)
+static chakra_sim_algorithm pick(const chakra_sim_system *sys, int impl, int slot, const char **which)
 {
-	static const char *const names[SIM_IMPL_COUNT] = {
+	static const char *const names[CHAKRA_SIM_IMPL_COUNT] = {
 		"all-reduce-implementation", "all-gather-implementation",
 		"reduce-scatter-implementation", "all-to-all-implementation"
 	};
 	*which = names[impl];
 	if (slot >= sys->n_impl[impl])
-		return (sim_alg)-1;
+		return (chakra_sim_algorithm)-1;
 	return sys->impl[impl][slot];
 }
 
-static int add(sim_phase *out, int *np, const sim_network *net, const sim_system *sys,
+static int add(sim_phase *out, int *np, const chakra_sim_network *net, const chakra_sim_system *sys,
                int dim, uint32_t gn, sim_op op, int impl, double x, char *err)
 {
 	uint32_t n = dim < 0 ? gn : net->size[dim];
 	if (n <= 1)
 		return 0; /* nothing to exchange in this dimension */
 	const char *which;
-	sim_alg alg = pick(sys, impl, dim < 0 ? 0 : dim, &which);
+	chakra_sim_algorithm alg = pick(sys, impl, dim < 0 ? 0 : dim, &which);
 	if ((int)alg < 0)
 		return fail(err, "system key '%s' has no entry for dimension %d", which, dim);
-	if (sim_alg_check(alg, op, n, err))
+	if (chakra__sim_alg_check(alg, op, n, err))
 		return -1;
 	sim_phase *p = &out[(*np)++];
 	p->dim = dim;
@@ -108,7 +108,7 @@ static int add(sim_phase *out, int *np, const sim_network *net, const sim_system
 	return 0;
 }
 
-int sim_coll_plan(const sim_network *net, const sim_system *sys, int comm_type,
+int chakra__sim_coll_plan(const chakra_sim_network *net, const chakra_sim_system *sys, int comm_type,
                   double chunk_bytes, const int *dims, int k, uint32_t gn,
                   sim_phase *out, char *err)
 {
@@ -118,41 +118,41 @@ int sim_coll_plan(const sim_network *net, const sim_system *sys, int comm_type,
 	case 0: /* ALL_REDUCE */
 		if (sys->local_bw_aware && k > 1) {
 			for (int i = 0; i < k - 1; i++) {
-				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_RS, SIM_IMPL_AR, x, err))
+				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_RS, CHAKRA_SIM_IMPL_ALL_REDUCE, x, err))
 					return -1;
 				x /= dims[i] < 0 ? gn : net->size[dims[i]];
 			}
-			if (add(out, &np, net, sys, dims[k - 1], gn, SIM_OP_AR, SIM_IMPL_AR, x, err))
+			if (add(out, &np, net, sys, dims[k - 1], gn, SIM_OP_AR, CHAKRA_SIM_IMPL_ALL_REDUCE, x, err))
 				return -1;
 			for (int i = k - 2; i >= 0; i--) {
-				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AG, SIM_IMPL_AR, x, err))
+				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AG, CHAKRA_SIM_IMPL_ALL_REDUCE, x, err))
 					return -1;
 				x *= dims[i] < 0 ? gn : net->size[dims[i]];
 			}
 		} else {
 			for (int i = 0; i < k; i++)
-				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AR, SIM_IMPL_AR, x, err))
+				if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AR, CHAKRA_SIM_IMPL_ALL_REDUCE, x, err))
 					return -1;
 		}
 		return np;
 	case 7: /* REDUCE_SCATTER */
 	case 8: /* REDUCE_SCATTER_BLOCK */
 		for (int i = 0; i < k; i++) {
-			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_RS, SIM_IMPL_RS, x, err))
+			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_RS, CHAKRA_SIM_IMPL_REDUCE_SCATTER, x, err))
 				return -1;
 			x /= dims[i] < 0 ? gn : net->size[dims[i]];
 		}
 		return np;
 	case 2: /* ALL_GATHER: comm_size is each rank's input; the last dimension first */
 		for (int i = k - 1; i >= 0; i--) {
-			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AG, SIM_IMPL_AG, x, err))
+			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_AG, CHAKRA_SIM_IMPL_ALL_GATHER, x, err))
 				return -1;
 			x *= dims[i] < 0 ? gn : net->size[dims[i]];
 		}
 		return np;
 	case 6: /* ALL_TO_ALL */
 		for (int i = 0; i < k; i++)
-			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_A2A, SIM_IMPL_A2A, x, err))
+			if (add(out, &np, net, sys, dims[i], gn, SIM_OP_A2A, CHAKRA_SIM_IMPL_ALL_TO_ALL, x, err))
 				return -1;
 		return np;
 	case 1: /* REDUCE */
@@ -161,7 +161,7 @@ int sim_coll_plan(const sim_network *net, const sim_system *sys, int comm_type,
 		for (int i = 0; i < k; i++) {
 			sim_op op = comm_type == 1 ? SIM_OP_REDUCE : comm_type == 5 ? SIM_OP_BCAST
 			            : SIM_OP_BARRIER;
-			if (add(out, &np, net, sys, dims[i], gn, op, SIM_IMPL_AR,
+			if (add(out, &np, net, sys, dims[i], gn, op, CHAKRA_SIM_IMPL_ALL_REDUCE,
 			        comm_type == 9 ? 0 : x, err))
 				return -1;
 		}
@@ -173,35 +173,35 @@ int sim_coll_plan(const sim_network *net, const sim_system *sys, int comm_type,
 	}
 }
 
-uint64_t sim_phase_steps(const sim_phase *ph)
+uint64_t chakra__sim_phase_steps(const sim_phase *ph)
 {
 	uint64_t n = ph->n;
 	if (n <= 1)
 		return 0;
 	switch (ph->alg) {
-	case SIM_ALG_RING:
+	case CHAKRA_SIM_ALG_RING:
 		if (ph->op == SIM_OP_AR)
 			return 2 * (n - 1);
 		if (ph->op == SIM_OP_A2A)
 			return n * (n - 1) / 2;
 		return n - 1;
-	case SIM_ALG_DIRECT:
+	case CHAKRA_SIM_ALG_DIRECT:
 		return ph->op == SIM_OP_AR ? 2 : 1;
-	case SIM_ALG_HD:
+	case CHAKRA_SIM_ALG_HALVING_DOUBLING:
 		return ph->op == SIM_OP_AR ? 2 * (uint64_t)log2u(ph->n) : log2u(ph->n);
-	case SIM_ALG_DBT:
+	case CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE:
 		return ph->op == SIM_OP_AR || ph->op == SIM_OP_BARRIER ? 2 * (uint64_t)depth(ph->n - 1)
 		                                                       : depth(ph->n - 1);
 	}
 	return 0;
 }
 
-double sim_step_bytes(const sim_phase *ph, uint64_t s)
+double chakra__sim_step_bytes(const sim_phase *ph, uint64_t s)
 {
 	double x = ph->x, n = ph->n;
-	if (ph->alg == SIM_ALG_DBT)
+	if (ph->alg == CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE)
 		return x / 2; /* each tree carries half */
-	if (ph->alg == SIM_ALG_HD) {
+	if (ph->alg == CHAKRA_SIM_ALG_HALVING_DOUBLING) {
 		uint32_t L = log2u(ph->n);
 		switch (ph->op) {
 		case SIM_OP_AR:
@@ -226,14 +226,14 @@ double sim_step_bytes(const sim_phase *ph, uint64_t s)
 	}
 }
 
-int sim_step_reduces(const sim_phase *ph, uint64_t s)
+int chakra__sim_step_reduces(const sim_phase *ph, uint64_t s)
 {
 	switch (ph->op) {
 	case SIM_OP_RS:
 	case SIM_OP_REDUCE:
 		return 1;
 	case SIM_OP_AR:
-		return s < sim_phase_steps(ph) / 2;
+		return s < chakra__sim_phase_steps(ph) / 2;
 	default:
 		return 0;
 	}
@@ -293,41 +293,41 @@ static uint32_t hd_dist(const sim_phase *ph, uint64_t s)
 	return 1u << s;
 }
 
-uint32_t sim_step_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *src)
+uint32_t chakra__sim_step_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *src)
 {
 	uint32_t n = ph->n, c = 0;
 	switch (ph->alg) {
-	case SIM_ALG_RING:
+	case CHAKRA_SIM_ALG_RING:
 		src[0] = (i + n - 1) % n;
 		return 1;
-	case SIM_ALG_DIRECT:
+	case CHAKRA_SIM_ALG_DIRECT:
 		for (uint32_t j = 0; j < n; j++)
 			if (j != i)
 				src[c++] = j;
 		return c;
-	case SIM_ALG_HD:
+	case CHAKRA_SIM_ALG_HALVING_DOUBLING:
 		src[0] = i ^ hd_dist(ph, s);
 		return 1;
-	case SIM_ALG_DBT:
+	case CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE:
 		return dbt_peers(ph, s, i, src, 1);
 	}
 	return 0;
 }
 
-uint32_t sim_step_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst)
+uint32_t chakra__sim_step_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst)
 {
-	if (ph->alg == SIM_ALG_RING) {
+	if (ph->alg == CHAKRA_SIM_ALG_RING) {
 		dst[0] = (i + 1) % ph->n;
 		return 1;
 	}
-	if (ph->alg == SIM_ALG_DBT)
+	if (ph->alg == CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE)
 		return dbt_peers(ph, s, i, dst, 0);
-	return sim_step_sources(ph, s, i, dst); /* direct and halving-doubling are symmetric */
+	return chakra__sim_step_sources(ph, s, i, dst); /* direct and halving-doubling are symmetric */
 }
 
 /* "local-mem-bw" GB/s is decimal: bytes per ns = lbw. One write and two
  * reads per reduced byte. */
-uint64_t sim_reduce_cost(const sim_system *sys, double bytes)
+uint64_t chakra__sim_reduce_cost(const chakra_sim_system *sys, double bytes)
 {
 	return 3 * (uint64_t)floor(bytes / sys->local_mem_bw);
 }

@@ -1,18 +1,33 @@
-/* chakra sim engine internals, shared by sim_engine.c (the feeder loop,
- * per-NPU resources, send/recv, outputs) and sim_phase.c (collectives:
- * instances, per-dimension servers, phase timing in both network models).
- * Not a public interface. */
-#ifndef CHAKRA_TOOLS_SIM_ENGINE_IMPL_H
-#define CHAKRA_TOOLS_SIM_ENGINE_IMPL_H
+/* libchakra-sim engine internals, shared by sim_engine.c (the feeder loop,
+ * per-NPU resources, send/recv, outputs), sim_phase.c (collectives:
+ * instances, per-dimension servers, phase timing in both network models)
+ * and sim_api.c (the public handle). Not a public interface. */
+#ifndef CHAKRA_SIM_ENGINE_IMPL_H
+#define CHAKRA_SIM_ENGINE_IMPL_H
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chakra/chakra.h"
-#include "common.h"
-#include "sim.h"
-#include "jsonout.h"
+#include "sim_model.h"
+
+#if defined(__GNUC__)
+#  define SIM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define SIM_PRINTF(a, b)
+#endif
+
+/* The public handle: a network and system, options, the last results. */
+struct chakra_sim {
+	chakra_sim_network net;
+	chakra_sim_system sys;
+	chakra_sim_options opt;
+	char err[SIM_ERR_LEN];
+	chakra_sim_npu_result *res; /* npus entries after a successful run */
+	uint32_t npus;
+	uint64_t finish, events, nodes;
+};
 
 /* ---------------- small containers ---------------- */
 
@@ -151,7 +166,7 @@ typedef struct inst {
 	int64_t comm_type;
 	uint64_t comm_size;
 	uint32_t first_rank;        /* who created it, for mismatch messages */
-	const sim_group *group;
+	const chakra_sim_group *group;
 	uint32_t chunks;
 	int nph;
 	sim_phase ph[2 * SIM_MAX_DIMS];
@@ -191,7 +206,8 @@ typedef struct npu {
 	p2p_op *arrived;
 	uint32_t p2p_inflight;
 	uint64_t comm_since;        /* start of the current communication span */
-	sim_npu_result res;
+	int finished;               /* finish_cb called */
+	chakra_sim_npu_result res;
 } npu;
 
 /* Congestion-aware: one phase on one ring, message by message. */
@@ -218,9 +234,9 @@ typedef struct msg {
 } msg;
 
 typedef struct engine {
-	const sim_network *net;
-	const sim_system *sys;
-	const sim_options *opt;
+	const chakra_sim_network *net;
+	const chakra_sim_system *sys;
+	const chakra_sim_options *opt;
 	uint32_t N;
 	npu *npu;
 	heap h;
@@ -232,12 +248,11 @@ typedef struct engine {
 	uint32_t *ring0;            /* [rank * ndims + d]: first rank of its ring in d */
 	uint64_t now, nodes_done;
 	int failed;
+	int code;                   /* the chakra_error of the failure */
 	char *err;
 	size_t errlen;
 	uint32_t *tmp_src;
 	uint64_t *tmp_a, *tmp_b;
-	tool_progress prog;
-	yajl_gen tl;                /* --timeline writer (shared JSON helpers) */
 } engine;
 
 /* The first rank of the ring that holds rank in phase ph, and member j of
@@ -258,26 +273,31 @@ static inline uint32_t member_rank(engine *E, const inst *in, const sim_phase *p
 }
 
 /* sim_engine.c */
-int sim_fail(engine *E, const char *fmt, ...) TOOL_PRINTF(2, 3);
-const char *sim_node_name(const chakra_node *n);
-void sim_out_csv(engine *E, const char *what, uint32_t rank, const chakra_node *n);
-void sim_out_timeline(engine *E, uint32_t rank, int thread, const chakra_node *n,
-                      uint64_t start);
-void sim_comm_begin(engine *E, npu *u);
-void sim_comm_end(engine *E, npu *u);
+/* Record the first failure (message, CHAKRA_EINVAL unless set); -1. */
+int chakra__sim_fail(engine *E, const char *fmt, ...) SIM_PRINTF(2, 3);
+int chakra__sim_nomem(engine *E); /* CHAKRA_ENOMEM */
+const char *chakra__sim_node_name(const chakra_node *n);
+void chakra__sim_out_event(engine *E, int what, uint32_t rank, const chakra_node *n);
+void chakra__sim_out_timeline(engine *E, uint32_t rank, int thread, const chakra_node *n,
+                              uint64_t start);
+void chakra__sim_comm_begin(engine *E, npu *u);
+void chakra__sim_comm_end(engine *E, npu *u);
 /* The node finished now: release its children and issue what is ready. */
-void sim_complete(engine *E, npu *u, const chakra_node *n);
-void sim_try_collective(engine *E, npu *u);
-void sim_p2p_arrived(engine *E, p2p_op *send);
+void chakra__sim_complete(engine *E, npu *u, const chakra_node *n);
+void chakra__sim_try_collective(engine *E, npu *u);
+void chakra__sim_p2p_arrived(engine *E, p2p_op *send);
+/* Run the engine on one feeder per NPU; results into S. 0 or a negative
+ * chakra_error with S->err set. */
+int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders);
 
 /* sim_phase.c */
-void sim_start_collective(engine *E, npu *u, const chakra_node *n);
-void sim_finish_collective(engine *E, npu *u);
-void sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t rank);
-void sim_on_send(engine *E, phase_run *pr, uint32_t j, uint64_t s);
-void sim_on_hop(engine *E, msg *m);
-void sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_run *pr,
+void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n);
+void chakra__sim_finish_collective(engine *E, npu *u);
+void chakra__sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t rank);
+void chakra__sim_on_send(engine *E, phase_run *pr, uint32_t j, uint64_t s);
+void chakra__sim_on_hop(engine *E, msg *m);
+void chakra__sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_run *pr,
                   p2p_op *op, uint32_t member, uint64_t step);
-void sim_pr_free(engine *E, phase_run *pr);
+void chakra__sim_pr_free(engine *E, phase_run *pr);
 
 #endif

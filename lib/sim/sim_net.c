@@ -12,15 +12,15 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim.h"
+#include "sim_model.h"
 
-uint32_t sim_coord(const sim_network *net, uint32_t rank, int d)
+uint32_t chakra__sim_coord(const chakra_sim_network *net, uint32_t rank, int d)
 {
 	return (rank / net->stride[d]) % net->size[d];
 }
 
 /* "GB/s" is read as GiB/s, as the reference does. */
-double sim_link_bpns(const sim_network *net, int d)
+double chakra__sim_link_bpns(const chakra_sim_network *net, int d)
 {
 	return net->bw[d] * 1073741824.0 / 1e9;
 }
@@ -31,28 +31,28 @@ static uint32_t ring_dist(uint32_t a, uint32_t b, uint32_t n)
 	return f <= n - f ? f : n - f;
 }
 
-uint64_t sim_unaware_delay(const sim_network *net, uint32_t a, uint32_t b, double bytes)
+uint64_t chakra__sim_unaware_delay(const chakra_sim_network *net, uint32_t a, uint32_t b, double bytes)
 {
 	for (int d = 0; d < net->ndims; d++) {
-		uint32_t ca = sim_coord(net, a, d), cb = sim_coord(net, b, d);
+		uint32_t ca = chakra__sim_coord(net, a, d), cb = chakra__sim_coord(net, b, d);
 		if (ca == cb)
 			continue;
-		double hops = net->topo[d] == SIM_RING ? ring_dist(ca, cb, net->size[d])
-		              : net->topo[d] == SIM_SWITCH ? 2 : 1;
-		return (uint64_t)floor(hops * net->latency[d] + bytes / sim_link_bpns(net, d));
+		double hops = net->topo[d] == CHAKRA_SIM_RING ? ring_dist(ca, cb, net->size[d])
+		              : net->topo[d] == CHAKRA_SIM_SWITCH ? 2 : 1;
+		return (uint64_t)floor(hops * net->latency[d] + bytes / chakra__sim_link_bpns(net, d));
 	}
 	return 0;
 }
 
 struct sim_links {
-	const sim_network *net;
+	const chakra_sim_network *net;
 	uint64_t *free_at;              /* per link: when its FIFO is free */
 	size_t base[SIM_MAX_DIMS];      /* first link of each dimension */
 	uint32_t slots[SIM_MAX_DIMS];   /* links per NPU in each dimension */
 	double bpns[SIM_MAX_DIMS];
 };
 
-sim_links *sim_links_new(const sim_network *net)
+sim_links *chakra__sim_links_new(const chakra_sim_network *net)
 {
 	sim_links *l = calloc(1, sizeof *l);
 	if (!l)
@@ -62,9 +62,9 @@ sim_links *sim_links_new(const sim_network *net)
 	for (int d = 0; d < net->ndims; d++) {
 		/* Ring: +1 and -1 neighbours; Switch: up link and down link of
 		 * each NPU; FullyConnected: one link per peer coordinate. */
-		l->slots[d] = net->topo[d] == SIM_FC ? net->size[d] : 2;
+		l->slots[d] = net->topo[d] == CHAKRA_SIM_FULLY_CONNECTED ? net->size[d] : 2;
 		l->base[d] = total;
-		l->bpns[d] = sim_link_bpns(net, d);
+		l->bpns[d] = chakra__sim_link_bpns(net, d);
 		total += (size_t)net->npus * l->slots[d];
 	}
 	l->free_at = calloc(total ? total : 1, sizeof *l->free_at);
@@ -75,7 +75,7 @@ sim_links *sim_links_new(const sim_network *net)
 	return l;
 }
 
-void sim_links_free(sim_links *l)
+void chakra__sim_links_free(sim_links *l)
 {
 	if (!l)
 		return;
@@ -83,35 +83,35 @@ void sim_links_free(sim_links *l)
 	free(l);
 }
 
-uint64_t sim_links_step(sim_links *l, sim_hop *h, double bytes, uint64_t t, int *done)
+uint64_t chakra__sim_links_step(sim_links *l, sim_hop *h, double bytes, uint64_t t, int *done)
 {
-	const sim_network *net = l->net;
+	const chakra_sim_network *net = l->net;
 	size_t link;
 	int d;
 	if (h->at_switch) {
 		d = h->sw_dim;
-		uint32_t ca = sim_coord(net, h->at, d), cb = sim_coord(net, h->dst, d);
+		uint32_t ca = chakra__sim_coord(net, h->at, d), cb = chakra__sim_coord(net, h->dst, d);
 		uint32_t next = h->at - ca * net->stride[d] + cb * net->stride[d];
 		link = l->base[d] + (size_t)next * 2 + 1; /* down link of next */
 		h->at = next;
 		h->at_switch = 0;
 	} else {
 		for (d = 0; d < net->ndims; d++)
-			if (sim_coord(net, h->at, d) != sim_coord(net, h->dst, d))
+			if (chakra__sim_coord(net, h->at, d) != chakra__sim_coord(net, h->dst, d))
 				break;
 		if (d == net->ndims) { /* already there */
 			*done = 1;
 			return t;
 		}
 		uint32_t n = net->size[d];
-		uint32_t ca = sim_coord(net, h->at, d), cb = sim_coord(net, h->dst, d);
-		if (net->topo[d] == SIM_RING) {
+		uint32_t ca = chakra__sim_coord(net, h->at, d), cb = chakra__sim_coord(net, h->dst, d);
+		if (net->topo[d] == CHAKRA_SIM_RING) {
 			uint32_t fwd = (cb + n - ca) % n;
 			int dir = fwd <= n - fwd ? 0 : 1;
 			uint32_t cn = dir == 0 ? (ca + 1) % n : (ca + n - 1) % n;
 			link = l->base[d] + (size_t)h->at * 2 + (size_t)dir;
 			h->at = h->at - ca * net->stride[d] + cn * net->stride[d];
-		} else if (net->topo[d] == SIM_SWITCH) {
+		} else if (net->topo[d] == CHAKRA_SIM_SWITCH) {
 			link = l->base[d] + (size_t)h->at * 2; /* up link */
 			h->at_switch = 1;
 			h->sw_dim = d;

@@ -21,10 +21,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 #include "sim_engine_impl.h"
 
-int sim_fail(engine *E, const char *fmt, ...)
+int chakra__sim_fail(engine *E, const char *fmt, ...)
 {
 	if (E->failed)
 		return -1;
@@ -33,93 +34,46 @@ int sim_fail(engine *E, const char *fmt, ...)
 	vsnprintf(E->err, E->errlen, fmt, ap);
 	va_end(ap);
 	E->failed = 1;
+	if (!E->code)
+		E->code = CHAKRA_EINVAL; /* the workload does not fit the model */
 	return -1;
 }
 
-const char *sim_node_name(const chakra_node *n)
+int chakra__sim_nomem(engine *E)
+{
+	if (!E->failed)
+		E->code = CHAKRA_ENOMEM;
+	return chakra__sim_fail(E, "out of memory");
+}
+
+/* The feeder's own error (a stall, a damaged file), with its code. */
+static void feeder_fail(engine *E, npu *u, int rc)
+{
+	if (!E->failed)
+		E->code = rc;
+	chakra__sim_fail(E, "rank %" PRIu32 ": %s", u->rank, chakra_feeder_errmsg(u->f));
+}
+
+const char *chakra__sim_node_name(const chakra_node *n)
 {
 	size_t len;
 	const char *s = chakra_node_name(n, &len);
 	return s ? s : "";
 }
 
-/* ---------------- outputs ---------------- */
+/* ---------------- outputs (the caller's callbacks) ---------------- */
 
-void sim_out_csv(engine *E, const char *what, uint32_t rank, const chakra_node *n)
+void chakra__sim_out_event(engine *E, int what, uint32_t rank, const chakra_node *n)
 {
-	if (!E->opt->events)
-		return;
-	fprintf(E->opt->events, "%s,npu_id=%" PRIu32 ",cycle=%" PRIu64 ",node_id=%" PRIu64
-	        ",node_name=", what, rank, E->now, chakra_node_id(n));
-	/* One event a line; the name is the rest of the line (commas allowed). */
-	for (const char *s = sim_node_name(n); *s; s++)
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, E->opt->events);
-	fputc('\n', E->opt->events);
+	if (E->opt->event_cb)
+		E->opt->event_cb(E->opt->data, what, rank, E->now, n);
 }
 
-void sim_out_timeline(engine *E, uint32_t rank, int thread, const chakra_node *n,
-                         uint64_t start)
+void chakra__sim_out_timeline(engine *E, uint32_t rank, int thread, const chakra_node *n,
+                              uint64_t start)
 {
-	yajl_gen g = E->tl;
-	if (!g)
-		return;
-	size_t len;
-	const char *name = chakra_node_name(n, &len);
-	yajl_gen_map_open(g);
-	jo_kv_str(g, "ph", "X");
-	jo_kv_u64(g, "pid", rank);
-	jo_kv_u64(g, "tid", (uint64_t)thread);
-	jo_str(g, "ts");
-	jo_fixed(g, (double)start / 1000.0);
-	jo_str(g, "dur");
-	jo_fixed(g, (double)(E->now - start) / 1000.0);
-	jo_str(g, "name");
-	jo_strn(g, name ? name : "", name ? len : 0); /* invalid UTF-8 -> U+FFFD */
-	jo_str(g, "args");
-	yajl_gen_map_open(g);
-	jo_kv_u64(g, "node_id", chakra_node_id(n));
-	yajl_gen_map_close(g);
-	yajl_gen_map_close(g);
-}
-
-/* Trace-event metadata: a process per NPU, threads compute (0) and
- * communication (1). */
-static void timeline_begin(engine *E)
-{
-	yajl_gen g = E->tl = jo_open(E->opt->timeline, 0);
-	if (!g) {
-		sim_fail(E, "out of memory");
-		return;
-	}
-	static const char *const threads[2] = { "compute", "communication" };
-	yajl_gen_map_open(g);
-	jo_kv_str(g, "displayTimeUnit", "ns");
-	jo_str(g, "traceEvents");
-	yajl_gen_array_open(g);
-	for (uint32_t r = 0; r < E->N; r++) {
-		char label[32];
-		snprintf(label, sizeof label, "NPU %" PRIu32, r);
-		for (int t = -1; t < 2; t++) {
-			yajl_gen_map_open(g);
-			jo_kv_str(g, "ph", "M");
-			jo_kv_u64(g, "pid", r);
-			if (t >= 0)
-				jo_kv_u64(g, "tid", (uint64_t)t);
-			jo_kv_str(g, "name", t < 0 ? "process_name" : "thread_name");
-			jo_str(g, "args");
-			yajl_gen_map_open(g);
-			jo_kv_str(g, "name", t < 0 ? label : threads[t]);
-			yajl_gen_map_close(g);
-			yajl_gen_map_close(g);
-		}
-	}
-}
-
-static void timeline_end(engine *E)
-{
-	yajl_gen_array_close(E->tl);
-	yajl_gen_map_close(E->tl);
-	fputc('\n', E->opt->timeline);
+	if (E->opt->span_cb)
+		E->opt->span_cb(E->opt->data, rank, thread, n, start, E->now);
 }
 
 /* ---------------- node flow ---------------- */
@@ -127,30 +81,30 @@ static void timeline_end(engine *E)
 static void pump(engine *E, npu *u);
 static int zero_cost(const chakra_node *n);
 
-void sim_comm_begin(engine *E, npu *u)
+void chakra__sim_comm_begin(engine *E, npu *u)
 {
 	if (!u->coll && !u->p2p_inflight)
 		u->comm_since = E->now;
 }
 
-void sim_comm_end(engine *E, npu *u)
+void chakra__sim_comm_end(engine *E, npu *u)
 {
 	if (!u->coll && !u->p2p_inflight)
 		u->res.comm_busy += E->now - u->comm_since;
 }
 
 /* The node finished now: release its children and issue what is ready. */
-void sim_complete(engine *E, npu *u, const chakra_node *n)
+void chakra__sim_complete(engine *E, npu *u, const chakra_node *n)
 {
-	sim_out_csv(E, "callback", u->rank, n);
+	chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
 	u->res.nodes++;
 	u->res.finish = E->now;
 	E->nodes_done++;
-	if ((E->nodes_done & 0xffff) == 0)
-		tool_progress_update(&E->prog, E->nodes_done);
+	if ((E->nodes_done & 0xffff) == 0 && E->opt->progress_cb)
+		E->opt->progress_cb(E->opt->data, E->nodes_done);
 	int rc = chakra_feeder_complete(u->f, chakra_node_id(n));
 	if (rc < 0) {
-		sim_fail(E, "rank %" PRIu32 ": %s", u->rank, chakra_feeder_errmsg(u->f));
+		feeder_fail(E, u, rc);
 		return;
 	}
 	pump(E, u);
@@ -187,20 +141,20 @@ static void try_compute(engine *E, npu *u)
 	const chakra_node *n = q.node;
 	u->comp = n;
 	u->comp_start = E->now;
-	sim_out_csv(E, "issue", u->rank, n);
+	chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
 	uint64_t d = compute_time(E, u, n);
 	u->res.compute += d;
 	if (heap_push(&E->h, E->now + d, EV_COMPUTE, u->rank, NULL, 0))
-		sim_fail(E, "out of memory");
+		chakra__sim_nomem(E);
 }
 
 
-void sim_try_collective(engine *E, npu *u)
+void chakra__sim_try_collective(engine *E, npu *u)
 {
 	qitem q;
 	if (u->coll || !fifo_pop(&u->coll_q, &q))
 		return;
-	sim_start_collective(E, u, q.node);
+	chakra__sim_start_collective(E, u, q.node);
 }
 
 static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send);
@@ -210,13 +164,13 @@ static void dispatch(engine *E, npu *u, const chakra_node *n)
 	switch (chakra_node_type_of(n)) {
 	case CHAKRA_COMP_NODE:
 		if (fifo_push(&u->comp_q, (qitem){ .node = n }))
-			sim_fail(E, "out of memory");
+			chakra__sim_nomem(E);
 		try_compute(E, u);
 		break;
 	case CHAKRA_COMM_COLL_NODE:
 		if (fifo_push(&u->coll_q, (qitem){ .node = n }))
-			sim_fail(E, "out of memory");
-		sim_try_collective(E, u);
+			chakra__sim_nomem(E);
+		chakra__sim_try_collective(E, u);
 		break;
 	case CHAKRA_COMM_SEND_NODE:
 		start_p2p(E, u, n, 1);
@@ -248,16 +202,22 @@ static void pump(engine *E, npu *u)
 		}
 		/* Completed in place: releasing children here keeps long chains
 		 * of such nodes from recursing. */
-		sim_out_csv(E, "issue", u->rank, n);
-		sim_out_csv(E, "callback", u->rank, n);
+		chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
+		chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
 		u->res.nodes++;
 		u->res.finish = E->now;
 		E->nodes_done++;
-		if (chakra_feeder_complete(u->f, chakra_node_id(n)) < 0)
-			sim_fail(E, "rank %" PRIu32 ": %s", u->rank, chakra_feeder_errmsg(u->f));
+		int crc = chakra_feeder_complete(u->f, chakra_node_id(n));
+		if (crc < 0)
+			feeder_fail(E, u, crc);
 	}
 	if (!E->failed && rc < 0)
-		sim_fail(E, "rank %" PRIu32 ": %s", u->rank, chakra_feeder_errmsg(u->f));
+		feeder_fail(E, u, rc);
+	/* Every node issued and completed: this NPU is done. */
+	if (E->opt->finish_cb && !E->failed && !u->finished && !chakra_feeder_has_more(u->f)) {
+		u->finished = 1;
+		E->opt->finish_cb(E->opt->data, u->rank, &u->res);
+	}
 }
 
 /* ---------------- send / recv ---------------- */
@@ -270,15 +230,15 @@ static void recv_done(engine *E, p2p_op *recv, uint64_t arrived)
 	uint64_t t = (arrived > recv->start ? arrived : recv->start) + E->sys->endpoint_delay;
 	recv->arrived = t;
 	if (heap_push(&E->h, t, EV_P2P_SENT, 0, recv, 0))
-		sim_fail(E, "out of memory");
+		chakra__sim_nomem(E);
 }
 
-void sim_p2p_arrived(engine *E, p2p_op *send)
+void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 {
 	npu *dst = &E->npu[send->peer];
 	/* The send node itself completes now. */
 	if (heap_push(&E->h, E->now, EV_P2P_SENT, 0, send, 0)) {
-		sim_fail(E, "out of memory");
+		chakra__sim_nomem(E);
 		return;
 	}
 	for (p2p_op **pp = &dst->recvs; *pp; pp = &(*pp)->next) {
@@ -292,7 +252,7 @@ void sim_p2p_arrived(engine *E, p2p_op *send)
 	/* No receive posted yet: remember the arrival. */
 	p2p_op *a = malloc(sizeof *a);
 	if (!a) {
-		sim_fail(E, "out of memory");
+		chakra__sim_nomem(E);
 		return;
 	}
 	*a = *send;
@@ -311,8 +271,8 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	uint64_t size = 0;
 	int rc = is_send ? chakra_node_comm_dst(n, &peer) : chakra_node_comm_src(n, &peer);
 	if (rc < 0 || peer < 0 || (uint64_t)peer >= E->N) {
-		sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s without a valid %s (0..%"
-		         PRIu32 ")", u->rank, chakra_node_id(n), sim_node_name(n),
+		chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s without a valid %s (0..%"
+		         PRIu32 ")", u->rank, chakra_node_id(n), chakra__sim_node_name(n),
 		         is_send ? "send" : "recv", is_send ? "comm_dst" : "comm_src", E->N - 1);
 		return;
 	}
@@ -320,7 +280,7 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	chakra_node_comm_size(n, &size);
 	p2p_op *op = calloc(1, sizeof *op);
 	if (!op) {
-		sim_fail(E, "out of memory");
+		chakra__sim_nomem(E);
 		return;
 	}
 	op->node = n;
@@ -330,26 +290,26 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	op->bytes = (double)size;
 	op->start = E->now;
 	op->is_send = is_send;
-	sim_comm_begin(E, u);
+	chakra__sim_comm_begin(E, u);
 	u->p2p_inflight++;
-	sim_out_csv(E, "issue", u->rank, n);
+	chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
 	if (is_send) {
-		if (E->opt->model == SIM_AWARE) {
-			sim_send_msg(E, u->rank, op->peer, op->bytes, NULL, op, 0, 0);
+		if (E->opt->model == CHAKRA_SIM_AWARE) {
+			chakra__sim_send_msg(E, u->rank, op->peer, op->bytes, NULL, op, 0, 0);
 		} else {
 			uint64_t d = op->peer == u->rank ? 0
-			             : sim_unaware_delay(E->net, u->rank, op->peer, op->bytes);
+			             : chakra__sim_unaware_delay(E->net, u->rank, op->peer, op->bytes);
 			/* Arrival is handled as an event so that receives see it in time order. */
 			msg *m = malloc(sizeof *m);
 			if (!m) {
-				sim_fail(E, "out of memory");
+				chakra__sim_nomem(E);
 				return;
 			}
 			memset(m, 0, sizeof *m);
 			m->op = op;
 			m->arrived = 1;
 			if (heap_push(&E->h, E->now + d, EV_HOP, 0, m, 0))
-				sim_fail(E, "out of memory");
+				chakra__sim_nomem(E);
 		}
 		return;
 	}
@@ -371,10 +331,10 @@ static void p2p_complete(engine *E, p2p_op *op)
 	npu *u = &E->npu[op->rank];
 	const chakra_node *n = op->node;
 	u->p2p_inflight--;
-	sim_comm_end(E, u);
-	sim_out_timeline(E, u->rank, 1, n, op->start);
+	chakra__sim_comm_end(E, u);
+	chakra__sim_out_timeline(E, u->rank, 1, n, op->start);
 	free(op);
-	sim_complete(E, u, n);
+	chakra__sim_complete(E, u, n);
 }
 
 /* ---------------- the loop ---------------- */
@@ -389,8 +349,8 @@ static void handle(engine *E, const event *ev)
 		npu *u = &E->npu[ev->a];
 		const chakra_node *n = u->comp;
 		u->comp = NULL;
-		sim_out_timeline(E, u->rank, 0, n, u->comp_start);
-		sim_complete(E, u, n);
+		chakra__sim_out_timeline(E, u->rank, 0, n, u->comp_start);
+		chakra__sim_complete(E, u, n);
 		try_compute(E, u);
 		break;
 	}
@@ -401,23 +361,23 @@ static void handle(engine *E, const event *ev)
 			const sim_phase *ph = &in->ph[p];
 			uint32_t n = ph->n;
 			for (uint32_t j = 0; j < n && !E->failed; j++)
-				sim_phase_done(E, in, chunk, p, member_rank(E, in, ph, ev->a, j));
+				chakra__sim_phase_done(E, in, chunk, p, member_rank(E, in, ph, ev->a, j));
 		} else {
-			sim_phase_done(E, in, chunk, p, ev->a);
+			chakra__sim_phase_done(E, in, chunk, p, ev->a);
 		}
 		break;
 	}
 	case EV_SEND:
-		sim_on_send(E, ev->p, ev->a, ev->b);
+		chakra__sim_on_send(E, ev->p, ev->a, ev->b);
 		break;
 	case EV_HOP:
-		sim_on_hop(E, ev->p);
+		chakra__sim_on_hop(E, ev->p);
 		break;
 	case EV_P2P_SENT:
 		p2p_complete(E, ev->p);
 		break;
 	case EV_COLL_DONE:
-		sim_finish_collective(E, &E->npu[ev->a]);
+		chakra__sim_finish_collective(E, &E->npu[ev->a]);
 		break;
 	}
 }
@@ -428,21 +388,21 @@ static void diagnose(engine *E)
 	for (uint32_t r = 0; r < E->N && !E->failed; r++) {
 		npu *u = &E->npu[r];
 		if (u->coll) {
-			sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): the collective never "
+			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): the collective never "
 			         "completes: some of its peers never issue the matching collective",
-			         r, chakra_node_id(u->coll), sim_node_name(u->coll));
+			         r, chakra_node_id(u->coll), chakra__sim_node_name(u->coll));
 		} else if (u->recvs) {
-			sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): recv from rank %" PRIu32
+			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): recv from rank %" PRIu32
 			         " tag %" PRId64 " never matched by a send", r,
-			         chakra_node_id(u->recvs->node), sim_node_name(u->recvs->node),
+			         chakra_node_id(u->recvs->node), chakra__sim_node_name(u->recvs->node),
 			         u->recvs->peer, u->recvs->tag);
 		} else if (chakra_feeder_has_more(u->f)) {
 			const chakra_node *n;
 			int rc = chakra_feeder_next(u->f, &n);
 			if (rc < 0)
-				sim_fail(E, "rank %" PRIu32 ": %s", r, chakra_feeder_errmsg(u->f));
+				feeder_fail(E, u, rc);
 			else
-				sim_fail(E, "rank %" PRIu32 ": %" PRIu64 " nodes never became ready", r,
+				chakra__sim_fail(E, "rank %" PRIu32 ": %" PRIu64 " nodes never became ready", r,
 				         chakra_feeder_held_count(u->f));
 		}
 	}
@@ -450,8 +410,6 @@ static void diagnose(engine *E)
 
 static void engine_free(engine *E)
 {
-	if (E->tl)
-		yajl_gen_free(E->tl);
 	for (uint32_t r = 0; E->npu && r < E->N; r++) {
 		npu *u = &E->npu[r];
 		free(u->comp_q.buf);
@@ -481,7 +439,7 @@ static void engine_free(engine *E)
 		}
 	}
 	while (E->runs)
-		sim_pr_free(E, E->runs);
+		chakra__sim_pr_free(E, E->runs);
 	free(E->h.e);
 	for (int pass = 0; pass < 2; pass++)
 		for (inst *in = pass ? E->pool : E->live, *nx; in; in = nx) {
@@ -501,59 +459,36 @@ static void engine_free(engine *E)
 	free(E->tmp_src);
 	free(E->tmp_a);
 	free(E->tmp_b);
-	sim_links_free(E->links);
+	chakra__sim_links_free(E->links);
 }
 
-void sim_result_free(sim_result *res)
+int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 {
-	free(res->npu);
-	res->npu = NULL;
-}
-
-int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
-            const sim_options *opt, sim_result *res, char *err, size_t errlen)
-{
+	const chakra_sim_network *net = &S->net;
+	const chakra_sim_options *opt = &S->opt;
 	engine E;
 	memset(&E, 0, sizeof E);
-	memset(res, 0, sizeof *res);
 	E.net = net;
-	E.sys = sys;
+	E.sys = &S->sys;
 	E.opt = opt;
-	E.err = err;
-	E.errlen = errlen;
+	E.err = S->err;
+	E.errlen = sizeof S->err;
 	E.N = net->npus;
 
-	chakra_workload *w = NULL;
-	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
-	fo.window = opt->window;
-	if (opt->deps)
-		fo.deps = (chakra_deps)opt->deps;
-	int rc = chakra_workload_open(&w, prefix, &fo);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s", w ? chakra_workload_errmsg(w) : chakra_strerror(rc));
-		chakra_workload_close(w);
-		return -1;
-	}
-	if (chakra_workload_size(w) != net->npus) {
-		snprintf(err, errlen, "workload %s has %zu ranks but the network has %" PRIu32
-		         " NPUs", prefix, chakra_workload_size(w), net->npus);
-		chakra_workload_close(w);
-		return -1;
-	}
 	E.npu = calloc(E.N, sizeof *E.npu);
 	E.tmp_src = malloc((size_t)E.N * sizeof *E.tmp_src);
 	E.tmp_a = malloc((size_t)E.N * sizeof *E.tmp_a);
 	E.tmp_b = malloc((size_t)E.N * sizeof *E.tmp_b);
-	if (opt->model == SIM_AWARE)
-		E.links = sim_links_new(net);
+	if (opt->model == CHAKRA_SIM_AWARE)
+		E.links = chakra__sim_links_new(net);
 	E.ring0 = malloc((size_t)E.N * (size_t)(net->ndims ? net->ndims : 1) * sizeof *E.ring0);
 	for (uint32_t r = 0; E.ring0 && r < E.N; r++)
 		for (int d = 0; d < net->ndims; d++)
 			E.ring0[(size_t)r * (size_t)net->ndims + (size_t)d] =
-				r - sim_coord(net, r, d) * net->stride[d];
+				r - chakra__sim_coord(net, r, d) * net->stride[d];
 	if (!E.npu || !E.tmp_src || !E.tmp_a || !E.tmp_b || !E.ring0 ||
-	    (opt->model == SIM_AWARE && !E.links))
-		sim_fail(&E, "out of memory");
+	    (opt->model == CHAKRA_SIM_AWARE && !E.links))
+		chakra__sim_nomem(&E);
 	if (!E.failed && opt->groups && opt->groups->n) {
 		E.group_pos = calloc(opt->groups->n, sizeof *E.group_pos);
 		for (size_t g = 0; E.group_pos && g < opt->groups->n; g++) {
@@ -566,19 +501,19 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 				E.group_pos[g][opt->groups->g[g].ranks[j]] = (uint32_t)j;
 		}
 		if (!E.group_pos || !E.group_pos[opt->groups->n - 1])
-			sim_fail(&E, "out of memory");
+			chakra__sim_nomem(&E);
 		/* A group that is exactly the NPUs spanned by some dimensions (a
 		 * row, a plane...) runs on those dimensions, as involved_dim
 		 * would; any other group is one ring in its listed order. */
 		E.group_mask = malloc(opt->groups->n * sizeof *E.group_mask);
 		for (size_t g = 0; E.group_mask && g < opt->groups->n; g++) {
-			const sim_group *gr = &opt->groups->g[g];
+			const chakra_sim_group *gr = &opt->groups->g[g];
 			int mask = 0;
 			uint64_t span = 1;
 			for (int d = 0; d < net->ndims; d++) {
-				uint32_t c0 = sim_coord(net, gr->ranks[0], d);
+				uint32_t c0 = chakra__sim_coord(net, gr->ranks[0], d);
 				for (size_t j = 1; j < gr->n; j++)
-					if (sim_coord(net, gr->ranks[j], d) != c0) {
+					if (chakra__sim_coord(net, gr->ranks[j], d) != c0) {
 						mask |= 1 << d;
 						span *= net->size[d];
 						break;
@@ -587,26 +522,20 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 			E.group_mask[g] = span == gr->n ? mask : -1;
 		}
 		if (!E.group_mask)
-			sim_fail(&E, "out of memory");
+			chakra__sim_nomem(&E);
 	}
 	for (uint32_t r = 0; r < E.N && !E.failed; r++) {
 		npu *u = &E.npu[r];
-		u->f = chakra_workload_feeder(w, r);
+		u->f = feeders[r];
 		u->rank = r;
 		u->seq_mask = calloc((size_t)1 << net->ndims, sizeof *u->seq_mask);
 		u->seq_group = calloc(opt->groups && opt->groups->n ? opt->groups->n : 1,
 		                      sizeof *u->seq_group);
 		if (!u->seq_mask || !u->seq_group)
-			sim_fail(&E, "out of memory");
+			chakra__sim_nomem(&E);
 		if (heap_push(&E.h, opt->start_delay ? opt->start_delay[r] : 0, EV_START, r, NULL, 0))
-			sim_fail(&E, "out of memory");
+			chakra__sim_nomem(&E);
 	}
-	if (opt->timeline && !E.failed)
-		timeline_begin(&E);
-	if (opt->progress)
-		tool_progress_start(&E.prog, "simulated nodes", 0);
-	else
-		E.prog.enabled = 0;
 
 	uint64_t events = 0;
 	while (!E.failed && E.h.n) {
@@ -615,27 +544,22 @@ int sim_run(const char *prefix, const sim_network *net, const sim_system *sys,
 		events++;
 		handle(&E, &ev);
 	}
-	if (opt->progress)
-		tool_progress_end(&E.prog);
 	if (!E.failed)
 		diagnose(&E);
-	if (E.tl && !E.failed)
-		timeline_end(&E);
 	if (!E.failed) {
-		res->npus = E.N;
-		res->npu = calloc(E.N, sizeof *res->npu);
-		if (!res->npu)
-			sim_fail(&E, "out of memory");
-		for (uint32_t r = 0; r < E.N && res->npu; r++) {
-			res->npu[r] = E.npu[r].res;
-			if (res->npu[r].finish > res->finish)
-				res->finish = res->npu[r].finish;
+		S->res = calloc(E.N, sizeof *S->res);
+		if (!S->res)
+			chakra__sim_nomem(&E);
+		for (uint32_t r = 0; r < E.N && S->res; r++) {
+			S->res[r] = E.npu[r].res;
+			if (S->res[r].finish > S->finish)
+				S->finish = S->res[r].finish;
 		}
-		res->events = events;
-		res->nodes = E.nodes_done;
+		S->npus = E.N;
+		S->events = events;
+		S->nodes = E.nodes_done;
 	}
-	int failed = E.failed;
+	int code = E.failed ? E.code : 0;
 	engine_free(&E);
-	chakra_workload_close(w);
-	return failed ? -1 : 0;
+	return code;
 }

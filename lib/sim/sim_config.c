@@ -12,20 +12,35 @@
 #include <yaml.h>
 #include <yajl/yajl_parse.h>
 
-#include "sim.h"
+#include "sim_model.h"
 
+#if defined(__GNUC__)
+#  define SIM_CFG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define SIM_CFG_PRINTF(a, b)
+#endif
+
+/* A message in err (SIM_ERR_LEN) and CHAKRA_ECONFIG. */
+static int fail(char *err, const char *fmt, ...) SIM_CFG_PRINTF(2, 3);
 static int fail(char *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(err, SIM_ERR_LEN, fmt, ap);
 	va_end(ap);
-	return -1;
+	return CHAKRA_ECONFIG;
 }
 
-static char *slurp_text(const char *path, size_t *len, char *err)
+static int nomem(char *err, const char *path)
+{
+	snprintf(err, SIM_ERR_LEN, "%s: out of memory", path);
+	return CHAKRA_ENOMEM;
+}
+
+static char *slurp_text(const char *path, size_t *len, char *err, int *code)
 {
 	FILE *f = fopen(path, "rb");
+	*code = CHAKRA_EIO;
 	if (!f) {
 		fail(err, "%s: %s", path, strerror(errno));
 		return NULL;
@@ -91,20 +106,20 @@ static int parse_number(const char *s, double *out)
 	return 0;
 }
 
-static int topo_from_name(const char *s, sim_topo *t)
+static int topo_from_name(const char *s, chakra_sim_topology *t)
 {
 	if (!strcasecmp(s, "Ring"))
-		*t = SIM_RING;
+		*t = CHAKRA_SIM_RING;
 	else if (!strcasecmp(s, "Switch"))
-		*t = SIM_SWITCH;
+		*t = CHAKRA_SIM_SWITCH;
 	else if (!strcasecmp(s, "FullyConnected"))
-		*t = SIM_FC;
+		*t = CHAKRA_SIM_FULLY_CONNECTED;
 	else
 		return -1;
 	return 0;
 }
 
-int sim_network_parse(sim_network *net, const char *path, const char *text, size_t len,
+static int network_parse(chakra_sim_network *net, const char *path, const char *text, size_t len,
                       char *err)
 {
 	static const char *const keys[] = { "topology", "npus_count", "bandwidth", "latency" };
@@ -114,7 +129,7 @@ int sim_network_parse(sim_network *net, const char *path, const char *text, size
 	yaml_parser_t p;
 	yaml_event_t ev;
 	if (!yaml_parser_initialize(&p))
-		return fail(err, "%s: out of memory", path);
+		return nomem(err, path);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	int rc = 0, depth = 0, cur = -1, in_seq = 0, expect_key = 1, done = 0;
 	int skip = 0; /* nesting depth of an ignored value */
@@ -259,13 +274,14 @@ int sim_network_parse(sim_network *net, const char *path, const char *text, size
 	return rc;
 }
 
-int sim_network_load(sim_network *net, const char *path, char *err)
+static int network_load(chakra_sim_network *net, const char *path, char *err)
 {
 	size_t len;
-	char *text = slurp_text(path, &len, err);
+	int code;
+	char *text = slurp_text(path, &len, err, &code);
 	if (!text)
-		return -1;
-	int rc = sim_network_parse(net, path, text, len, err);
+		return code;
+	int rc = network_parse(net, path, text, len, err);
 	free(text);
 	return rc;
 }
@@ -464,7 +480,7 @@ static int jflat_parse(jflat *j, const char *path, const char *text, size_t len,
 	j->text = text;
 	j->h = yajl_alloc(&jcb, NULL, j);
 	if (!j->h)
-		return fail(err, "%s: out of memory", path);
+		return nomem(err, path);
 	yajl_status st = yajl_parse(j->h, (const unsigned char *)text, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(j->h);
@@ -517,25 +533,25 @@ static int want_string(const jentry *e, const char *path, char *err, const char 
 	return 0;
 }
 
-static int alg_from_name(const char *s, sim_alg *a)
+static int alg_from_name(const char *s, chakra_sim_algorithm *a)
 {
 	if (!strcmp(s, "ring") || !strcmp(s, "oneRing"))
-		*a = SIM_ALG_RING;
+		*a = CHAKRA_SIM_ALG_RING;
 	else if (!strcmp(s, "direct") || !strcmp(s, "oneDirect"))
-		*a = SIM_ALG_DIRECT;
+		*a = CHAKRA_SIM_ALG_DIRECT;
 	else if (!strcmp(s, "halvingDoubling") || !strcmp(s, "oneHalvingDoubling"))
-		*a = SIM_ALG_HD;
+		*a = CHAKRA_SIM_ALG_HALVING_DOUBLING;
 	else if (!strcmp(s, "doubleBinaryTree"))
-		*a = SIM_ALG_DBT;
+		*a = CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE;
 	else
 		return -1;
 	return 0;
 }
 
-int sim_system_parse(sim_system *sys, const char *path, const char *text, size_t len,
+static int system_parse(chakra_sim_system *sys, const char *path, const char *text, size_t len,
                      char *err)
 {
-	static const char *const impl_keys[SIM_IMPL_COUNT] = {
+	static const char *const impl_keys[CHAKRA_SIM_IMPL_COUNT] = {
 		"all-reduce-implementation", "all-gather-implementation",
 		"reduce-scatter-implementation", "all-to-all-implementation"
 	};
@@ -545,9 +561,9 @@ int sim_system_parse(sim_system *sys, const char *path, const char *text, size_t
 	sys->local_bw_aware = 0;
 	sys->local_mem_bw = 0;
 	jflat j;
-	if (jflat_parse(&j, path, text, len, err))
-		return -1;
-	int rc = 0, have_lbw = 0;
+	int rc = jflat_parse(&j, path, text, len, err), have_lbw = 0;
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < j.n && rc == 0; i++) {
 		const jentry *e = &j.e[i];
 		double v = 0;
@@ -597,10 +613,10 @@ int sim_system_parse(sim_system *sys, const char *path, const char *text, size_t
 				sys->peak_perf = v;
 		} else {
 			int k;
-			for (k = 0; k < SIM_IMPL_COUNT; k++)
+			for (k = 0; k < CHAKRA_SIM_IMPL_COUNT; k++)
 				if (!strcmp(e->key, impl_keys[k]))
 					break;
-			if (k == SIM_IMPL_COUNT)
+			if (k == CHAKRA_SIM_IMPL_COUNT)
 				continue; /* unknown keys are ignored, as ASTRA-sim does */
 			if (!e->is_list || e->is_object || e->n == 0) {
 				rc = fail(err, "%s:%lu: key '%s': expected a non-empty list of algorithms "
@@ -629,27 +645,28 @@ int sim_system_parse(sim_system *sys, const char *path, const char *text, size_t
 		          "the cost of reductions)", path);
 	if (rc == 0 && sys->roofline && !(sys->peak_perf > 0))
 		rc = fail(err, "%s: key 'peak-perf' is missing but roofline-enabled is 1", path);
-	for (int k = 0; rc == 0 && k < SIM_IMPL_COUNT; k++)
+	for (int k = 0; rc == 0 && k < CHAKRA_SIM_IMPL_COUNT; k++)
 		if (!sys->n_impl[k])
 			rc = fail(err, "%s: key '%s' is missing", path, impl_keys[k]);
 	jflat_free(&j);
 	return rc;
 }
 
-int sim_system_load(sim_system *sys, const char *path, char *err)
+static int system_load(chakra_sim_system *sys, const char *path, char *err)
 {
 	size_t len;
-	char *text = slurp_text(path, &len, err);
+	int code;
+	char *text = slurp_text(path, &len, err, &code);
 	if (!text)
-		return -1;
-	int rc = sim_system_parse(sys, path, text, len, err);
+		return code;
+	int rc = system_parse(sys, path, text, len, err);
 	free(text);
 	return rc;
 }
 
 /* ================= communicator groups ================= */
 
-void sim_groups_free(sim_groups *gs)
+void chakra_sim_groups_free(chakra_sim_groups *gs)
 {
 	for (size_t i = 0; i < gs->n; i++) {
 		free(gs->g[i].name);
@@ -660,17 +677,17 @@ void sim_groups_free(sim_groups *gs)
 	gs->n = 0;
 }
 
-int sim_groups_parse(sim_groups *gs, const char *path, const char *text, size_t len,
+static int groups_parse(chakra_sim_groups *gs, const char *path, const char *text, size_t len,
                      uint32_t npus, char *err)
 {
 	memset(gs, 0, sizeof *gs);
 	jflat j;
-	if (jflat_parse(&j, path, text, len, err))
-		return -1;
-	int rc = 0;
+	int rc = jflat_parse(&j, path, text, len, err);
+	if (rc)
+		return rc;
 	gs->g = calloc(j.n ? j.n : 1, sizeof *gs->g);
 	if (!gs->g)
-		rc = fail(err, "%s: out of memory", path);
+		rc = nomem(err, path);
 	for (size_t i = 0; i < j.n && rc == 0; i++) {
 		const jentry *e = &j.e[i];
 		if (!e->is_list || e->is_object || e->n < 1) {
@@ -681,13 +698,13 @@ int sim_groups_parse(sim_groups *gs, const char *path, const char *text, size_t 
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(j.e[k].key, e->key))
 				rc = fail(err, "%s:%lu: group '%s' is defined twice", path, e->line, e->key);
-		sim_group *g = &gs->g[gs->n];
+		chakra_sim_group *g = &gs->g[gs->n];
 		g->ranks = malloc(e->n * sizeof *g->ranks);
 		g->name = strdup(e->key);
 		g->n = e->n;
 		gs->n++;
 		if (!g->ranks || !g->name) {
-			rc = fail(err, "%s: out of memory", path);
+			rc = nomem(err, path);
 			break;
 		}
 		for (size_t x = 0; x < e->n && rc == 0; x++) {
@@ -705,25 +722,127 @@ int sim_groups_parse(sim_groups *gs, const char *path, const char *text, size_t 
 	}
 	jflat_free(&j);
 	if (rc)
-		sim_groups_free(gs);
+		chakra_sim_groups_free(gs);
 	return rc;
 }
 
-int sim_groups_load(sim_groups *gs, const char *path, uint32_t npus, char *err)
+static int groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus, char *err)
 {
 	size_t len;
-	char *text = slurp_text(path, &len, err);
+	int code;
+	char *text = slurp_text(path, &len, err, &code);
 	if (!text)
-		return -1;
-	int rc = sim_groups_parse(gs, path, text, len, npus, err);
+		return code;
+	int rc = groups_parse(gs, path, text, len, npus, err);
 	free(text);
 	return rc;
 }
 
-const sim_group *sim_groups_find(const sim_groups *gs, const char *name, size_t len)
+const chakra_sim_group *chakra_sim_groups_find(const chakra_sim_groups *gs, const char *name, size_t len)
 {
 	for (size_t i = 0; gs && i < gs->n; i++)
 		if (strlen(gs->g[i].name) == len && !memcmp(gs->g[i].name, name, len))
 			return &gs->g[i];
 	return NULL;
+}
+
+/* ================= public entry points ================= */
+
+/* Copies the message into the caller's buffer (any size). */
+static int report(int rc, const char *e, char *err, size_t errlen)
+{
+	if (rc && err && errlen)
+		snprintf(err, errlen, "%s", e);
+	return rc;
+}
+
+int chakra_sim_network_parse(chakra_sim_network *net, const char *name, const char *text,
+                             size_t len, char *err, size_t errlen)
+{
+	char e[SIM_ERR_LEN] = "";
+	if (!net || (!text && len))
+		return report(CHAKRA_EINVAL, "chakra_sim_network_parse: NULL argument", err, errlen);
+	return report(network_parse(net, name ? name : "<network>", text ? text : "", len, e), e,
+	              err, errlen);
+}
+
+int chakra_sim_network_load(chakra_sim_network *net, const char *path, char *err, size_t errlen)
+{
+	char e[SIM_ERR_LEN] = "";
+	if (!net || !path)
+		return report(CHAKRA_EINVAL, "chakra_sim_network_load: NULL argument", err, errlen);
+	return report(network_load(net, path, e), e, err, errlen);
+}
+
+int chakra_sim_system_parse(chakra_sim_system *sys, const char *name, const char *text,
+                            size_t len, char *err, size_t errlen)
+{
+	char e[SIM_ERR_LEN] = "";
+	if (!sys || (!text && len))
+		return report(CHAKRA_EINVAL, "chakra_sim_system_parse: NULL argument", err, errlen);
+	return report(system_parse(sys, name ? name : "<system>", text ? text : "", len, e), e,
+	              err, errlen);
+}
+
+int chakra_sim_system_load(chakra_sim_system *sys, const char *path, char *err, size_t errlen)
+{
+	char e[SIM_ERR_LEN] = "";
+	if (!sys || !path)
+		return report(CHAKRA_EINVAL, "chakra_sim_system_load: NULL argument", err, errlen);
+	return report(system_load(sys, path, e), e, err, errlen);
+}
+
+int chakra_sim_groups_parse(chakra_sim_groups *gs, const char *name, const char *text,
+                            size_t len, uint32_t npus, char *err, size_t errlen)
+{
+	char e[SIM_ERR_LEN] = "";
+	if (!gs || (!text && len))
+		return report(CHAKRA_EINVAL, "chakra_sim_groups_parse: NULL argument", err, errlen);
+	return report(groups_parse(gs, name ? name : "<groups>", text ? text : "", len, npus, e),
+	              e, err, errlen);
+}
+
+int chakra_sim_groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus, char *err,
+                           size_t errlen)
+{
+	char e[SIM_ERR_LEN] = "";
+	if (!gs || !path)
+		return report(CHAKRA_EINVAL, "chakra_sim_groups_load: NULL argument", err, errlen);
+	return report(groups_load(gs, path, npus, e), e, err, errlen);
+}
+
+/* The parser's checks for a network filled by hand, without line numbers. */
+int chakra_sim_network_check(chakra_sim_network *net, char *err, size_t errlen)
+{
+	char e[SIM_ERR_LEN] = "";
+	if (!net)
+		return report(CHAKRA_EINVAL, "chakra_sim_network_check: NULL network", err, errlen);
+	if (net->ndims < 1 || net->ndims > SIM_MAX_DIMS)
+		return report(fail(e, "network: %d dimensions (1..%d)", net->ndims, SIM_MAX_DIMS), e,
+		              err, errlen);
+	uint64_t total = 1;
+	for (int d = 0; d < net->ndims; d++) {
+		int rc = 0;
+		if (net->topo[d] != CHAKRA_SIM_RING && net->topo[d] != CHAKRA_SIM_SWITCH &&
+		    net->topo[d] != CHAKRA_SIM_FULLY_CONNECTED)
+			rc = fail(e, "network: dimension %d: unknown topology %d", d, (int)net->topo[d]);
+		else if (net->size[d] < 1 || net->size[d] > 1000000)
+			rc = fail(e, "network: dimension %d: npus_count %u is not in 1..1000000", d,
+			          net->size[d]);
+		else if (!(net->bw[d] > 0) || !isfinite(net->bw[d]))
+			rc = fail(e, "network: dimension %d: bandwidth %g is not a positive number", d,
+			          net->bw[d]);
+		else if (!(net->latency[d] >= 0) || !isfinite(net->latency[d]))
+			rc = fail(e, "network: dimension %d: latency %g is not a non-negative number", d,
+			          net->latency[d]);
+		if (rc)
+			return report(rc, e, err, errlen);
+		net->stride[d] = (uint32_t)total;
+		total *= net->size[d];
+		if (total > (1u << 24))
+			return report(fail(e, "network: more than %u NPUs in all", 1u << 24), e, err,
+			              errlen);
+	}
+	net->npus = (uint32_t)total;
+	return 0;
 }

@@ -1,0 +1,221 @@
+/* libchakra-sim (experimental): the `chakra sim` simulator as a library.
+ *
+ * An ASTRA-sim-compatible analytical simulator over the feeder API: it
+ * replays one feeder per NPU on a network (ASTRA-sim's network YAML) and a
+ * system (its system JSON), and reports when each NPU finishes, to the
+ * cycle of ASTRA-sim 2.0's analytical backends (docs/sim.md).
+ *
+ *   chakra_sim_network net;  chakra_sim_system sys;  char err[512];
+ *   if (chakra_sim_network_load(&net, "net.yml", err, sizeof err) < 0 ||
+ *       chakra_sim_system_load(&sys, "sys.json", err, sizeof err) < 0) { puts(err); ... }
+ *   chakra_sim_options o = CHAKRA_SIM_OPTIONS_INIT;
+ *   chakra_sim *s;
+ *   int rc = chakra_sim_new(&s, &net, &sys, &o);
+ *   if (rc == 0)
+ *       rc = chakra_sim_run_prefix(s, "workload");   // or _run / _run_workload
+ *   if (rc < 0) puts(s ? chakra_sim_errmsg(s) : chakra_strerror(rc));
+ *   else printf("%llu cycles\n", (unsigned long long)chakra_sim_finish(s));
+ *   chakra_sim_free(s);
+ *
+ * Configuration parsing is separate from the engine: the structs below can
+ * be filled by the parsers or by hand (then chakra_sim_network_check fills
+ * the derived fields). The engine reports through callbacks (node events,
+ * timeline spans, per-NPU finish, progress), never to a FILE.
+ *
+ * Built as its own library, libchakra-sim (pkg-config chakra-sim), because
+ * its parsers use libyaml and YAJL and the core libchakra stays free of
+ * them. Experimental: names and structs may change between minor versions;
+ * define CHAKRA_EXPERIMENTAL to use this header. */
+#ifndef CHAKRA_EXPERIMENTAL_SIM_H
+#define CHAKRA_EXPERIMENTAL_SIM_H
+
+#ifndef CHAKRA_EXPERIMENTAL
+#error "chakra/experimental/sim.h is experimental: define CHAKRA_EXPERIMENTAL to use it"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chakra/chakra.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CHAKRA_SIM_MAX_DIMS 8
+
+/* ---------------- network (ASTRA-sim network YAML) ---------------- */
+
+typedef enum chakra_sim_topology {
+	CHAKRA_SIM_RING = 0,
+	CHAKRA_SIM_SWITCH = 1,
+	CHAKRA_SIM_FULLY_CONNECTED = 2
+} chakra_sim_topology;
+
+typedef struct chakra_sim_network {
+	int ndims;                                  /* 1..CHAKRA_SIM_MAX_DIMS */
+	chakra_sim_topology topo[CHAKRA_SIM_MAX_DIMS];
+	uint32_t size[CHAKRA_SIM_MAX_DIMS];         /* NPUs in each dimension (npus_count) */
+	double bw[CHAKRA_SIM_MAX_DIMS];             /* GB/s per link and direction, as written */
+	double latency[CHAKRA_SIM_MAX_DIMS];        /* ns per link */
+	/* Derived (set by the parsers and chakra_sim_network_check): */
+	uint32_t npus;                              /* product of size[] */
+	uint32_t stride[CHAKRA_SIM_MAX_DIMS];       /* mixed radix, dimension 0 fastest */
+} chakra_sim_network;
+
+/* ---------------- system (ASTRA-sim system JSON) ---------------- */
+
+typedef enum chakra_sim_algorithm {
+	CHAKRA_SIM_ALG_RING = 0,
+	CHAKRA_SIM_ALG_DIRECT = 1,
+	CHAKRA_SIM_ALG_HALVING_DOUBLING = 2,
+	CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE = 3
+} chakra_sim_algorithm;
+
+/* Rows of chakra_sim_system.impl: the *-implementation keys. */
+enum {
+	CHAKRA_SIM_IMPL_ALL_REDUCE = 0,
+	CHAKRA_SIM_IMPL_ALL_GATHER = 1,
+	CHAKRA_SIM_IMPL_REDUCE_SCATTER = 2,
+	CHAKRA_SIM_IMPL_ALL_TO_ALL = 3,
+	CHAKRA_SIM_IMPL_COUNT = 4
+};
+
+typedef struct chakra_sim_system {
+	int lifo;                       /* scheduling-policy LIFO (parsed; see docs/sim.md) */
+	uint64_t endpoint_delay;        /* ns per received message */
+	uint32_t active_chunks;         /* active-chunks-per-dimension, >= 1 */
+	uint32_t splits;                /* preferred-dataset-splits, >= 1 */
+	int n_impl[CHAKRA_SIM_IMPL_COUNT];  /* entries per implementation list */
+	chakra_sim_algorithm impl[CHAKRA_SIM_IMPL_COUNT][CHAKRA_SIM_MAX_DIMS];
+	int local_bw_aware;             /* collective-optimization: localBWAware */
+	double local_mem_bw;            /* GB/s, decimal */
+	int boost_mode;
+	int roofline;                   /* roofline-enabled */
+	double peak_perf;               /* TFLOP/s */
+} chakra_sim_system;
+
+/* ---------------- communicator groups ({"id": [ranks...]}) ---------------- */
+
+typedef struct chakra_sim_group {
+	char *name;
+	uint32_t *ranks;
+	size_t n;
+} chakra_sim_group;
+
+typedef struct chakra_sim_groups {
+	chakra_sim_group *g;
+	size_t n;
+} chakra_sim_groups;
+
+/* Parsers: 0, or CHAKRA_ECONFIG (CHAKRA_EIO for a file that cannot be
+ * read, CHAKRA_ENOMEM) with a message in err naming the file (`name` for
+ * text), the line and the key. */
+CHAKRA_API int chakra_sim_network_load(chakra_sim_network *net, const char *path, char *err,
+                                       size_t errlen);
+CHAKRA_API int chakra_sim_network_parse(chakra_sim_network *net, const char *name,
+                                        const char *text, size_t len, char *err,
+                                        size_t errlen);
+/* Checks a network filled by hand and sets npus and stride. */
+CHAKRA_API int chakra_sim_network_check(chakra_sim_network *net, char *err, size_t errlen);
+CHAKRA_API int chakra_sim_system_load(chakra_sim_system *sys, const char *path, char *err,
+                                      size_t errlen);
+CHAKRA_API int chakra_sim_system_parse(chakra_sim_system *sys, const char *name,
+                                       const char *text, size_t len, char *err,
+                                       size_t errlen);
+CHAKRA_API int chakra_sim_groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus,
+                                      char *err, size_t errlen);
+CHAKRA_API int chakra_sim_groups_parse(chakra_sim_groups *gs, const char *name,
+                                       const char *text, size_t len, uint32_t npus, char *err,
+                                       size_t errlen);
+CHAKRA_API void chakra_sim_groups_free(chakra_sim_groups *gs);
+CHAKRA_API const chakra_sim_group *chakra_sim_groups_find(const chakra_sim_groups *gs,
+                                                          const char *name, size_t len);
+
+/* ---------------- the engine ---------------- */
+
+typedef struct chakra_sim chakra_sim;
+
+typedef enum chakra_sim_model {
+	CHAKRA_SIM_UNAWARE = 0,         /* congestion-unaware (default) */
+	CHAKRA_SIM_AWARE = 1            /* every directed link a FIFO queue */
+} chakra_sim_model;
+
+/* What one NPU did (cycles; 1 cycle = 1 ns). */
+typedef struct chakra_sim_npu_result {
+	uint64_t finish;                /* when its last node completed */
+	uint64_t compute;               /* sum of its compute nodes' durations */
+	uint64_t comm_busy;             /* cycles with a collective or send/recv in flight */
+	uint64_t nodes;                 /* nodes completed */
+} chakra_sim_npu_result;
+
+/* Node events, in simulated-time order: CHAKRA_SIM_ISSUE when a node
+ * starts, CHAKRA_SIM_DONE when it completes (zero-cost nodes: both at
+ * once). The node view is valid during the call. */
+enum { CHAKRA_SIM_ISSUE = 0, CHAKRA_SIM_DONE = 1 };
+typedef void (*chakra_sim_event_cb)(void *data, int what, uint32_t npu, uint64_t cycle,
+                                    const chakra_node *node);
+/* A node that took time ended: it ran on `lane` (0 compute, 1
+ * communication: collectives and send/recv) from start to end. */
+typedef void (*chakra_sim_span_cb)(void *data, uint32_t npu, int lane,
+                                   const chakra_node *node, uint64_t start, uint64_t end);
+/* An NPU completed its last node (called once per NPU, as it happens). */
+typedef void (*chakra_sim_finish_cb)(void *data, uint32_t npu,
+                                     const chakra_sim_npu_result *result);
+/* Every 65,536 simulated nodes: the total so far. */
+typedef void (*chakra_sim_progress_cb)(void *data, uint64_t nodes_done);
+
+typedef struct chakra_sim_options {
+	unsigned version;               /* CHAKRA_SIM_OPTIONS_VERSION */
+	chakra_sim_model model;
+	const chakra_sim_groups *groups;    /* pg_name lookups; NULL: pg_name ignored */
+	const double *compute_scale;    /* per NPU factor on compute time; NULL: 1 */
+	const uint64_t *start_delay;    /* per NPU start cycle; NULL: 0 */
+	/* For chakra_sim_run_prefix, which opens the feeders: */
+	chakra_deps deps;               /* 0: data dependencies, as the reference */
+	uint64_t window;                /* nodes read ahead per rank; 0: the feeder's default */
+	void *data;                     /* passed to the callbacks */
+	chakra_sim_event_cb event_cb;   /* NULL: none (all callbacks optional) */
+	chakra_sim_span_cb span_cb;
+	chakra_sim_finish_cb finish_cb;
+	chakra_sim_progress_cb progress_cb;
+} chakra_sim_options;
+
+#define CHAKRA_SIM_OPTIONS_VERSION 1
+#define CHAKRA_SIM_OPTIONS_INIT \
+	{ CHAKRA_SIM_OPTIONS_VERSION, CHAKRA_SIM_UNAWARE, NULL, NULL, NULL, \
+	  (chakra_deps)0, 0, NULL, NULL, NULL, NULL, NULL }
+/* Same as CHAKRA_SIM_OPTIONS_INIT, for callers that cannot use the macro. */
+CHAKRA_API int chakra_sim_options_init(chakra_sim_options *opts, unsigned version);
+
+/* A simulator for one network and system (both copied; checked here).
+ * opts may be NULL (defaults); it is copied, but groups and the per-NPU
+ * arrays are used in place and must outlive the runs. On an error *out
+ * may still be set: read chakra_sim_errmsg, then free it. */
+CHAKRA_API int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
+                              const chakra_sim_system *sys, const chakra_sim_options *opts);
+CHAKRA_API void chakra_sim_free(chakra_sim *s);
+
+/* Simulate one feeder per NPU (n = the network's NPUs), freshly opened in
+ * pull style; the feeders are consumed, not closed. 0 or a negative
+ * error; results below are valid after a successful run. */
+CHAKRA_API int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n);
+CHAKRA_API int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w);
+/* Opens PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz) with the options' deps
+ * and window, runs, closes. */
+CHAKRA_API int chakra_sim_run_prefix(chakra_sim *s, const char *prefix);
+
+CHAKRA_API const char *chakra_sim_errmsg(const chakra_sim *s);
+CHAKRA_API uint32_t chakra_sim_npus(const chakra_sim *s);
+/* The latest finish over all NPUs. */
+CHAKRA_API uint64_t chakra_sim_finish(const chakra_sim *s);
+/* NPU npu's result (NULL when out of range or before a successful run). */
+CHAKRA_API const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu);
+CHAKRA_API uint64_t chakra_sim_nodes(const chakra_sim *s);   /* nodes simulated */
+CHAKRA_API uint64_t chakra_sim_events(const chakra_sim *s);  /* engine events processed */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,193 @@
+/* The public handle of libchakra-sim: options, the network and system it
+ * was made for, runs over feeders / a workload / a file prefix, and the
+ * results of the last successful run. The engine is sim_engine.c. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "sim_engine_impl.h"
+
+static int set_err(chakra_sim *s, int code, const char *fmt, ...) SIM_PRINTF(3, 4);
+static int set_err(chakra_sim *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int chakra_sim_options_init(chakra_sim_options *opts, unsigned version)
+{
+	if (!opts || version != CHAKRA_SIM_OPTIONS_VERSION)
+		return CHAKRA_EINVAL;
+	chakra_sim_options def = CHAKRA_SIM_OPTIONS_INIT;
+	*opts = def;
+	return 0;
+}
+
+static void results_clear(chakra_sim *s)
+{
+	free(s->res);
+	s->res = NULL;
+	s->npus = 0;
+	s->finish = s->events = s->nodes = 0;
+}
+
+int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
+                   const chakra_sim_system *sys, const chakra_sim_options *opts)
+{
+	if (!out)
+		return CHAKRA_EINVAL;
+	*out = NULL;
+	chakra_sim *s = calloc(1, sizeof *s);
+	if (!s)
+		return CHAKRA_ENOMEM;
+	*out = s;
+	chakra_sim_options def = CHAKRA_SIM_OPTIONS_INIT;
+	s->opt = def;
+	if (!net || !sys)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: NULL network or system");
+	if (opts) {
+		if (opts->version != CHAKRA_SIM_OPTIONS_VERSION)
+			return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: options version %u, this "
+			               "library knows %u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
+		s->opt = *opts;
+	}
+	if (s->opt.model != CHAKRA_SIM_UNAWARE && s->opt.model != CHAKRA_SIM_AWARE)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: unknown model %d", (int)s->opt.model);
+	if (s->opt.deps && s->opt.deps != CHAKRA_DEPS_DATA && s->opt.deps != CHAKRA_DEPS_CTRL &&
+	    s->opt.deps != CHAKRA_DEPS_BOTH)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: unknown deps %d", (int)s->opt.deps);
+	s->net = *net;
+	int rc = chakra_sim_network_check(&s->net, s->err, sizeof s->err);
+	if (rc)
+		return rc;
+	s->sys = *sys;
+	if (s->sys.active_chunks < 1 || s->sys.splits < 1 || !(s->sys.local_mem_bw > 0) ||
+	    (s->sys.roofline && !(s->sys.peak_perf > 0)))
+		return set_err(s, CHAKRA_ECONFIG, "system: active_chunks and splits must be at least "
+		               "1, local_mem_bw positive, and peak_perf positive with roofline");
+	for (int k = 0; k < CHAKRA_SIM_IMPL_COUNT; k++) {
+		if (s->sys.n_impl[k] < 1 || s->sys.n_impl[k] > CHAKRA_SIM_MAX_DIMS)
+			return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d has %d "
+			               "entries (1..%d)", k, s->sys.n_impl[k], CHAKRA_SIM_MAX_DIMS);
+		for (int d = 0; d < s->sys.n_impl[k]; d++)
+			if ((unsigned)s->sys.impl[k][d] > CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE)
+				return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d entry %d: "
+				               "unknown algorithm %d", k, d, (int)s->sys.impl[k][d]);
+	}
+	const chakra_sim_groups *gs = s->opt.groups;
+	for (size_t g = 0; gs && g < gs->n; g++) {
+		if (!gs->g[g].name || !gs->g[g].n)
+			return set_err(s, CHAKRA_EINVAL, "groups: group %zu has no name or no ranks", g);
+		for (size_t j = 0; j < gs->g[g].n; j++)
+			if (gs->g[g].ranks[j] >= s->net.npus)
+				return set_err(s, CHAKRA_EINVAL, "groups: group '%s': rank %" PRIu32 " is not "
+				               "in 0..%" PRIu32, gs->g[g].name, gs->g[g].ranks[j],
+				               s->net.npus - 1);
+	}
+	return 0;
+}
+
+void chakra_sim_free(chakra_sim *s)
+{
+	if (!s)
+		return;
+	results_clear(s);
+	free(s);
+}
+
+int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n)
+{
+	if (!s)
+		return CHAKRA_EINVAL;
+	results_clear(s);
+	s->err[0] = 0;
+	if (!feeders)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run: NULL feeders");
+	if (n != s->net.npus)
+		return set_err(s, CHAKRA_EINVAL, "%zu feeders but the network has %" PRIu32 " NPUs",
+		               n, s->net.npus);
+	for (size_t r = 0; r < n; r++)
+		if (!feeders[r])
+			return set_err(s, CHAKRA_EINVAL, "chakra_sim_run: feeder %zu is NULL", r);
+	return chakra__sim_engine_run(s, feeders);
+}
+
+int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
+{
+	if (!s)
+		return CHAKRA_EINVAL;
+	results_clear(s);
+	if (!w)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_workload: NULL workload");
+	size_t n = chakra_workload_size(w);
+	chakra_feeder **f = malloc((n ? n : 1) * sizeof *f);
+	if (!f)
+		return set_err(s, CHAKRA_ENOMEM, "out of memory");
+	for (size_t r = 0; r < n; r++)
+		f[r] = chakra_workload_feeder(w, r);
+	int rc = chakra_sim_run(s, f, n);
+	free(f);
+	return rc;
+}
+
+int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
+{
+	if (!s)
+		return CHAKRA_EINVAL;
+	results_clear(s);
+	if (!prefix)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_prefix: NULL prefix");
+	chakra_workload *w = NULL;
+	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
+	fo.window = s->opt.window;
+	if (s->opt.deps)
+		fo.deps = s->opt.deps;
+	int rc = chakra_workload_open(&w, prefix, &fo);
+	if (rc < 0) {
+		set_err(s, rc, "%s", w ? chakra_workload_errmsg(w) : chakra_strerror(rc));
+		chakra_workload_close(w);
+		return rc;
+	}
+	if (chakra_workload_size(w) != s->net.npus) {
+		set_err(s, CHAKRA_EINVAL, "workload %s has %zu ranks but the network has %" PRIu32
+		        " NPUs", prefix, chakra_workload_size(w), s->net.npus);
+		chakra_workload_close(w);
+		return CHAKRA_EINVAL;
+	}
+	rc = chakra_sim_run_workload(s, w);
+	chakra_workload_close(w);
+	return rc;
+}
+
+const char *chakra_sim_errmsg(const chakra_sim *s)
+{
+	return s ? s->err : "no simulator (NULL handle)";
+}
+
+uint32_t chakra_sim_npus(const chakra_sim *s)
+{
+	return s ? s->net.npus : 0;
+}
+
+uint64_t chakra_sim_finish(const chakra_sim *s)
+{
+	return s ? s->finish : 0;
+}
+
+const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu)
+{
+	return s && s->res && npu < s->npus ? &s->res[npu] : NULL;
+}
+
+uint64_t chakra_sim_nodes(const chakra_sim *s)
+{
+	return s ? s->nodes : 0;
+}
+
+uint64_t chakra_sim_events(const chakra_sim *s)
+{
+	return s ? s->events : 0;
+}
