@@ -10,6 +10,7 @@
 #include "sim/commands.def"
 #include "analyze/commands.def"
 #include "gen/commands.def"
+#include "convert/commands.def"
 #undef CMD
 
 static const struct cmd {
@@ -23,6 +24,7 @@ static const struct cmd {
 #include "sim/commands.def"
 #include "analyze/commands.def"
 #include "gen/commands.def"
+#include "convert/commands.def"
 #undef CMD
 	{ NULL, NULL, NULL }
 };

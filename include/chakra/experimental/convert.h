@@ -1,0 +1,135 @@
+/* libchakra (experimental): converting PyTorch execution traces and Kineto
+ * traces to Chakra ETs.
+ *
+ *   #define CHAKRA_EXPERIMENTAL
+ *   #include <chakra/experimental/convert.h>
+ *
+ *   chakra_convert_options o = CHAKRA_CONVERT_OPTIONS_INIT;
+ *   o.kineto_path = "kineto.json.gz";            // optional
+ *   chakra_convert_result res;
+ *   if (chakra_convert_pytorch("et.json.gz", "out.0.et", &o, &res) < 0)
+ *       fprintf(stderr, "%s\n", res.errmsg);     // "FILE: event N (byte B): what"
+ *
+ * Both inputs are read as a stream through YAJL (gzip or plain JSON); what
+ * is held in memory is a compact record per op / event, never the text.
+ * The output is written through chakra_writer: to a temporary renamed into
+ * place on success, so a failed conversion leaves nothing behind, and an
+ * existing file is replaced only with opts.overwrite. docs/convert.md
+ * describes the node model, the linking rules and what is dropped. */
+#ifndef CHAKRA_EXPERIMENTAL_CONVERT_H
+#define CHAKRA_EXPERIMENTAL_CONVERT_H
+
+#include "chakra/experimental.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct chakra_convert_options {
+	unsigned version;        /* CHAKRA_CONVERT_OPTIONS_VERSION */
+	/* pytorch: a Kineto trace of the same program to link (NULL: none). */
+	const char *kineto_path;
+	/* Inputs given in memory instead of paths (fuzzers, embedders): when
+	 * *_buf is set it is read instead of the path, which then only names
+	 * the input in messages. */
+	const void *et_buf, *kineto_buf;
+	size_t et_len, kineto_len;
+	int gzip;                /* gzip the output */
+	int overwrite;           /* replace an existing output file */
+	/* kineto: the window to convert. step >= 0 selects ProfilerStep#step;
+	 * annotation selects the instance-th user annotation of that name
+	 * (0 = first); neither: the whole trace. */
+	int64_t step;
+	const char *annotation;
+	unsigned instance;
+	/* pytorch: write inputs/outputs (values, shapes, types as JSON) on the
+	 * host ops. */
+	int keep_io;
+} chakra_convert_options;
+
+#define CHAKRA_CONVERT_OPTIONS_VERSION 1
+#define CHAKRA_CONVERT_OPTIONS_INIT \
+	{ CHAKRA_CONVERT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, -1, NULL, 0, 1 }
+
+CHAKRA_EXPERIMENTAL_API int chakra_convert_options_init(chakra_convert_options *opts,
+                                                        unsigned version);
+
+/* What a conversion read and wrote (also filled, as far as it got, when it
+ * fails). Counts of nodes written by type are indexed by chakra_node_type. */
+typedef struct chakra_convert_summary {
+	/* inputs */
+	uint64_t et_nodes;           /* PyTorch ET nodes read */
+	uint64_t kineto_events;      /* Kineto trace events read */
+	uint64_t host_ops;           /* ops a simulator issues (after folding) */
+	uint64_t folded_ops;         /* ET ops folded into their outermost op */
+	uint64_t unclassified_ops;   /* comm-like ops of unknown kind: kept as COMP */
+	/* linking (pytorch --kineto) */
+	uint64_t et_ops_linked;      /* ET ops (any level) matched to a Kineto op */
+	uint64_t host_ops_with_kernels;
+	uint64_t kernels;            /* device ops (kernel/memcpy/memset) in the window */
+	uint64_t kernels_linked;     /* ... attached to a host op */
+	const char *link_method;     /* "record-function id", "external id",
+	                                "name order" or "" */
+	/* device side */
+	uint64_t launches_unmatched; /* device ops with no runtime call */
+	uint64_t sync_edges, stream_wait_edges, inferred_wait_edges;
+	uint64_t flows_dangling;     /* flow events without a partner (ignored) */
+	/* output */
+	uint64_t nodes;
+	uint64_t nodes_by_type[8];
+	uint64_t data_edges, ctrl_edges;
+	uint64_t collectives;
+	int rank;                    /* -1 when unknown */
+} chakra_convert_summary;
+
+typedef struct chakra_convert_result {
+	chakra_convert_summary summary;
+	/* On error: the input that was being read (or the output), the index
+	 * of the offending ET node / Kineto event (-1 if none), the byte
+	 * offset (-1 if unknown), and the whole message, e.g.
+	 * "k.json: event 812 (byte 90211): kernel has no 'ts'". */
+	const char *file;
+	int64_t index;
+	int64_t offset;
+	char errmsg[1024];
+} chakra_convert_result;
+
+/* PyTorch host ET (schemas 1.0.1 .. 1.1.x), optionally linked with the
+ * Kineto trace opts->kineto_path, to one Chakra ET. Returns 0 or a negative
+ * chakra_error (result->errmsg says what and where). result may be NULL. */
+CHAKRA_EXPERIMENTAL_API int chakra_convert_pytorch(const char *et_path, const char *out_path,
+                                                   const chakra_convert_options *opts,
+                                                   chakra_convert_result *result);
+
+/* A Kineto trace alone to one Chakra ET. */
+CHAKRA_EXPERIMENTAL_API int chakra_convert_kineto(const char *kineto_path, const char *out_path,
+                                                  const chakra_convert_options *opts,
+                                                  chakra_convert_result *result);
+
+/* Several ranks: et_pattern (and kineto_pattern, which may be NULL) hold
+ * "{R}" where the rank number goes, e.g. "run/rank{R}.json". Every rank R
+ * for which a file exists (0, 1, ... until the first missing one) is
+ * converted to PREFIX.R.et (PREFIX.R.et.gz with opts->gzip); with et_pattern
+ * NULL, Kineto traces alone are converted. Every process group must have
+ * the same members on every rank naming it; the groups are written to
+ * PREFIX.comm_groups.json (ASTRA-sim's communicator-group format).
+ * per_rank (may be NULL) receives one result per rank, up to max_ranks;
+ * *n_ranks the number of ranks found. */
+CHAKRA_EXPERIMENTAL_API int chakra_convert_ranks(const char *et_pattern,
+                                                 const char *kineto_pattern,
+                                                 const char *prefix,
+                                                 const chakra_convert_options *opts,
+                                                 chakra_convert_result *result,
+                                                 chakra_convert_summary *per_rank,
+                                                 size_t max_ranks, size_t *n_ranks);
+
+/* The summary as the tools print it (lines ending in '\n'). */
+CHAKRA_EXPERIMENTAL_API int chakra_convert_summary_print(const chakra_convert_summary *s,
+                                                         void *file /* FILE * */);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

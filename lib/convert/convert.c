@@ -1,0 +1,467 @@
+/* The converter's public entry points: parse, build the graph, write; and
+ * the summary the tools print. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cv.h"
+
+int chakra_convert_options_init(chakra_convert_options *opts, unsigned version)
+{
+	if (!opts || version != CHAKRA_CONVERT_OPTIONS_VERSION)
+		return CHAKRA_EINVAL;
+	chakra_convert_options d = CHAKRA_CONVERT_OPTIONS_INIT;
+	*opts = d;
+	return 0;
+}
+
+static void result_init(chakra_convert_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->summary.rank = -1;
+	r->summary.link_method = "";
+	r->index = -1;
+	r->offset = -1;
+}
+
+static void result_from_err(chakra_convert_result *r, const cv_err *e)
+{
+	r->file = e->file;
+	r->index = e->index;
+	r->offset = e->offset;
+	snprintf(r->errmsg, sizeof r->errmsg, "%s", e->msg);
+}
+
+static int check_opts(const chakra_convert_options *o, cv_err *e)
+{
+	if (o->version != CHAKRA_CONVERT_OPTIONS_VERSION)
+		return chakra__cv_fail(e, CHAKRA_EINVAL, NULL, NULL, -1, -1,
+		                       "convert options version %u (expected %u)", o->version,
+		                       CHAKRA_CONVERT_OPTIONS_VERSION);
+	if (o->step >= 0 && o->annotation)
+		return chakra__cv_fail(e, CHAKRA_EINVAL, NULL, NULL, -1, -1,
+		                       "choose either a step or an annotation, not both");
+	return 0;
+}
+
+/* The Kineto window the options ask for: [*w0, *w1) in relative ns, or the
+ * whole trace (w1 < w0). */
+static int find_window(const cv_kin *k, const chakra_convert_options *o, const char *file,
+                       int64_t *w0, int64_t *w1, const char **wname, cv_err *e)
+{
+	*w0 = 0;
+	*w1 = -1;
+	*wname = NULL;
+	char want[64];
+	const char *name = o->annotation;
+	unsigned inst = o->annotation ? o->instance : 0;
+	if (o->step >= 0) {
+		snprintf(want, sizeof want, "ProfilerStep#%lld", (long long)o->step);
+		name = want;
+	}
+	if (!name)
+		return 0;
+	unsigned seen = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		const cv_kev *v = &k->ev[i];
+		if (v->kind != CV_K_ANNOT || strcmp(cv_str(&k->strs, v->name), name))
+			continue;
+		if (seen++ == inst) {
+			*w0 = v->ts;
+			*w1 = v->ts + (v->dur > 0 ? v->dur : 0);
+			*wname = cv_str(&k->strs, v->name);
+			return 0;
+		}
+	}
+	if (!seen) {
+		/* list what there is, to help the user */
+		char have[400] = "";
+		size_t hl = 0;
+		unsigned shown = 0;
+		for (size_t i = 0; i < k->n && shown < 6; i++) {
+			const cv_kev *v = &k->ev[i];
+			if (v->kind != CV_K_ANNOT)
+				continue;
+			const char *nm = cv_str(&k->strs, v->name);
+			if (strstr(have, nm))
+				continue;
+			int m = snprintf(have + hl, sizeof have - hl, "%s'%s'", shown ? ", " : "", nm);
+			if (m < 0 || (size_t)m >= sizeof have - hl)
+				break;
+			hl += (size_t)m;
+			shown++;
+		}
+		return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
+		                       "no user annotation '%s' in the trace%s%s", name,
+		                       shown ? "; annotations seen: " : " (it has no annotations)", have);
+	}
+	return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
+	                       "annotation '%s' occurs %u time(s); instance %u does not exist", name,
+	                       seen, inst);
+}
+
+/* Annotations inside the window, for the metadata (absolute ns). */
+static int collect_annots(const cv_kin *k, cv_graph *g, int64_t w0, int64_t w1, cv_meta *m)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		const cv_kev *v = &k->ev[i];
+		if (v->kind != CV_K_ANNOT)
+			continue;
+		if (w1 >= w0 && (v->ts < w0 || v->ts >= w1))
+			continue;
+		struct cv_annot *a = CV_PUSH(m->annot, m->n_annot, cap);
+		if (!a)
+			return -1;
+		a->name = chakra__cv_intern(&g->strs, cv_str(&k->strs, v->name),
+		                            cv_strlen(&k->strs, v->name));
+		if (a->name == CV_NONE)
+			return -1;
+		a->start = v->ts + k->base_ns;
+		a->dur = v->dur;
+	}
+	return 0;
+}
+
+/* Kineto timing onto linked host ops: the op's own Kineto event, else the
+ * span of its linked descendants. */
+static void host_times(cv_graph *g, const cv_et *et, const cv_kin *k, const uint32_t *host_of,
+                       const uint32_t *ket)
+{
+	for (size_t i = 0; i < et->n; i++) {
+		uint32_t gi = host_of[i], ki = ket[i];
+		if (gi == CV_NONE || ki == CV_NONE)
+			continue;
+		cv_node *n = &g->nodes[gi];
+		const cv_kev *v = &k->ev[ki];
+		int own = n->et == i;
+		if (own) {
+			n->start_ns = v->ts;
+			n->dur_ns = v->dur;
+			n->has_time = 2; /* 2: its own event */
+			n->ext_id = v->ext_id;
+			n->kineto_cat = CV_K_CPU_OP;
+			n->tid = n->tid; /* ET tid stays: the chains are per ET thread */
+		} else if (n->has_time != 2) {
+			int64_t end = n->has_time ? n->start_ns + n->dur_ns : INT64_MIN;
+			int64_t s = n->has_time && n->start_ns < v->ts ? n->start_ns : v->ts;
+			if (v->ts + v->dur > end)
+				end = v->ts + v->dur;
+			n->start_ns = s;
+			n->dur_ns = end - s;
+			n->has_time = 1;
+		}
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].has_time)
+			g->nodes[i].has_time = 1;
+}
+
+static int groups_from_graph(const cv_graph *g, cv_groups *out)
+{
+	for (size_t i = 0; i < g->npg; i++) {
+		const cv_pg *p = &g->pgs[i];
+		struct cv_group *q = CV_PUSH(out->g, out->n, out->cap);
+		if (!q)
+			return -1;
+		memset(q, 0, sizeof *q);
+		q->size = p->size;
+		q->name = strdup(cv_str(&g->strs, p->name));
+		if (!q->name)
+			return -1;
+		if (p->n_ranks) {
+			q->ranks = malloc(p->n_ranks * sizeof *q->ranks);
+			if (!q->ranks)
+				return -1;
+			memcpy(q->ranks, p->ranks, p->n_ranks * sizeof *q->ranks);
+			q->n = p->n_ranks;
+		}
+	}
+	return 0;
+}
+
+void chakra__cv_groups_free(cv_groups *gr)
+{
+	for (size_t i = 0; i < gr->n; i++) {
+		free(gr->g[i].name);
+		free(gr->g[i].ranks);
+	}
+	free(gr->g);
+	memset(gr, 0, sizeof *gr);
+}
+
+static int run_pytorch(const char *et_path, const char *out_path, const chakra_convert_options *o,
+                       chakra_convert_result *r, cv_groups *groups)
+{
+	cv_err e = { 0 };
+	e.index = e.offset = -1;
+	cv_et et;
+	cv_kin kin;
+	cv_graph g;
+	memset(&et, 0, sizeof et);
+	memset(&kin, 0, sizeof kin);
+	uint32_t *host_of = NULL, *ket = NULL, *link = NULL, *pred = NULL, *next = NULL;
+	cv_meta meta;
+	memset(&meta, 0, sizeof meta);
+	meta.window_start = CV_UNSET;
+	int rc = chakra__cv_graph_init(&g);
+	if (rc < 0) {
+		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+		goto out;
+	}
+	if ((rc = check_opts(o, &e)) < 0)
+		goto out;
+	et.keep_io = o->keep_io;
+	cv_json_src src = { et_path, et_path, o->et_buf, o->et_len };
+	if ((rc = chakra__cv_et_parse(&et, &src, &e)) < 0)
+		goto out;
+	r->summary.et_nodes = et.n;
+	g.et = &et;
+	host_of = malloc((et.n + 1) * sizeof *host_of);
+	if (!host_of) {
+		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+		goto out;
+	}
+	e.file = et_path;
+	if ((rc = chakra__cv_host_build(&et, &g, host_of, &r->summary, &e)) < 0)
+		goto out;
+	meta.source = "pytorch";
+	meta.et = &et;
+	if (o->kineto_path || o->kineto_buf) {
+		const char *kp = o->kineto_path ? o->kineto_path : "(kineto)";
+		cv_json_src ks = { kp, kp, o->kineto_buf, o->kineto_len };
+		if ((rc = chakra__cv_kin_parse(&kin, &ks, &e)) < 0)
+			goto out;
+		r->summary.kineto_events = kin.events;
+		r->summary.flows_dangling = kin.flows_dangling;
+		r->summary.rank = (int)kin.rank;
+		ket = malloc((et.n + 1) * sizeof *ket);
+		link = malloc((kin.n + 1) * sizeof *link);
+		size_t nh = g.n;
+		pred = malloc((nh + 1) * sizeof *pred);
+		next = malloc((nh + 1) * sizeof *next);
+		if (!ket || !link || !pred || !next) {
+			rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+			goto out;
+		}
+		e.file = kp;
+		if ((rc = chakra__cv_link(&et, &kin, ket, &r->summary, &e)) < 0)
+			goto out;
+		host_times(&g, &et, &kin, host_of, ket);
+		/* Kineto event -> host node; the window is the span of the linked ops */
+		int64_t w0 = INT64_MAX, w1 = INT64_MIN;
+		for (size_t i = 0; i < kin.n; i++)
+			link[i] = CV_NONE;
+		for (size_t i = 0; i < et.n; i++) {
+			if (ket[i] == CV_NONE)
+				continue;
+			link[ket[i]] = host_of[i];
+			const cv_kev *v = &kin.ev[ket[i]];
+			if (v->ts < w0)
+				w0 = v->ts;
+			if (v->ts + v->dur > w1)
+				w1 = v->ts + v->dur;
+		}
+		/* neighbours on each ET thread, for waits on work an op launched itself */
+		for (size_t i = 0; i < nh; i++)
+			pred[i] = next[i] = CV_NONE;
+		{
+			cv_map last = { 0 };
+			for (size_t i = 0; i < nh; i++) {
+				const cv_node *n = &g.nodes[i];
+				if (n->kind != CV_NK_HOST)
+					continue;
+				uint32_t p = chakra__cv_map_get(&last, (uint64_t)n->tid);
+				if (p != CV_NONE) {
+					pred[i] = p;
+					next[p] = (uint32_t)i;
+				}
+				if (chakra__cv_map_put(&last, (uint64_t)n->tid, (uint32_t)i) < 0) {
+					chakra__cv_map_free(&last);
+					rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+					goto out;
+				}
+			}
+			chakra__cv_map_free(&last);
+		}
+		cv_dev_opts dopt = { w0, w1, link, pred, next, nh, 0 };
+		if (w1 < w0) /* nothing linked: no window to take kernels from */
+			dopt.w0 = 1, dopt.w1 = 0, dopt.none = 1;
+		if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
+			goto out;
+		meta.kin = &kin;
+		meta.base_ns = kin.base_ns;
+		if (w1 >= w0) {
+			meta.window_start = w0 + kin.base_ns;
+			meta.window_end = w1 + kin.base_ns;
+			if (collect_annots(&kin, &g, w0, w1, &meta) < 0) {
+				rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+				goto out;
+			}
+		}
+	}
+	rc = chakra__cv_graph_write(&g, &meta, out_path, o, &r->summary, &e);
+	if (rc == 0 && groups && groups_from_graph(&g, groups) < 0)
+		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+out:
+	if (rc < 0)
+		result_from_err(r, &e);
+	free(host_of), free(ket), free(link), free(pred), free(next);
+	free(meta.annot);
+	chakra__cv_graph_free(&g);
+	chakra__cv_kin_free(&kin);
+	chakra__cv_et_free(&et);
+	return rc < 0 ? rc : 0;
+}
+
+static int run_kineto(const char *kineto_path, const char *out_path,
+                      const chakra_convert_options *o, chakra_convert_result *r,
+                      cv_groups *groups)
+{
+	cv_err e = { 0 };
+	e.index = e.offset = -1;
+	cv_kin kin;
+	cv_graph g;
+	memset(&kin, 0, sizeof kin);
+	cv_meta meta;
+	memset(&meta, 0, sizeof meta);
+	meta.window_start = CV_UNSET;
+	int rc = chakra__cv_graph_init(&g);
+	if (rc < 0) {
+		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+		goto out;
+	}
+	if ((rc = check_opts(o, &e)) < 0)
+		goto out;
+	cv_json_src src = { kineto_path, kineto_path, o->kineto_buf, o->kineto_len };
+	if ((rc = chakra__cv_kin_parse(&kin, &src, &e)) < 0)
+		goto out;
+	r->summary.kineto_events = kin.events;
+	r->summary.flows_dangling = kin.flows_dangling;
+	r->summary.rank = (int)kin.rank;
+	int64_t w0, w1;
+	const char *wname;
+	if ((rc = find_window(&kin, o, kineto_path, &w0, &w1, &wname, &e)) < 0)
+		goto out;
+	cv_dev_opts dopt = { w0, w1, NULL, NULL, NULL, 0, 0 };
+	e.file = kineto_path;
+	if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
+		goto out;
+	meta.source = "kineto";
+	meta.kin = &kin;
+	meta.base_ns = kin.base_ns;
+	if (w1 >= w0) {
+		meta.window_start = w0 + kin.base_ns;
+		meta.window_end = w1 + kin.base_ns;
+		meta.window_name = chakra__cv_intern(&g.strs, wname, strlen(wname));
+	}
+	if (collect_annots(&kin, &g, w0, w1, &meta) < 0 || meta.window_name == CV_NONE) {
+		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+		goto out;
+	}
+	rc = chakra__cv_graph_write(&g, &meta, out_path, o, &r->summary, &e);
+	if (rc == 0 && groups && groups_from_graph(&g, groups) < 0)
+		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+out:
+	if (rc < 0)
+		result_from_err(r, &e);
+	free(meta.annot);
+	chakra__cv_graph_free(&g);
+	chakra__cv_kin_free(&kin);
+	return rc < 0 ? rc : 0;
+}
+
+int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out_path,
+                   const chakra_convert_options *opts, chakra_convert_result *r,
+                   cv_groups *groups)
+{
+	result_init(r);
+	chakra_convert_options dflt = CHAKRA_CONVERT_OPTIONS_INIT;
+	const chakra_convert_options *o = opts ? opts : &dflt;
+	if (et_path) {
+		chakra_convert_options k = *o;
+		if (kineto_path)
+			k.kineto_path = kineto_path;
+		return run_pytorch(et_path, out_path, &k, r, groups);
+	}
+	return run_kineto(kineto_path, out_path, o, r, groups);
+}
+
+int chakra_convert_pytorch(const char *et_path, const char *out_path,
+                           const chakra_convert_options *opts, chakra_convert_result *result)
+{
+	chakra_convert_result local;
+	if (!et_path || !out_path) {
+		chakra_convert_result *r = result ? result : &local;
+		result_init(r);
+		snprintf(r->errmsg, sizeof r->errmsg, "chakra_convert_pytorch: no %s path",
+		         et_path ? "output" : "input");
+		return CHAKRA_EINVAL;
+	}
+	return chakra__cv_run(et_path, NULL, out_path, opts, result ? result : &local, NULL);
+}
+
+int chakra_convert_kineto(const char *kineto_path, const char *out_path,
+                          const chakra_convert_options *opts, chakra_convert_result *result)
+{
+	chakra_convert_result local;
+	if (!kineto_path || !out_path) {
+		chakra_convert_result *r = result ? result : &local;
+		result_init(r);
+		snprintf(r->errmsg, sizeof r->errmsg, "chakra_convert_kineto: no %s path",
+		         kineto_path ? "output" : "input");
+		return CHAKRA_EINVAL;
+	}
+	return chakra__cv_run(NULL, kineto_path, out_path, opts, result ? result : &local, NULL);
+}
+
+int chakra_convert_summary_print(const chakra_convert_summary *s, void *file)
+{
+	FILE *f = file;
+	static const char *tn[8] = { "invalid", "metadata", "mem_load", "mem_store", "comp",
+	                             "comm_send", "comm_recv", "comm_coll" };
+	if (s->et_nodes)
+		fprintf(f, "read: %llu ET nodes -> %llu host ops (%llu folded into them)\n",
+		        (unsigned long long)s->et_nodes, (unsigned long long)s->host_ops,
+		        (unsigned long long)s->folded_ops);
+	if (s->kineto_events && s->rank >= 0)
+		fprintf(f, "read: %llu Kineto events (rank %d)\n", (unsigned long long)s->kineto_events,
+		        s->rank);
+	else if (s->kineto_events)
+		fprintf(f, "read: %llu Kineto events\n", (unsigned long long)s->kineto_events);
+	if (s->link_method && *s->link_method)
+		fprintf(f, "linked by %s: %llu of %llu ET nodes; host ops with kernels %llu of %llu "
+		           "(%.1f%%); kernels with a host op %llu of %llu (%.1f%%)\n",
+		        s->link_method, (unsigned long long)s->et_ops_linked,
+		        (unsigned long long)s->et_nodes, (unsigned long long)s->host_ops_with_kernels,
+		        (unsigned long long)s->host_ops,
+		        s->host_ops ? 100.0 * (double)s->host_ops_with_kernels / (double)s->host_ops : 0.0,
+		        (unsigned long long)s->kernels_linked, (unsigned long long)s->kernels,
+		        s->kernels ? 100.0 * (double)s->kernels_linked / (double)s->kernels : 0.0);
+	else if (s->kernels)
+		fprintf(f, "device ops: %llu (%llu without a runtime call in the trace)\n",
+		        (unsigned long long)s->kernels, (unsigned long long)s->launches_unmatched);
+	if (s->sync_edges || s->stream_wait_edges || s->inferred_wait_edges)
+		fprintf(f, "synchronisation: %llu host-wait edges, %llu stream-wait edges "
+		           "(%llu inferred without cuda_sync events)\n",
+		        (unsigned long long)s->sync_edges, (unsigned long long)s->stream_wait_edges,
+		        (unsigned long long)s->inferred_wait_edges);
+	if (s->unclassified_ops)
+		fprintf(f, "unclassified: %llu communication-like ops of unknown kind kept as COMP\n",
+		        (unsigned long long)s->unclassified_ops);
+	if (s->flows_dangling)
+		fprintf(f, "ignored: %llu flow events without a partner (correlation ids link "
+		           "instead)\n", (unsigned long long)s->flows_dangling);
+	fprintf(f, "wrote: %llu nodes (", (unsigned long long)s->nodes);
+	int first = 1;
+	for (int t = 0; t < 8; t++) {
+		if (!s->nodes_by_type[t])
+			continue;
+		fprintf(f, "%s%s %llu", first ? "" : ", ", tn[t], (unsigned long long)s->nodes_by_type[t]);
+		first = 0;
+	}
+	fprintf(f, "), %llu data + %llu ctrl dependencies, %llu collectives\n",
+	        (unsigned long long)s->data_edges, (unsigned long long)s->ctrl_edges,
+	        (unsigned long long)s->collectives);
+	return ferror(f) ? -1 : 0;
+}

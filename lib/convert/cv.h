@@ -1,0 +1,394 @@
+/* Internal to the converter module (lib/convert): shared types and helpers.
+ * Every non-static name is chakra__cv_*. */
+#ifndef CHAKRA_CV_H
+#define CHAKRA_CV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define CHAKRA_EXPERIMENTAL
+#include "chakra/experimental/convert.h"
+#include "chakra/writer.h"
+#include <yajl/yajl_parse.h>
+
+#if defined(__GNUC__)
+#  define CV_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define CV_PRINTF(a, b)
+/* One conversion (et_path NULL: Kineto alone), reporting the process groups
+ * it wrote when groups is not NULL (multi-rank consistency). */
+typedef struct cv_groups {
+	struct cv_group {
+		char *name;
+		int64_t size;
+		int64_t *ranks;
+		size_t n;
+	} *g;
+	size_t n, cap;
+} cv_groups;
+int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out_path,
+                   const chakra_convert_options *opts, chakra_convert_result *r,
+                   cv_groups *groups);
+void chakra__cv_groups_free(cv_groups *gr);
+
+#endif
+
+#define CHAKRA_CONVERT_FORMAT "1"
+#define CV_NONE UINT32_MAX
+#define CV_UNSET INT64_MIN
+
+/* ---- errors ---- */
+typedef struct cv_err {
+	int code;            /* 0 or a negative chakra_error */
+	const char *file;    /* input being read */
+	int64_t index;       /* node / event index, -1 */
+	int64_t offset;      /* byte offset, -1 */
+	char msg[1024];      /* the complete message */
+} cv_err;
+/* Record "FILE: [node|event N ][(byte B)]: what"; returns code. what names the
+ * unit ("node", "event"); index/offset < 0 leave that part out. */
+int chakra__cv_fail(cv_err *e, int code, const char *file, const char *unit, int64_t index,
+                    int64_t offset, const char *fmt, ...) CV_PRINTF(7, 8);
+
+/* ---- growable arrays: CV_PUSH(ptr, n, cap) returns a slot or NULL ---- */
+void *chakra__cv_grow(void *p, size_t *cap, size_t need, size_t elem);
+#define CV_RESERVE(p, cap, need) \
+	((need) <= (cap) ? (p) : ((p) = chakra__cv_grow((p), &(cap), (need), sizeof *(p))))
+/* A new slot at the end (uninitialised), or NULL when out of memory. */
+static inline void *cv_push_(void *base, size_t *n, size_t elem)
+{
+	return base ? (char *)base + elem * (*n)++ : NULL;
+}
+#define CV_PUSH(p, n, cap) \
+	((__typeof__(p))cv_push_(CV_RESERVE(p, cap, (n) + 1), &(n), sizeof *(p)))
+
+/* ---- text buffer ---- */
+typedef struct cv_buf {
+	char *p;
+	size_t len, cap;
+} cv_buf;
+int chakra__cv_buf_add(cv_buf *b, const void *s, size_t n);
+int chakra__cv_buf_addc(cv_buf *b, char c);
+/* JSON string literal (quotes and escapes). */
+int chakra__cv_buf_add_jstr(cv_buf *b, const char *s, size_t n);
+void chakra__cv_buf_free(cv_buf *b);
+
+/* ---- string table: interned strings, index 0 = "" ---- */
+typedef struct cv_strtab {
+	char *text;
+	size_t len, cap;
+	struct cv_sref { uint32_t off, len; } *ent; /* NUL-terminated in text */
+	size_t n, ncap;
+	uint32_t *hash;     /* open addressing: index+1, 0 = empty */
+	size_t hcap;
+} cv_strtab;
+int chakra__cv_strtab_init(cv_strtab *t);
+/* Index of s (added if new), CV_NONE on ENOMEM. */
+uint32_t chakra__cv_intern(cv_strtab *t, const char *s, size_t n);
+static inline const char *cv_str(const cv_strtab *t, uint32_t i)
+{
+	return t->text + t->ent[i].off;
+}
+static inline size_t cv_strlen(const cv_strtab *t, uint32_t i)
+{
+	return t->ent[i].len;
+}
+void chakra__cv_strtab_free(cv_strtab *t);
+
+/* ---- u64 -> u32 map (open addressing) ---- */
+typedef struct cv_map {
+	uint64_t *keys;
+	uint32_t *vals; /* CV_NONE = empty slot */
+	size_t cap, n;
+} cv_map;
+uint32_t chakra__cv_map_get(const cv_map *m, uint64_t key); /* CV_NONE if absent */
+int chakra__cv_map_put(cv_map *m, uint64_t key, uint32_t val); /* replaces */
+void chakra__cv_map_free(cv_map *m);
+
+/* ---- numbers ---- */
+/* JSON number text to int64: exact for integers; a number with a fraction
+ * or exponent is accepted when it is integral. 0 or -1. */
+int chakra__cv_parse_i64(const char *s, size_t n, int64_t *out);
+/* Microseconds (integer or decimal, e.g. "4458676522690.655") to
+ * nanoseconds, exactly for up to 3 decimals, rounded beyond. 0 or -1. */
+int chakra__cv_parse_us_ns(const char *s, size_t n, int64_t *out);
+/* Normalise a collective name ("all_reduce", "AllReduce", "allreduce"):
+ * returns a CV_COLL_* value, or CV_COLL_UNKNOWN. */
+enum {
+	CV_COLL_UNKNOWN = -1,
+	CV_COLL_ALL_REDUCE = 0, CV_COLL_REDUCE = 1, CV_COLL_ALL_GATHER = 2, CV_COLL_GATHER = 3,
+	CV_COLL_SCATTER = 4, CV_COLL_BROADCAST = 5, CV_COLL_ALL_TO_ALL = 6,
+	CV_COLL_REDUCE_SCATTER = 7, CV_COLL_BARRIER = 9,
+	CV_COLL_SEND = 100, CV_COLL_RECV = 101, CV_COLL_WAIT = 102
+};
+int chakra__cv_coll_from_name(const char *s, size_t n);
+/* From an NCCL kernel name (ncclKernel_AllReduce_..., ncclDevKernel_...). */
+int chakra__cv_coll_from_kernel(const char *s, size_t n);
+const char *chakra__cv_coll_name(int coll);
+/* Bytes of one element of a PyTorch dtype spelling ("Float", "float",
+ * "Tensor(float)", "c10::BFloat16", "Long"...); 0 if unknown. */
+int chakra__cv_dtype_size(const char *s, size_t n);
+
+/* ---- JSON input: YAJL over a gzip/plain file or a buffer ---- */
+typedef struct cv_json cv_json;
+/* Runs the parser to the end. ctx receives the callbacks; the callbacks
+ * return 0 to stop after setting an error through chakra__cv_json_fail.
+ * The driver keeps the nesting depth (limit CV_JSON_MAX_DEPTH) and the byte
+ * offset. name is the file name for messages. */
+#define CV_JSON_MAX_DEPTH 256
+typedef struct cv_json_src {
+	const char *path, *name;
+	const void *buf;
+	size_t len;
+} cv_json_src;
+/* The parser's ctx starts with a cv_jctx (callbacks use it for errors). */
+typedef struct cv_jctx {
+	cv_err *err;
+	const char *name;      /* file name for messages */
+	const char *unit;      /* "node" / "event" */
+	int64_t index;         /* current unit, -1 before the first */
+	int64_t chunk_base;    /* byte offset of the chunk being parsed */
+	int depth;
+} cv_jctx;
+/* Set an error at the current unit; returns 0 (YAJL: stop parsing). */
+int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...) CV_PRINTF(3, 4);
+int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jctx *ctx);
+
+/* ======================================================================
+ * PyTorch execution trace, parsed
+ * ====================================================================== */
+enum {
+	CV_ET_OPERATOR = 1,      /* op_schema set, record_param_comms, triton */
+	CV_ET_RPC = 2,           /* record_param_comms */
+	CV_ET_PGINIT = 4,        /* ## process_group:init ## */
+	CV_ET_ROOT = 8,          /* process / thread root */
+	CV_ET_THREAD_ROOT = 16,
+	CV_ET_COMM_NAME = 32     /* c10d::* / nccl:* (comm-like name) */
+};
+
+typedef struct cv_tensor {
+	uint64_t tid, sid, bytes;
+} cv_tensor;
+
+typedef struct cv_comm {
+	int coll;                /* CV_COLL_* */
+	uint32_t coll_name;      /* as written */
+	int64_t seq;
+	uint32_t pg_name, pg_desc; /* interned, 0 = none */
+	int64_t pg_id;           /* layout A/B opaque group id, CV_UNSET */
+	int64_t rank, world;     /* group-local rank / peer, group size */
+	int64_t rank_start, rank_stride;
+	uint64_t in_bytes, out_bytes;
+	int have_in_bytes, have_out_bytes;
+} cv_comm;
+
+typedef struct cv_etnode {
+	uint64_t id, parent;
+	uint32_t name, schema;   /* interned */
+	uint32_t flags;
+	int32_t scope;
+	int64_t rf_id, seq_id, fw_parent, fw_tid, tid;
+	uint32_t tin, tin_n, tout, tout_n; /* ranges into cv_et.tensors */
+	uint32_t comm;           /* index into cv_et.comms or CV_NONE */
+	uint32_t index;          /* position in the nodes array */
+	uint32_t next_sib;       /* next node with the same parent id (CV_NONE) */
+	uint64_t num_ops;        /* derived from shapes (0: not derivable) */
+	int num_ops_known;
+	char *io;                /* inputs/outputs JSON (6 strings, NUL-separated) or NULL */
+	uint32_t io_len;
+} cv_etnode;
+
+typedef struct cv_pg {
+	uint32_t name, desc, backend; /* interned */
+	int64_t backend_id;
+	int64_t size;
+	int64_t *ranks;
+	size_t n_ranks;
+} cv_pg;
+
+typedef struct cv_et {
+	cv_strtab strs;
+	cv_etnode *nodes;
+	size_t n, cap;
+	cv_tensor *tensors;
+	size_t nt, tcap;
+	cv_comm *comms;
+	size_t nc, ccap;
+	cv_pg *pgs;
+	size_t npg, pgcap;
+	cv_map kids;             /* parent id -> last node with that parent (next_sib chain) */
+	uint32_t schema, time;   /* interned */
+	int64_t pid, start_ts, finish_ts;
+	int keep_io;
+} cv_et;
+
+int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err);
+void chakra__cv_et_free(cv_et *et);
+/* Process-group table from a process_group:init JSON string. */
+int chakra__cv_pg_parse(cv_strtab *strs, const char *s, size_t n, cv_pg **pgs, size_t *npg,
+                        size_t *pgcap);
+
+/* ======================================================================
+ * Kineto trace, parsed
+ * ====================================================================== */
+enum {
+	CV_K_OTHER = 0, CV_K_CPU_OP, CV_K_ANNOT, CV_K_RUNTIME, CV_K_KERNEL, CV_K_MEMCPY,
+	CV_K_MEMSET, CV_K_SYNC, CV_K_GPU_ANNOT
+};
+
+typedef struct cv_kcomm {
+	int coll;
+	uint32_t coll_name, dtype, pg_name, pg_desc, pg_ranks; /* interned */
+	int64_t in_nelems, out_nelems, group_size, rank_start, rank_stride;
+} cv_kcomm;
+
+typedef struct cv_kev {
+	int64_t ts, dur;         /* ns; ts relative to the file's base */
+	int64_t pid, tid;
+	int64_t ext_id, rf_id, corr, stream, seq, bytes;
+	int64_t wait_stream, wait_corr; /* cuda_sync: wait_on_stream, record corr id */
+	uint32_t name;
+	uint32_t index;          /* event index in traceEvents */
+	uint32_t comm;           /* into cv_kin.comms or CV_NONE */
+	uint8_t kind;
+} cv_kev;
+
+typedef struct cv_kin {
+	cv_strtab strs;
+	cv_kev *ev;
+	size_t n, cap;
+	cv_kcomm *comms;
+	size_t nc, ccap;
+	int64_t base_ns;         /* baseTimeNanoseconds, or 0 */
+	int64_t rank, world;     /* distributedInfo, -1 */
+	uint32_t pg_config;      /* distributedInfo.pg_config as JSON text, 0 */
+	uint64_t events;         /* traceEvents entries read */
+	uint64_t flows_s, flows_f, flows_dangling;
+	int have_sync_rows;
+	int rf_ids_usable;       /* Record function ids present and not all equal */
+} cv_kin;
+
+int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err);
+void chakra__cv_kin_free(cv_kin *k);
+
+/* ======================================================================
+ * Output graph
+ * ====================================================================== */
+enum { CV_NK_HOST = 0, CV_NK_PIECE, CV_NK_CALL, CV_NK_GPU, CV_NK_META };
+
+typedef struct cv_node {
+	uint32_t name;           /* interned in the graph's strtab */
+	uint8_t type;            /* chakra_node_type */
+	uint8_t kind;            /* CV_NK_* */
+	uint8_t is_cpu;
+	uint8_t has_time;
+	uint8_t kineto_cat;      /* CV_K_* of the Kineto event, 0 for ET host ops */
+	int64_t start_ns, dur_ns; /* start relative to the Kineto file's base */
+	int64_t tid, stream, device;
+	int64_t corr, rf_id, ext_id; /* CV_UNSET if none */
+	/* comm */
+	int coll;
+	int64_t comm_size, peer, tag;
+	uint32_t pg_name;
+	/* host op extras */
+	uint32_t et;             /* ET node index or CV_NONE */
+	uint32_t meta;           /* METADATA: pg index or CV_NONE */
+	uint32_t call;           /* runtime call name for CALL/PIECE nodes */
+	uint32_t sync;           /* sync kind string, 0 = none */
+	uint64_t num_ops, tensor_size;
+	/* dependencies: ranges into the edge list after finalise */
+	uint32_t id;             /* output id, assigned by topological order */
+} cv_node;
+
+typedef struct cv_edge {
+	uint32_t from, to;
+	uint8_t ctrl;
+} cv_edge;
+
+typedef struct cv_graph {
+	cv_strtab strs;
+	cv_node *nodes;
+	size_t n, cap;
+	cv_edge *edges;
+	size_t ne, ecap;
+	cv_pg *pgs;              /* process groups (names in strs): METADATA nodes */
+	size_t npg, pgcap;
+	const cv_et *et;         /* host ops' source (inputs/outputs, attributes) */
+} cv_graph;
+
+/* Add or complete a process group (name in the graph's strtab). ranks may
+ * be NULL; size < 0 unknown. */
+int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t backend,
+                        int64_t size, const int64_t *ranks, size_t nranks);
+
+int chakra__cv_graph_init(cv_graph *g);
+/* A new node, zeroed with CV_UNSET ids; returns its index or CV_NONE. */
+uint32_t chakra__cv_graph_add(cv_graph *g, const char *name, size_t len, int type, int kind);
+int chakra__cv_graph_edge(cv_graph *g, uint32_t from, uint32_t to, int ctrl);
+void chakra__cv_graph_free(cv_graph *g);
+
+/* Metadata written on the GlobalMetadata message. */
+typedef struct cv_meta {
+	const char *source;      /* "pytorch" / "kineto" */
+	const cv_et *et;
+	const cv_kin *kin;
+	int64_t window_start, window_end; /* absolute ns, CV_UNSET */
+	uint32_t window_name;    /* in the graph's strtab */
+	int64_t base_ns;         /* added to every start time */
+	struct cv_annot { uint32_t name; int64_t start, dur; } *annot; /* absolute ns */
+	size_t n_annot;
+} cv_meta;
+
+/* Order the nodes (dependencies first, then start time), assign ids, and
+ * write them. */
+int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_path,
+                           const chakra_convert_options *o, chakra_convert_summary *s,
+                           cv_err *err);
+
+/* ======================================================================
+ * Stages
+ * ====================================================================== */
+/* Host ops of an ET into the graph (one node per outermost op, process
+ * groups as METADATA nodes, tensor data deps, per-thread program order).
+ * host_of[i] receives the graph node of ET node i's outermost op (CV_NONE if
+ * none). */
+int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_convert_summary *s,
+                          cv_err *err);
+
+/* Device side of a Kineto trace: nodes and edges. Mode A (host == NULL):
+ * Kineto alone, CPU ops cut at their runtime calls. Mode B: runtime calls
+ * attach to ET host ops through link[] (Kineto event -> graph host node). */
+typedef struct cv_dev_opts {
+	int64_t w0, w1;          /* window in relative ns; w1 < w0: whole trace */
+	const uint32_t *link;    /* mode B: per Kineto event, graph node or CV_NONE */
+	const uint32_t *host_pred; /* mode B: graph node -> previous host node on its thread */
+	const uint32_t *host_next; /* mode B: graph node -> next host node on its thread */
+	size_t n_host;           /* mode B: graph nodes 0 .. n_host-1 are host ops */
+	int none;                /* mode B with nothing linked: no device ops at all */
+} cv_dev_opts;
+int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_convert_summary *s,
+                         cv_err *err);
+
+/* Link ET nodes to Kineto CPU events: ket[i] = Kineto event of ET node i
+ * or CV_NONE. Sets s->link_method and s->et_ops_linked. */
+int chakra__cv_link(const cv_et *et, const cv_kin *k, uint32_t *ket, chakra_convert_summary *s,
+                    cv_err *err);
+
+/* One conversion (et_path NULL: Kineto alone), reporting the process groups
+ * it wrote when groups is not NULL (multi-rank consistency). */
+typedef struct cv_groups {
+	struct cv_group {
+		char *name;
+		int64_t size;
+		int64_t *ranks;
+		size_t n;
+	} *g;
+	size_t n, cap;
+} cv_groups;
+int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out_path,
+                   const chakra_convert_options *opts, chakra_convert_result *r,
+                   cv_groups *groups);
+void chakra__cv_groups_free(cv_groups *gr);
+
+#endif

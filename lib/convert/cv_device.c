@@ -1,0 +1,925 @@
+/* The device side of a Kineto trace, and the CPU side when there is no ET:
+ *
+ * - CPU threads: events of one thread are nested by time (a child starts
+ *   inside its parent; ends are clamped to the parent's). Without an ET
+ *   (mode A) every top-level cpu_op becomes nodes cut at the runtime calls
+ *   that matter (launches of device work in the window, host
+ *   synchronisation): pieces of the op between calls, and the calls
+ *   themselves, so each node is a span of the thread and consecutive nodes
+ *   tile it. With an ET (mode B) a runtime call belongs to the host op its
+ *   enclosing cpu_ops are linked to.
+ * - Device ops (kernels, memcpys, memsets) become nodes on their stream,
+ *   each depending on its launch (data) and on the previous op of the stream
+ *   (ctrl); NCCL kernels are the collectives.
+ * - Synchronisation: host waits (device/stream/event synchronize, blocking
+ *   copies) depend on the device ops they wait for; cudaStreamWaitEvent
+ *   makes the first op launched onto the waiting stream depend on the op
+ *   the event recorded. From cuda_sync rows when the trace has them, else
+ *   inferred (docs/convert.md says how).
+ *
+ * Launches are matched by correlation id; flows are not used. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "cv.h"
+
+enum { RT_OTHER = 0, RT_DEVSYNC, RT_STREAMSYNC, RT_EVENTSYNC, RT_WAIT, RT_RECORD, RT_MEMCPY_SYNC };
+
+typedef struct stream_t {
+	int64_t device, stream;
+	uint32_t *ops;     /* device events, by launch time */
+	size_t n, cap;
+} stream_t;
+
+typedef struct thread_t {
+	int64_t pid, tid;
+	uint32_t *ev;      /* CPU-side events (cpu_op, runtime), by time */
+	size_t n, cap;
+	uint32_t *launch;  /* device events launched from here, by launch time */
+	size_t nl, lcap;
+} thread_t;
+
+typedef struct dv {
+	cv_kin *k;
+	cv_graph *g;
+	const cv_dev_opts *o;
+	chakra_convert_summary *s;
+	cv_err *err;
+	const char *file;
+	size_t n;
+	uint32_t *thr;     /* event -> thread index (CPU side) */
+	uint32_t *par;     /* innermost enclosing cpu_op */
+	uint32_t *top;     /* outermost enclosing cpu_op (self for a top-level op) */
+	int64_t *end;      /* end, clamped into the parent */
+	uint32_t *launch;  /* device event -> runtime call (CV_NONE) */
+	uint32_t *node;    /* event -> graph node */
+	uint32_t *anchor;  /* runtime call -> the CPU node it belongs to */
+	uint8_t *rtkind;   /* runtime call: RT_* */
+	uint32_t *lastrec; /* CPU-side event -> last cudaEventRecord before it, same thread */
+	uint8_t *inwin;    /* device event included / runtime significant */
+	int64_t *lkey;     /* device event: launch time (else own start) */
+	cv_map rt_corr, sync_corr;
+	stream_t *st;
+	size_t nst, stcap;
+	thread_t *th;
+	size_t nth, thcap;
+	uint32_t *next_cpu; /* mode A: graph node -> next CPU node of its thread */
+	size_t next_cap;
+} dv;
+
+static int nomem(dv *d)
+{
+	return chakra__cv_fail(d->err, CHAKRA_ENOMEM, d->file, NULL, -1, -1, "out of memory");
+}
+
+static const char *ename(const dv *d, uint32_t i)
+{
+	return cv_str(&d->k->strs, d->k->ev[i].name);
+}
+
+static int is_device(int kind)
+{
+	return kind == CV_K_KERNEL || kind == CV_K_MEMCPY || kind == CV_K_MEMSET;
+}
+
+/* ---- sorting event indices by (key1 asc, key2 desc, index asc) ---- */
+static int before(const int64_t *k1, const int64_t *k2, uint32_t a, uint32_t b)
+{
+	if (k1[a] != k1[b])
+		return k1[a] < k1[b];
+	if (k2 && k2[a] != k2[b])
+		return k2[a] > k2[b];
+	return a < b;
+}
+
+static void msort(uint32_t *v, size_t n, const int64_t *k1, const int64_t *k2, uint32_t *tmp)
+{
+	if (n < 12) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = v[i];
+			size_t j = i;
+			while (j && before(k1, k2, x, v[j - 1])) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	msort(v, h, k1, k2, tmp);
+	msort(v + h, n - h, k1, k2, tmp);
+	size_t i = 0, j = h, o = 0;
+	while (i < h && j < n)
+		tmp[o++] = before(k1, k2, v[j], v[i]) ? v[j++] : v[i++];
+	while (i < h)
+		tmp[o++] = v[i++];
+	while (j < n)
+		tmp[o++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+static uint32_t thread_of(dv *d, int64_t pid, int64_t tid)
+{
+	for (size_t i = 0; i < d->nth; i++)
+		if (d->th[i].pid == pid && d->th[i].tid == tid)
+			return (uint32_t)i;
+	thread_t *t = CV_PUSH(d->th, d->nth, d->thcap);
+	if (!t)
+		return CV_NONE;
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	return (uint32_t)(d->nth - 1);
+}
+
+static uint32_t stream_of(dv *d, int64_t dev, int64_t stream, int create)
+{
+	for (size_t i = 0; i < d->nst; i++)
+		if (d->st[i].device == dev && d->st[i].stream == stream)
+			return (uint32_t)i;
+	if (!create)
+		return CV_NONE;
+	stream_t *s = CV_PUSH(d->st, d->nst, d->stcap);
+	if (!s)
+		return CV_NONE;
+	memset(s, 0, sizeof *s);
+	s->device = dev;
+	s->stream = stream;
+	return (uint32_t)(d->nst - 1);
+}
+
+static int rt_kind(const char *nm)
+{
+	if (strstr(nm, "DeviceSynchronize") || strstr(nm, "CtxSynchronize"))
+		return RT_DEVSYNC;
+	if (strstr(nm, "StreamSynchronize"))
+		return RT_STREAMSYNC;
+	if (strstr(nm, "EventSynchronize"))
+		return RT_EVENTSYNC;
+	if (strstr(nm, "StreamWaitEvent"))
+		return RT_WAIT;
+	if (strstr(nm, "EventRecord"))
+		return RT_RECORD;
+	/* synchronous copies: cudaMemcpy, cudaMemcpy2D, ...ToSymbol/FromSymbol
+	 * without Async */
+	if ((!strncmp(nm, "cudaMemcpy", 10) || !strncmp(nm, "hipMemcpy", 9) ||
+	     !strncmp(nm, "cuMemcpy", 8)) && !strstr(nm, "Async"))
+		return RT_MEMCPY_SYNC;
+	return RT_OTHER;
+}
+
+static int in_window(const dv *d, int64_t t)
+{
+	if (d->o->none)
+		return 0;
+	if (d->o->w1 < d->o->w0)
+		return 1;
+	return t >= d->o->w0 && t <= d->o->w1;
+}
+
+/* ---- 1. index: threads, streams, correlations, nesting ---- */
+static int index_events(dv *d)
+{
+	cv_kin *k = d->k;
+	size_t n = k->n;
+	for (size_t i = 0; i < n; i++) {
+		cv_kev *e = &k->ev[i];
+		d->thr[i] = d->par[i] = d->top[i] = d->launch[i] = d->node[i] = d->anchor[i] = CV_NONE;
+		d->end[i] = e->ts + e->dur;
+		if (e->kind == CV_K_CPU_OP || e->kind == CV_K_RUNTIME) {
+			uint32_t t = thread_of(d, e->pid, e->tid);
+			if (t == CV_NONE)
+				return nomem(d);
+			d->thr[i] = t;
+			uint32_t *p = CV_PUSH(d->th[t].ev, d->th[t].n, d->th[t].cap);
+			if (!p)
+				return nomem(d);
+			*p = (uint32_t)i;
+			if (e->kind == CV_K_RUNTIME) {
+				d->rtkind[i] = (uint8_t)rt_kind(ename(d, (uint32_t)i));
+				if (e->corr != CV_UNSET && chakra__cv_map_get(&d->rt_corr, (uint64_t)e->corr) ==
+				                               CV_NONE &&
+				    chakra__cv_map_put(&d->rt_corr, (uint64_t)e->corr, (uint32_t)i) < 0)
+					return nomem(d);
+			}
+		} else if (e->kind == CV_K_SYNC && e->corr != CV_UNSET) {
+			if (chakra__cv_map_put(&d->sync_corr, (uint64_t)e->corr, (uint32_t)i) < 0)
+				return nomem(d);
+		}
+	}
+	/* nesting per thread: sort by (start, longer first, cpu_op before a
+	 * runtime call of the same span) and sweep with a stack */
+	int64_t *k1 = malloc((n + 1) * sizeof *k1), *k2 = malloc((n + 1) * sizeof *k2);
+	uint32_t *tmp = malloc((n + 1) * sizeof *tmp), *stack = malloc((n + 1) * sizeof *stack);
+	if (!k1 || !k2 || !tmp || !stack) {
+		free(k1), free(k2), free(tmp), free(stack);
+		return nomem(d);
+	}
+	for (size_t i = 0; i < n; i++) {
+		k1[i] = k->ev[i].ts;
+		k2[i] = k->ev[i].dur * 2 + (k->ev[i].kind == CV_K_CPU_OP);
+	}
+	for (size_t t = 0; t < d->nth; t++) {
+		thread_t *th = &d->th[t];
+		msort(th->ev, th->n, k1, k2, tmp);
+		size_t sp = 0;
+		uint32_t rec = CV_NONE;
+		for (size_t j = 0; j < th->n; j++) {
+			uint32_t i = th->ev[j];
+			const cv_kev *e = &k->ev[i];
+			d->lastrec[i] = rec;
+			if (e->kind == CV_K_RUNTIME && d->rtkind[i] == RT_RECORD)
+				rec = i;
+			while (sp && d->end[stack[sp - 1]] <= e->ts &&
+			       !(d->end[stack[sp - 1]] == e->ts && k->ev[stack[sp - 1]].ts == e->ts &&
+			         k->ev[stack[sp - 1]].dur > 0))
+				sp--;
+			d->par[i] = sp ? stack[sp - 1] : CV_NONE;
+			d->top[i] = sp ? stack[0] : CV_NONE;
+			if (sp && d->end[i] > d->end[stack[sp - 1]])
+				d->end[i] = d->end[stack[sp - 1]];
+			if (e->kind == CV_K_CPU_OP) {
+				if (!sp)
+					d->top[i] = i;
+				stack[sp++] = i;
+			}
+		}
+	}
+	free(k1), free(k2), free(tmp), free(stack);
+	return 0;
+}
+
+/* ---- 2. device ops: launch, window, streams ---- */
+static int index_device(dv *d)
+{
+	cv_kin *k = d->k;
+	for (size_t i = 0; i < d->n; i++) {
+		cv_kev *e = &k->ev[i];
+		if (!is_device(e->kind))
+			continue;
+		uint32_t r = e->corr != CV_UNSET && e->corr > 0
+		                 ? chakra__cv_map_get(&d->rt_corr, (uint64_t)e->corr)
+		                 : CV_NONE;
+		d->launch[i] = r;
+		d->lkey[i] = r != CV_NONE ? k->ev[r].ts : e->ts;
+		if (!in_window(d, d->lkey[i]))
+			continue;
+		d->inwin[i] = 1;
+		uint32_t s = stream_of(d, e->pid, e->stream, 1);
+		if (s == CV_NONE)
+			return nomem(d);
+		uint32_t *p = CV_PUSH(d->st[s].ops, d->st[s].n, d->st[s].cap);
+		if (!p)
+			return nomem(d);
+		*p = (uint32_t)i;
+		if (r != CV_NONE) {
+			d->inwin[r] = 1; /* a significant call */
+			thread_t *th = &d->th[d->thr[r]];
+			if (!(p = CV_PUSH(th->launch, th->nl, th->lcap)))
+				return nomem(d);
+			*p = (uint32_t)i;
+		} else {
+			d->s->launches_unmatched++;
+		}
+		d->s->kernels++;
+	}
+	/* host waits are significant too */
+	for (size_t i = 0; i < d->n; i++) {
+		const cv_kev *e = &k->ev[i];
+		if (e->kind == CV_K_RUNTIME && in_window(d, e->ts) &&
+		    (d->rtkind[i] == RT_DEVSYNC || d->rtkind[i] == RT_STREAMSYNC ||
+		     d->rtkind[i] == RT_EVENTSYNC))
+			d->inwin[i] = 1;
+	}
+	size_t mx = d->n + 1;
+	uint32_t *tmp = malloc(mx * sizeof *tmp);
+	if (!tmp)
+		return nomem(d);
+	int64_t *startk = malloc(mx * sizeof *startk);
+	if (!startk) {
+		free(tmp);
+		return nomem(d);
+	}
+	for (size_t i = 0; i < d->n; i++)
+		startk[i] = k->ev[i].ts;
+	for (size_t s = 0; s < d->nst; s++)
+		msort(d->st[s].ops, d->st[s].n, d->lkey, NULL, tmp);
+	for (size_t t = 0; t < d->nth; t++)
+		msort(d->th[t].launch, d->th[t].nl, d->lkey, NULL, tmp);
+	free(startk);
+	free(tmp);
+	return 0;
+}
+
+/* ---- 3a. mode A: CPU nodes (pieces of top-level ops, calls) ---- */
+static uint32_t add_cpu_node(dv *d, const char *name, int cat, uint32_t ev, int64_t t0, int64_t t1,
+                             uint32_t *prev)
+{
+	const cv_kev *e = &d->k->ev[ev];
+	uint32_t gi = chakra__cv_graph_add(d->g, name, strlen(name), CHAKRA_COMP_NODE,
+	                                   cat == CV_K_RUNTIME ? CV_NK_CALL : CV_NK_PIECE);
+	if (gi == CV_NONE)
+		return CV_NONE;
+	cv_node *n = &d->g->nodes[gi];
+	n->is_cpu = 1;
+	n->has_time = 1;
+	n->start_ns = t0;
+	n->dur_ns = t1 > t0 ? t1 - t0 : 0;
+	n->tid = e->tid;
+	n->kineto_cat = (uint8_t)cat;
+	if (cat == CV_K_RUNTIME) {
+		n->corr = e->corr;
+	} else {
+		n->ext_id = e->ext_id;
+		if (e->rf_id != CV_UNSET)
+			n->rf_id = e->rf_id;
+	}
+	if (*prev != CV_NONE) {
+		if (chakra__cv_graph_edge(d->g, *prev, gi, 1) < 0)
+			return CV_NONE;
+		if (!CV_RESERVE(d->next_cpu, d->next_cap, d->g->n))
+			return CV_NONE;
+		d->next_cpu[*prev] = gi;
+	}
+	if (!CV_RESERVE(d->next_cpu, d->next_cap, d->g->n))
+		return CV_NONE;
+	d->next_cpu[gi] = CV_NONE;
+	*prev = gi;
+	return gi;
+}
+
+static int cpu_nodes(dv *d)
+{
+	cv_kin *k = d->k;
+	for (size_t t = 0; t < d->nth; t++) {
+		thread_t *th = &d->th[t];
+		uint32_t prev = CV_NONE;
+		for (size_t j = 0; j < th->n; j++) {
+			uint32_t i = th->ev[j];
+			const cv_kev *e = &k->ev[i];
+			if (e->kind == CV_K_RUNTIME && d->top[i] == CV_NONE) {
+				/* a call outside any op */
+				if (!d->inwin[i])
+					continue;
+				uint32_t gi = add_cpu_node(d, ename(d, i), CV_K_RUNTIME, i, e->ts, d->end[i], &prev);
+				if (gi == CV_NONE)
+					return nomem(d);
+				d->anchor[i] = d->node[i] = gi;
+				continue;
+			}
+			if (e->kind != CV_K_CPU_OP || d->top[i] != i || !in_window(d, e->ts))
+				continue;
+			/* the significant calls inside it follow it in th->ev; cut the
+			 * op into pieces between them */
+			int64_t cut = e->ts, stop = d->end[i];
+			uint32_t first = CV_NONE;
+			for (size_t q = j + 1; q < th->n; q++) {
+				uint32_t r = th->ev[q];
+				if (d->top[r] != i)
+					break;
+				if (k->ev[r].kind != CV_K_RUNTIME || !d->inwin[r])
+					continue;
+				int64_t cs = k->ev[r].ts < cut ? cut : k->ev[r].ts;
+				if (cs > cut) {
+					uint32_t gi = add_cpu_node(d, ename(d, i), CV_K_CPU_OP, i, cut, cs, &prev);
+					if (gi == CV_NONE)
+						return nomem(d);
+					if (first == CV_NONE)
+						first = gi;
+				}
+				int64_t ce = d->end[r] < cs ? cs : d->end[r];
+				uint32_t gi = add_cpu_node(d, ename(d, r), CV_K_RUNTIME, r, cs, ce, &prev);
+				if (gi == CV_NONE)
+					return nomem(d);
+				if (first == CV_NONE)
+					first = gi;
+				d->anchor[r] = d->node[r] = gi;
+				cut = ce;
+			}
+			if (stop > cut) {
+				uint32_t gi = add_cpu_node(d, ename(d, i), CV_K_CPU_OP, i, cut, stop, &prev);
+				if (gi == CV_NONE)
+					return nomem(d);
+				if (first == CV_NONE)
+					first = gi;
+			}
+			if (first == CV_NONE)
+				continue; /* an empty op: nothing to replay */
+			d->node[i] = first;
+			d->s->host_ops++;
+		}
+	}
+	return 0;
+}
+
+/* ---- 3b. mode B: calls belong to linked host ops ---- */
+static void anchor_linked(dv *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->k->ev[i].kind != CV_K_RUNTIME || !d->inwin[i])
+			continue;
+		uint32_t j = d->par[i], steps = 0;
+		while (j != CV_NONE && d->o->link[j] == CV_NONE && steps++ < 10000)
+			j = d->par[j];
+		d->anchor[i] = j != CV_NONE ? d->o->link[j] : CV_NONE;
+	}
+}
+
+static uint32_t next_on_thread(const dv *d, uint32_t node)
+{
+	if (node == CV_NONE)
+		return CV_NONE;
+	if (d->o->link)
+		return node < d->o->n_host ? d->o->host_next[node] : CV_NONE;
+	return node < d->next_cap ? d->next_cpu[node] : CV_NONE;
+}
+
+/* ---- 4. device nodes ---- */
+static int parse_ranks(const char *s, int64_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	yajl_val v = yajl_tree_parse(s, NULL, 0);
+	if (!v)
+		return 0;
+	if (YAJL_IS_ARRAY(v) && v->u.array.len) {
+		*out = malloc(v->u.array.len * sizeof **out);
+		if (!*out) {
+			yajl_tree_free(v);
+			return -1;
+		}
+		for (size_t i = 0; i < v->u.array.len; i++)
+			if (YAJL_IS_INTEGER(v->u.array.values[i]))
+				(*out)[(*n)++] = YAJL_GET_INTEGER(v->u.array.values[i]);
+	}
+	yajl_tree_free(v);
+	return 0;
+}
+
+/* A Kineto comm record (on the kernel, else on the op that launched it). */
+static const cv_kcomm *comm_of(const dv *d, uint32_t i)
+{
+	const cv_kev *e = &d->k->ev[i];
+	if (e->comm != CV_NONE)
+		return &d->k->comms[e->comm];
+	uint32_t r = d->launch[i];
+	for (uint32_t j = r != CV_NONE ? d->par[r] : CV_NONE, steps = 0; j != CV_NONE && steps < 64;
+	     j = d->par[j], steps++)
+		if (d->k->ev[j].comm != CV_NONE)
+			return &d->k->comms[d->k->ev[j].comm];
+	return NULL;
+}
+
+static int set_comm(dv *d, uint32_t i, uint32_t gi)
+{
+	cv_kin *k = d->k;
+	const cv_kev *e = &k->ev[i];
+	const char *nm = ename(d, i);
+	int kcoll = chakra__cv_coll_from_kernel(nm, strlen(nm));
+	const cv_kcomm *c = comm_of(d, i);
+	int coll = c && c->coll != CV_COLL_UNKNOWN && c->coll != CV_COLL_WAIT ? c->coll : kcoll;
+	uint32_t anc = d->launch[i] != CV_NONE ? d->anchor[d->launch[i]] : CV_NONE;
+	cv_node *host = d->o->link && anc != CV_NONE ? &d->g->nodes[anc] : NULL;
+	int host_comm = host && (host->type == CHAKRA_COMM_COLL_NODE ||
+	                         host->type == CHAKRA_COMM_SEND_NODE ||
+	                         host->type == CHAKRA_COMM_RECV_NODE);
+	if (coll == CV_COLL_UNKNOWN && !host_comm) {
+		if (kcoll == CV_COLL_UNKNOWN && !strncmp(nm, "nccl", 4))
+			d->s->unclassified_ops++;
+		return 0;
+	}
+	cv_node *n = &d->g->nodes[gi];
+	if (host_comm) {
+		/* the ET's record says what the kernel does; the host op is the launch */
+		n->type = host->type;
+		n->coll = host->coll;
+		n->comm_size = host->comm_size;
+		n->pg_name = host->pg_name;
+		n->peer = host->peer;
+		n->tag = host->tag;
+		host->type = CHAKRA_COMP_NODE;
+		if (coll == CV_COLL_SEND || coll == CV_COLL_RECV || n->coll >= 0)
+			return 0;
+	}
+	if (coll == CV_COLL_SEND || coll == CV_COLL_RECV) {
+		n->type = coll == CV_COLL_SEND ? CHAKRA_COMM_SEND_NODE : CHAKRA_COMM_RECV_NODE;
+		n->peer = -1;
+		n->tag = -1;
+	} else {
+		n->type = CHAKRA_COMM_COLL_NODE;
+		n->coll = coll;
+	}
+	n->comm_size = 0;
+	if (c) {
+		int dsz = c->dtype ? chakra__cv_dtype_size(cv_str(&k->strs, c->dtype),
+		                                           cv_strlen(&k->strs, c->dtype))
+		                   : 0;
+		if (dsz && c->in_nelems != CV_UNSET && c->in_nelems >= 0)
+			n->comm_size = c->in_nelems * dsz;
+		if (c->pg_name) {
+			n->pg_name = chakra__cv_intern(&d->g->strs, cv_str(&k->strs, c->pg_name),
+			                               cv_strlen(&k->strs, c->pg_name));
+			if (n->pg_name == CV_NONE)
+				return -1;
+			int64_t *r = NULL;
+			size_t nr = 0;
+			if (c->pg_ranks && parse_ranks(cv_str(&k->strs, c->pg_ranks), &r, &nr) < 0)
+				return -1;
+			uint32_t ds = c->pg_desc ? chakra__cv_intern(&d->g->strs, cv_str(&k->strs, c->pg_desc),
+			                                             cv_strlen(&k->strs, c->pg_desc))
+			                         : 0;
+			int rc = ds == CV_NONE ? -1
+			                       : chakra__cv_graph_pg(d->g, d->g->nodes[gi].pg_name, ds, 0,
+			                                             c->group_size != CV_UNSET ? c->group_size
+			                                                                       : -1,
+			                                             r, nr);
+			free(r);
+			if (rc < 0)
+				return -1;
+		}
+	} else if (e->bytes != CV_UNSET) {
+		n->comm_size = e->bytes;
+	}
+	return 0;
+}
+
+static int device_nodes(dv *d)
+{
+	cv_kin *k = d->k;
+	cv_map hosts = { 0 };
+	for (size_t s = 0; s < d->nst; s++) {
+		stream_t *st = &d->st[s];
+		uint32_t prev = CV_NONE;
+		for (size_t j = 0; j < st->n; j++) {
+			uint32_t i = st->ops[j];
+			const cv_kev *e = &k->ev[i];
+			uint32_t gi = chakra__cv_graph_add(d->g, ename(d, i), cv_strlen(&k->strs, e->name),
+			                                   CHAKRA_COMP_NODE, CV_NK_GPU);
+			if (gi == CV_NONE)
+				goto nomem;
+			cv_node *n = &d->g->nodes[gi];
+			n->is_cpu = 0;
+			n->has_time = 1;
+			n->start_ns = e->ts;
+			n->dur_ns = e->dur;
+			n->stream = e->stream;
+			n->device = e->pid;
+			n->corr = e->corr;
+			n->kineto_cat = e->kind;
+			if ((e->kind == CV_K_MEMCPY || e->kind == CV_K_MEMSET) && e->bytes > 0)
+				n->tensor_size = (uint64_t)e->bytes;
+			d->node[i] = gi;
+			if (e->kind == CV_K_KERNEL && set_comm(d, i, gi) < 0)
+				goto nomem;
+			/* launch (data), stream order (ctrl) */
+			uint32_t r = d->launch[i];
+			uint32_t anc = r != CV_NONE ? d->anchor[r] : CV_NONE;
+			if (anc != CV_NONE) {
+				if (chakra__cv_graph_edge(d->g, anc, gi, 0) < 0)
+					goto nomem;
+				if (d->o->link) {
+					d->s->kernels_linked++;
+					if (chakra__cv_map_get(&hosts, anc) == CV_NONE) {
+						if (chakra__cv_map_put(&hosts, anc, 1) < 0)
+							goto nomem;
+						d->s->host_ops_with_kernels++;
+					}
+				}
+			}
+			if (prev != CV_NONE && chakra__cv_graph_edge(d->g, prev, gi, 1) < 0)
+				goto nomem;
+			prev = gi;
+		}
+	}
+	chakra__cv_map_free(&hosts);
+	return 0;
+nomem:
+	chakra__cv_map_free(&hosts);
+	return nomem(d);
+}
+
+/* ---- 5. synchronisation ---- */
+/* The last op of stream s launched strictly before t (CV_NONE). */
+static uint32_t last_before(const dv *d, const stream_t *st, int64_t t)
+{
+	size_t lo = 0, hi = st->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->lkey[st->ops[mid]] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? st->ops[lo - 1] : CV_NONE;
+}
+
+static uint32_t first_after(const dv *d, const stream_t *st, int64_t t)
+{
+	size_t lo = 0, hi = st->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->lkey[st->ops[mid]] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->n ? st->ops[lo] : CV_NONE;
+}
+
+/* The cudaEventRecord this thread made last before runtime call i. */
+static uint32_t last_record(const dv *d, uint32_t i)
+{
+	return d->lastrec[i];
+}
+
+/* The device op thread t launched last before time ts. */
+static uint32_t last_launch(const dv *d, uint32_t t, int64_t ts)
+{
+	if (t == CV_NONE)
+		return CV_NONE;
+	const thread_t *th = &d->th[t];
+	size_t lo = 0, hi = th->nl;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->lkey[th->launch[mid]] < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? th->launch[lo - 1] : CV_NONE;
+}
+
+/* The host node s (a sync call's node or host op) waits for device op a. */
+static int host_waits(dv *d, uint32_t a, uint32_t s_node)
+{
+	if (a == CV_NONE || s_node == CV_NONE || d->node[a] == CV_NONE)
+		return 0;
+	uint32_t r = d->launch[a];
+	uint32_t own = r != CV_NONE ? d->anchor[r] : CV_NONE;
+	uint32_t to = s_node;
+	if (own == s_node) /* it launched the work itself: the next node waits */
+		to = next_on_thread(d, s_node);
+	if (to == CV_NONE)
+		return 0;
+	d->s->sync_edges++;
+	return chakra__cv_graph_edge(d->g, d->node[a], to, 0);
+}
+
+static int host_syncs(dv *d)
+{
+	cv_kin *k = d->k;
+	for (size_t i = 0; i < d->n; i++) {
+		const cv_kev *e = &k->ev[i];
+		if (e->kind != CV_K_RUNTIME || !d->inwin[i])
+			continue;
+		int rk = d->rtkind[i];
+		uint32_t sn = d->anchor[i];
+		if (sn == CV_NONE)
+			continue;
+		if (rk == RT_MEMCPY_SYNC) {
+			/* the copy it launched */
+			for (size_t s = 0; s < d->nst; s++) {
+				uint32_t a = last_before(d, &d->st[s], e->ts + 1);
+				if (a != CV_NONE && d->launch[a] == i && host_waits(d, a, sn) < 0)
+					return nomem(d);
+			}
+			continue;
+		}
+		if (rk != RT_DEVSYNC && rk != RT_STREAMSYNC && rk != RT_EVENTSYNC)
+			continue;
+		uint32_t row = e->corr != CV_UNSET ? chakra__cv_map_get(&d->sync_corr, (uint64_t)e->corr)
+		                                   : CV_NONE;
+		int64_t t = e->ts, only = CV_UNSET;
+		if (row != CV_NONE) {
+			const cv_kev *w = &k->ev[row];
+			const char *rn = ename(d, row);
+			int all = strstr(rn, "Context") || w->stream == -1 || w->stream == 4294967295LL;
+			if (!all && strstr(rn, "Event")) {
+				if (w->wait_stream == CV_UNSET || w->wait_stream < 0)
+					continue; /* the event was never recorded */
+				only = w->wait_stream;
+				uint32_t rec = w->wait_corr != CV_UNSET && w->wait_corr > 0
+				                   ? chakra__cv_map_get(&d->rt_corr, (uint64_t)w->wait_corr)
+				                   : CV_NONE;
+				if (rec != CV_NONE)
+					t = k->ev[rec].ts;
+			} else if (!all) {
+				only = w->stream;
+			}
+		} else if (rk == RT_EVENTSYNC) {
+			/* no cuda_sync row: the event this thread recorded last, on
+			 * the stream it launched onto last before recording it */
+			uint32_t rec = last_record(d, (uint32_t)i);
+			if (rec != CV_NONE) {
+				uint32_t l = last_launch(d, d->thr[i], k->ev[rec].ts);
+				if (l != CV_NONE) {
+					only = k->ev[l].stream;
+					t = k->ev[rec].ts;
+				}
+			}
+			d->s->inferred_wait_edges++;
+		} else if (rk != RT_DEVSYNC) {
+			d->s->inferred_wait_edges++; /* stream unknown: wait for all */
+		}
+		for (size_t s = 0; s < d->nst; s++) {
+			if (only != CV_UNSET && d->st[s].stream != only)
+				continue;
+			if (host_waits(d, last_before(d, &d->st[s], t), sn) < 0)
+				return nomem(d);
+		}
+	}
+	/* blocking copies into pageable memory return when the copy is done */
+	for (size_t s = 0; s < d->nst; s++) {
+		const stream_t *st = &d->st[s];
+		for (size_t j = 0; j < st->n; j++) {
+			uint32_t a = st->ops[j];
+			if (k->ev[a].kind != CV_K_MEMCPY || d->launch[a] == CV_NONE)
+				continue;
+			const char *nm = ename(d, a);
+			if (!strstr(nm, "DtoH") || !strstr(nm, "Pageable"))
+				continue;
+			uint32_t r = d->launch[a];
+			if (d->rtkind[r] == RT_MEMCPY_SYNC)
+				continue; /* done above */
+			if (host_waits(d, a, d->anchor[r]) < 0)
+				return nomem(d);
+		}
+	}
+	return 0;
+}
+
+/* Whether cpu_op j (a 'wait' record_param_comms, c10d wait...) waits for
+ * communication. */
+static int is_wait_op(const dv *d, uint32_t j)
+{
+	for (int steps = 0; j != CV_NONE && steps < 8; j = d->par[j], steps++) {
+		const cv_kev *e = &d->k->ev[j];
+		if (e->comm != CV_NONE && d->k->comms[e->comm].coll == CV_COLL_WAIT)
+			return 1;
+		const char *nm = ename(d, j);
+		if (strstr(nm, "::wait") || !strcmp(nm, "wait"))
+			return 1;
+	}
+	return 0;
+}
+
+static int stream_waits(dv *d)
+{
+	cv_kin *k = d->k;
+	for (size_t i = 0; i < d->n; i++) {
+		const cv_kev *e = &k->ev[i];
+		if (e->kind != CV_K_RUNTIME || d->rtkind[i] != RT_WAIT || !in_window(d, e->ts))
+			continue;
+		uint32_t row = e->corr != CV_UNSET ? chakra__cv_map_get(&d->sync_corr, (uint64_t)e->corr)
+		                                   : CV_NONE;
+		uint32_t a = CV_NONE, b = CV_NONE;
+		int inferred = 0;
+		if (row != CV_NONE) {
+			const cv_kev *w = &k->ev[row];
+			uint32_t ws = CV_NONE, rs = CV_NONE;
+			for (size_t s = 0; s < d->nst; s++) {
+				if (d->st[s].stream == w->stream)
+					ws = (uint32_t)s;
+				if (d->st[s].stream == w->wait_stream)
+					rs = (uint32_t)s;
+			}
+			if (ws == CV_NONE || rs == CV_NONE || ws == rs)
+				continue;
+			int64_t t = e->ts;
+			uint32_t rec = w->wait_corr != CV_UNSET && w->wait_corr > 0
+			                   ? chakra__cv_map_get(&d->rt_corr, (uint64_t)w->wait_corr)
+			                   : CV_NONE;
+			if (rec != CV_NONE)
+				t = k->ev[rec].ts;
+			a = last_before(d, &d->st[rs], t);
+			b = first_after(d, &d->st[ws], e->ts);
+		} else if (!k->have_sync_rows) {
+			/* Inferred: the waiting stream is where this thread launches
+			 * next (inside the same op, or anywhere next when the call is
+			 * outside any op or in a wait op); the event is the last work
+			 * launched on another stream before the call. A wait inside
+			 * an op that launches nothing after it is left alone. */
+			thread_t *th = d->thr[i] != CV_NONE ? &d->th[d->thr[i]] : NULL;
+			if (!th)
+				continue;
+			size_t lo = 0, hi = th->nl;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (d->lkey[th->launch[mid]] <= e->ts)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo == th->nl)
+				continue;
+			b = th->launch[lo];
+			uint32_t top = d->top[i];
+			if (top != CV_NONE && d->top[d->launch[b]] != top && !is_wait_op(d, d->par[i]))
+				continue;
+			const cv_kev *be = &k->ev[b];
+			int64_t best = INT64_MIN;
+			for (size_t s = 0; s < d->nst; s++) {
+				if (d->st[s].stream == be->stream && d->st[s].device == be->pid)
+					continue;
+				uint32_t c = last_before(d, &d->st[s], e->ts);
+				if (c != CV_NONE && d->lkey[c] > best) {
+					best = d->lkey[c];
+					a = c;
+				}
+			}
+			inferred = 1;
+		}
+		if (a == CV_NONE || b == CV_NONE || d->node[a] == CV_NONE || d->node[b] == CV_NONE)
+			continue;
+		if (chakra__cv_graph_edge(d->g, d->node[a], d->node[b], 0) < 0)
+			return nomem(d);
+		if (inferred)
+			d->s->inferred_wait_edges++;
+		else
+			d->s->stream_wait_edges++;
+	}
+	return 0;
+}
+
+int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_convert_summary *s,
+                         cv_err *err)
+{
+	dv d;
+	memset(&d, 0, sizeof d);
+	d.k = k;
+	d.g = g;
+	d.o = o;
+	d.s = s;
+	d.err = err;
+	d.file = err->file;
+	d.n = k->n;
+	size_t n = k->n + 1;
+	d.thr = malloc(n * sizeof *d.thr);
+	d.par = malloc(n * sizeof *d.par);
+	d.top = malloc(n * sizeof *d.top);
+	d.end = malloc(n * sizeof *d.end);
+	d.launch = malloc(n * sizeof *d.launch);
+	d.node = malloc(n * sizeof *d.node);
+	d.anchor = malloc(n * sizeof *d.anchor);
+	d.rtkind = calloc(n, 1);
+	d.inwin = calloc(n, 1);
+	d.lkey = malloc(n * sizeof *d.lkey);
+	d.lastrec = malloc(n * sizeof *d.lastrec);
+	int rc;
+	if (!d.thr || !d.par || !d.top || !d.end || !d.launch || !d.node || !d.anchor || !d.rtkind ||
+	    !d.inwin || !d.lkey || !d.lastrec) {
+		rc = nomem(&d);
+		goto out;
+	}
+	/* process groups the trace describes (distributedInfo.pg_config) */
+	if (k->pg_config) {
+		cv_pg *pgs = NULL;
+		size_t npg = 0, pgcap = 0;
+		const char *txt = cv_str(&k->strs, k->pg_config);
+		rc = chakra__cv_pg_parse(&k->strs, txt, strlen(txt), &pgs, &npg, &pgcap);
+		for (size_t i = 0; i < npg && rc == 0; i++) {
+			uint32_t nm = chakra__cv_intern(&g->strs, cv_str(&k->strs, pgs[i].name),
+			                                cv_strlen(&k->strs, pgs[i].name));
+			uint32_t ds = chakra__cv_intern(&g->strs, cv_str(&k->strs, pgs[i].desc),
+			                                cv_strlen(&k->strs, pgs[i].desc));
+			uint32_t be = chakra__cv_intern(&g->strs, cv_str(&k->strs, pgs[i].backend),
+			                                cv_strlen(&k->strs, pgs[i].backend));
+			if (nm == CV_NONE || ds == CV_NONE || be == CV_NONE ||
+			    chakra__cv_graph_pg(g, nm, ds, be, pgs[i].size, pgs[i].ranks, pgs[i].n_ranks) < 0)
+				rc = -1;
+		}
+		for (size_t i = 0; i < npg; i++)
+			free(pgs[i].ranks);
+		free(pgs);
+		if (rc < 0) {
+			rc = nomem(&d);
+			goto out;
+		}
+	}
+	if ((rc = index_events(&d)) < 0 || (rc = index_device(&d)) < 0)
+		goto out;
+	if (o->link)
+		anchor_linked(&d);
+	else if ((rc = cpu_nodes(&d)) < 0)
+		goto out;
+	if ((rc = device_nodes(&d)) < 0 || (rc = host_syncs(&d)) < 0 || (rc = stream_waits(&d)) < 0)
+		goto out;
+out:
+	for (size_t i = 0; i < d.nst; i++)
+		free(d.st[i].ops);
+	for (size_t i = 0; i < d.nth; i++) {
+		free(d.th[i].ev);
+		free(d.th[i].launch);
+	}
+	free(d.st), free(d.th);
+	free(d.thr), free(d.par), free(d.top), free(d.end), free(d.launch), free(d.node);
+	free(d.anchor), free(d.rtkind), free(d.inwin), free(d.lkey), free(d.next_cpu);
+	free(d.lastrec);
+	chakra__cv_map_free(&d.rt_corr);
+	chakra__cv_map_free(&d.sync_corr);
+	return rc;
+}

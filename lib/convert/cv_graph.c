@@ -1,0 +1,522 @@
+/* The output graph: nodes and edges collected by the stages, then numbered
+ * in a topological order (ready nodes by start time, then by the order the
+ * stages added them: program order for host ops) and written through the
+ * public writer. docs/convert.md lists the attributes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cv.h"
+
+int chakra__cv_graph_init(cv_graph *g)
+{
+	memset(g, 0, sizeof *g);
+	return chakra__cv_strtab_init(&g->strs);
+}
+
+uint32_t chakra__cv_graph_add(cv_graph *g, const char *name, size_t len, int type, int kind)
+{
+	if (g->n >= UINT32_MAX - 2)
+		return CV_NONE;
+	uint32_t nm = chakra__cv_intern(&g->strs, name, len);
+	if (nm == CV_NONE)
+		return CV_NONE;
+	cv_node *n = CV_PUSH(g->nodes, g->n, g->cap);
+	if (!n)
+		return CV_NONE;
+	memset(n, 0, sizeof *n);
+	n->name = nm;
+	n->type = (uint8_t)type;
+	n->kind = (uint8_t)kind;
+	n->tid = n->stream = n->device = CV_UNSET;
+	n->corr = n->rf_id = n->ext_id = CV_UNSET;
+	n->coll = -1;
+	n->peer = -1;
+	n->tag = -1;
+	n->et = n->meta = CV_NONE;
+	return (uint32_t)(g->n - 1);
+}
+
+int chakra__cv_graph_edge(cv_graph *g, uint32_t from, uint32_t to, int ctrl)
+{
+	if (from == to || from >= g->n || to >= g->n)
+		return 0;
+	cv_edge *e = CV_PUSH(g->edges, g->ne, g->ecap);
+	if (!e)
+		return -1;
+	e->from = from;
+	e->to = to;
+	e->ctrl = (uint8_t)ctrl;
+	return 0;
+}
+
+int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t backend,
+                        int64_t size, const int64_t *ranks, size_t nranks)
+{
+	cv_pg *p = NULL;
+	for (size_t i = 0; i < g->npg; i++)
+		if (g->pgs[i].name == name)
+			p = &g->pgs[i];
+	if (!p) {
+		if (!(p = CV_PUSH(g->pgs, g->npg, g->pgcap)))
+			return -1;
+		memset(p, 0, sizeof *p);
+		p->name = name;
+		p->size = -1;
+		p->backend_id = CV_UNSET;
+	}
+	if (desc && !p->desc)
+		p->desc = desc;
+	if (backend && !p->backend)
+		p->backend = backend;
+	if (size >= 0 && p->size < 0)
+		p->size = size;
+	if (nranks && !p->n_ranks) {
+		p->ranks = malloc(nranks * sizeof *p->ranks);
+		if (!p->ranks)
+			return -1;
+		memcpy(p->ranks, ranks, nranks * sizeof *p->ranks);
+		p->n_ranks = nranks;
+		if (p->size < 0)
+			p->size = (int64_t)nranks;
+	}
+	return 0;
+}
+
+void chakra__cv_graph_free(cv_graph *g)
+{
+	for (size_t i = 0; i < g->npg; i++)
+		free(g->pgs[i].ranks);
+	free(g->pgs);
+	free(g->nodes);
+	free(g->edges);
+	chakra__cv_strtab_free(&g->strs);
+	memset(g, 0, sizeof *g);
+}
+
+/* ---- topological numbering ---- */
+typedef struct hitem {
+	int64_t key;
+	uint32_t node;
+} hitem;
+
+static int hless(const hitem *a, const hitem *b)
+{
+	return a->key < b->key || (a->key == b->key && a->node < b->node);
+}
+
+static void hpush(hitem *h, size_t *n, hitem x)
+{
+	size_t i = (*n)++;
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!hless(&x, &h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = x;
+}
+
+static hitem hpop(hitem *h, size_t *n)
+{
+	hitem top = h[0], x = h[--(*n)];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && hless(&h[c + 1], &h[c]))
+			c++;
+		if (!hless(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = x;
+	return top;
+}
+
+/* Kahn's algorithm; a node's key is its start time when it has one, else
+ * the largest key of its parents (so untimed nodes follow what they wait
+ * for). Edges that would close a cycle (none by construction) are dropped
+ * rather than producing an unreadable trace. Fills order[] and node ids. */
+static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32_t *order,
+                        uint64_t *dropped)
+{
+	size_t n = g->n;
+	uint32_t *out_off = calloc(n + 1, sizeof *out_off);
+	uint32_t *out_list = malloc((g->ne + 1) * sizeof *out_list);
+	uint32_t *indeg = calloc(n + 1, sizeof *indeg);
+	int64_t *key = malloc((n + 1) * sizeof *key);
+	uint8_t *done = calloc(n + 1, 1);
+	hitem *h = malloc((n + 1) * sizeof *h);
+	if (!out_off || !out_list || !indeg || !key || !done || !h) {
+		free(out_off), free(out_list), free(indeg), free(key), free(done), free(h);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = in_off[i]; k < in_off[i + 1]; k++)
+			out_off[in_list[k] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		out_off[i + 1] += out_off[i];
+	{
+		uint32_t *fill = indeg; /* reuse as cursor, reset below */
+		for (size_t i = 0; i < n; i++)
+			fill[i] = out_off[i];
+		for (size_t i = 0; i < n; i++)
+			for (uint32_t k = in_off[i]; k < in_off[i + 1]; k++)
+				out_list[fill[in_list[k]]++] = (uint32_t)i;
+	}
+	size_t hn = 0;
+	for (size_t i = 0; i < n; i++) {
+		indeg[i] = in_off[i + 1] - in_off[i];
+		key[i] = g->nodes[i].has_time ? g->nodes[i].start_ns : INT64_MIN;
+		if (!indeg[i])
+			hpush(h, &hn, (hitem){ key[i], (uint32_t)i });
+	}
+	size_t k = 0;
+	while (k < n) {
+		if (!hn) {
+			/* a cycle: release the earliest-added waiting node */
+			size_t i = 0;
+			while (done[i] || !indeg[i])
+				i++;
+			*dropped += indeg[i];
+			indeg[i] = 0;
+			hpush(h, &hn, (hitem){ key[i], (uint32_t)i });
+		}
+		hitem it = hpop(h, &hn);
+		uint32_t v = it.node;
+		if (done[v])
+			continue;
+		done[v] = 1;
+		g->nodes[v].id = (uint32_t)k;
+		order[k++] = v;
+		for (uint32_t e = out_off[v]; e < out_off[v + 1]; e++) {
+			uint32_t w = out_list[e];
+			if (done[w])
+				continue;
+			if (!g->nodes[w].has_time && key[v] > key[w])
+				key[w] = key[v];
+			if (indeg[w] && --indeg[w] == 0)
+				hpush(h, &hn, (hitem){ key[w], w });
+		}
+	}
+	free(out_off), free(out_list), free(indeg), free(key), free(done), free(h);
+	return 0;
+}
+
+/* ---- writing ---- */
+typedef struct wctx {
+	chakra_builder *b;
+	const cv_graph *g;
+	int err;
+} wctx;
+
+#define A_INT(name, v) (w->err |= chakra_builder_attr_int(w->b, name, CHAKRA_ATTR_INT64, (v)))
+#define A_BOOL(name, v) (w->err |= chakra_builder_attr_int(w->b, name, CHAKRA_ATTR_BOOL, (v)))
+#define A_STR(name, s, n) \
+	(w->err |= chakra_builder_attr_string(w->b, name, CHAKRA_ATTR_STRING, (s), (n)))
+
+static const char *kineto_cat(int kind, const char *name)
+{
+	(void)name;
+	switch (kind) {
+	case CV_K_CPU_OP: return "cpu_op";
+	case CV_K_RUNTIME: return "cuda_runtime";
+	case CV_K_KERNEL: return "kernel";
+	case CV_K_MEMCPY: return "gpu_memcpy";
+	case CV_K_MEMSET: return "gpu_memset";
+	}
+	return NULL;
+}
+
+static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
+{
+	const cv_graph *g = w->g;
+	if (n->type != CHAKRA_METADATA_NODE)
+		A_BOOL("is_cpu_op", n->is_cpu);
+	if (n->et != CV_NONE && g->et) {
+		const cv_etnode *e = &g->et->nodes[n->et];
+		A_INT("rf_id", e->rf_id);
+		A_INT("fw_parent", e->fw_parent);
+		A_INT("seq_id", e->seq_id);
+		A_INT("scope", e->scope);
+		A_INT("tid", e->tid);
+		A_INT("fw_tid", e->fw_tid);
+		A_STR("op_schema", cv_str(&g->et->strs, e->schema), cv_strlen(&g->et->strs, e->schema));
+	} else if (n->tid != CV_UNSET) {
+		A_INT("tid", n->tid);
+	}
+	if (n->has_time) {
+		A_INT("start_time_nanos", n->start_ns + base_ns);
+		A_INT("duration_nanos", n->dur_ns);
+	}
+	if (n->stream != CV_UNSET) {
+		A_INT("stream", n->stream);
+		A_INT("device", n->device);
+	}
+	if (n->kineto_cat)
+		A_STR("kineto_cat", kineto_cat(n->kineto_cat, NULL), (size_t)-1);
+	if (n->corr != CV_UNSET)
+		A_INT("correlation", n->corr);
+	if (n->ext_id != CV_UNSET)
+		A_INT("external_id", n->ext_id);
+	if (n->et == CV_NONE && n->rf_id != CV_UNSET)
+		A_INT("rf_id", n->rf_id);
+	if (n->sync)
+		A_STR("sync", cv_str(&g->strs, n->sync), cv_strlen(&g->strs, n->sync));
+	if (n->num_ops)
+		A_INT("num_ops", (int64_t)n->num_ops);
+	if (n->tensor_size)
+		w->err |= chakra_builder_attr_uint(w->b, "tensor_size", CHAKRA_ATTR_UINT64,
+		                                   n->tensor_size);
+	if (n->type == CHAKRA_COMM_COLL_NODE || n->type == CHAKRA_COMM_SEND_NODE ||
+	    n->type == CHAKRA_COMM_RECV_NODE) {
+		if (n->type == CHAKRA_COMM_COLL_NODE)
+			A_INT("comm_type", n->coll);
+		A_INT("comm_size", n->comm_size);
+		if (n->pg_name)
+			A_STR("pg_name", cv_str(&g->strs, n->pg_name), cv_strlen(&g->strs, n->pg_name));
+		if (n->type != CHAKRA_COMM_COLL_NODE) {
+			w->err |= chakra_builder_attr_int(
+				w->b, n->type == CHAKRA_COMM_SEND_NODE ? "comm_dst" : "comm_src",
+				CHAKRA_ATTR_INT32, n->peer);
+			w->err |= chakra_builder_attr_int(w->b, "comm_tag", CHAKRA_ATTR_INT32, n->tag);
+		}
+	}
+	if (n->type == CHAKRA_METADATA_NODE && n->meta != CV_NONE) {
+		const cv_pg *p = &g->pgs[n->meta];
+		A_STR("pg_name", cv_str(&g->strs, p->name), cv_strlen(&g->strs, p->name));
+		if (p->desc)
+			A_STR("pg_desc", cv_str(&g->strs, p->desc), cv_strlen(&g->strs, p->desc));
+		if (p->backend)
+			A_STR("backend", cv_str(&g->strs, p->backend), cv_strlen(&g->strs, p->backend));
+		if (p->size >= 0)
+			A_INT("pg_size", p->size);
+		if (p->n_ranks)
+			w->err |= chakra_builder_attr_list_uint(w->b, "pg_ranks", CHAKRA_ATTR_INT64_LIST,
+			                                        (const uint64_t *)p->ranks, p->n_ranks);
+	}
+}
+
+static void write_io(wctx *w, const cv_node *n)
+{
+	const cv_graph *g = w->g;
+	if (n->et == CV_NONE || !g->et)
+		return;
+	const cv_etnode *e = &g->et->nodes[n->et];
+	if (!e->io)
+		return;
+	const char *p = e->io;
+	for (int i = 0; i < 6; i++) {
+		size_t l = strlen(p);
+		w->err |= chakra_builder_set_io(w->b, i < 3 ? CHAKRA_IO_INPUTS : CHAKRA_IO_OUTPUTS,
+		                                (chakra_io_field)(i % 3), p, l);
+		p += l + 1;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
+{
+	chakra_builder_reset(w->b);
+	A_STR("source", m->source, (size_t)-1);
+	A_STR("converter", "libchakra convert " CHAKRA_CONVERT_FORMAT, (size_t)-1);
+	if (m->et) {
+		const cv_et *et = m->et;
+		if (et->schema)
+			A_STR("schema", cv_str(&et->strs, et->schema), cv_strlen(&et->strs, et->schema));
+		A_INT("pid", et->pid);
+		if (et->time)
+			A_STR("time", cv_str(&et->strs, et->time), cv_strlen(&et->strs, et->time));
+		A_INT("start_ts", et->start_ts);
+		A_INT("finish_ts", et->finish_ts);
+	}
+	if (m->kin) {
+		if (m->kin->rank >= 0)
+			A_INT("rank", m->kin->rank);
+		if (m->kin->world >= 0)
+			A_INT("world_size", m->kin->world);
+	}
+	if (m->window_start != CV_UNSET) {
+		if (m->window_name)
+			A_STR("window", cv_str(&w->g->strs, m->window_name),
+			      cv_strlen(&w->g->strs, m->window_name));
+		A_INT("window_start_nanos", m->window_start);
+		A_INT("window_end_nanos", m->window_end);
+	}
+	if (m->n_annot) {
+		const char **names = malloc(m->n_annot * sizeof *names);
+		uint64_t *st = malloc(m->n_annot * sizeof *st), *du = malloc(m->n_annot * sizeof *du);
+		if (names && st && du) {
+			for (size_t i = 0; i < m->n_annot; i++) {
+				names[i] = cv_str(&w->g->strs, m->annot[i].name);
+				st[i] = (uint64_t)m->annot[i].start;
+				du[i] = (uint64_t)m->annot[i].dur;
+			}
+			w->err |= chakra_builder_attr_list_string(w->b, "annotation_names",
+			                                          CHAKRA_ATTR_STRING_LIST, names, NULL,
+			                                          m->n_annot);
+			w->err |= chakra_builder_attr_list_uint(w->b, "annotation_start_nanos",
+			                                        CHAKRA_ATTR_INT64_LIST, st, m->n_annot);
+			w->err |= chakra_builder_attr_list_uint(w->b, "annotation_duration_nanos",
+			                                        CHAKRA_ATTR_INT64_LIST, du, m->n_annot);
+		} else {
+			w->err |= CHAKRA_ENOMEM;
+		}
+		free(names), free(st), free(du);
+	}
+	if (w->err)
+		return CHAKRA_ENOMEM;
+	return chakra_writer_write_metadata(wr, "0.0.4", w->b);
+}
+
+int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_path,
+                           const chakra_convert_options *o, chakra_convert_summary *s,
+                           cv_err *err)
+{
+	/* process groups become METADATA nodes */
+	for (size_t i = 0; i < g->npg; i++) {
+		char nm[300];
+		int m = snprintf(nm, sizeof nm, "process_group:%s", cv_str(&g->strs, g->pgs[i].name));
+		uint32_t gi = chakra__cv_graph_add(g, nm, (size_t)(m < (int)sizeof nm ? m : (int)sizeof nm - 1),
+		                                   CHAKRA_METADATA_NODE, CV_NK_META);
+		if (gi == CV_NONE)
+			return chakra__cv_fail(err, CHAKRA_ENOMEM, out_path, NULL, -1, -1, "out of memory");
+		g->nodes[gi].meta = (uint32_t)i;
+	}
+	size_t n = g->n;
+	int rc = 0;
+	uint32_t *in_off = calloc(n + 2, sizeof *in_off);
+	uint32_t *in_list = malloc((g->ne + 1) * sizeof *in_list);
+	uint8_t *in_ctrl = malloc(g->ne + 1);
+	uint32_t *order = malloc((n + 1) * sizeof *order);
+	uint64_t *deps = malloc((g->ne + 1) * sizeof *deps);
+	chakra_writer *wr = NULL;
+	wctx w = { chakra_builder_new(), g, 0 };
+	if (!in_off || !in_list || !in_ctrl || !order || !deps || !w.b) {
+		rc = chakra__cv_fail(err, CHAKRA_ENOMEM, out_path, NULL, -1, -1, "out of memory");
+		goto out;
+	}
+	for (size_t e = 0; e < g->ne; e++)
+		in_off[g->edges[e].to + 1]++;
+	for (size_t i = 0; i < n; i++)
+		in_off[i + 1] += in_off[i];
+	{
+		uint32_t *fill = order; /* cursor, overwritten by number_nodes */
+		memcpy(fill, in_off, n * sizeof *fill);
+		for (size_t e = 0; e < g->ne; e++) {
+			uint32_t k = fill[g->edges[e].to]++;
+			in_list[k] = g->edges[e].from;
+			in_ctrl[k] = g->edges[e].ctrl;
+		}
+	}
+	uint64_t dropped = 0;
+	if (number_nodes(g, in_off, in_list, order, &dropped) < 0) {
+		rc = chakra__cv_fail(err, CHAKRA_ENOMEM, out_path, NULL, -1, -1, "out of memory");
+		goto out;
+	}
+	/* checked here too: the writer's own refusal path reads an
+	 * uninitialised temporary name (reported; lib/writer.c) */
+	{
+		struct stat st;
+		if (!o->overwrite && strcmp(out_path, "-") && stat(out_path, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			rc = chakra__cv_fail(err, CHAKRA_EIO, out_path, NULL, -1, -1,
+			                     "exists; not overwriting it (use -f to replace it)");
+			goto out;
+		}
+	}
+	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
+	wo.gzip = o->gzip;
+	wo.overwrite = o->overwrite;
+	rc = chakra_writer_open(&wr, out_path, &wo);
+	if (rc < 0) {
+		chakra__cv_fail(err, rc, NULL, NULL, -1, -1, "%s",
+		                wr ? chakra_writer_errmsg(wr) : "cannot open the output");
+		goto out;
+	}
+	rc = write_meta(wr, &w, meta);
+	if (rc < 0)
+		goto werr;
+	memset(s->nodes_by_type, 0, sizeof s->nodes_by_type);
+	s->data_edges = s->ctrl_edges = 0;
+	for (size_t k = 0; k < n; k++) {
+		const cv_node *nd = &g->nodes[order[k]];
+		chakra_builder_reset(w.b);
+		chakra_builder_set_id(w.b, nd->id);
+		w.err |= chakra_builder_set_name(w.b, cv_str(&g->strs, nd->name),
+		                                 cv_strlen(&g->strs, nd->name));
+		chakra_builder_set_type(w.b, nd->type);
+		/* data deps, then ctrl deps not already data deps; sorted, unique */
+		uint32_t a = in_off[order[k]], z = in_off[order[k] + 1];
+		for (int pass = 0; pass < 2; pass++) {
+			size_t m = 0;
+			for (uint32_t e = a; e < z; e++)
+				if (in_ctrl[e] == pass)
+					deps[m++] = g->nodes[in_list[e]].id;
+			qsort(deps, m, sizeof *deps, cmp_u64);
+			for (size_t i = 0; i < m; i++) {
+				if (i && deps[i] == deps[i - 1])
+					continue;
+				if (pass == 1) {
+					int dup = 0;
+					for (uint32_t e = a; e < z && !dup; e++)
+						dup = !in_ctrl[e] && g->nodes[in_list[e]].id == deps[i];
+					if (dup)
+						continue;
+					w.err |= chakra_builder_add_ctrl_dep(w.b, deps[i]);
+					s->ctrl_edges++;
+				} else {
+					w.err |= chakra_builder_add_data_dep(w.b, deps[i]);
+					s->data_edges++;
+				}
+			}
+		}
+		if (nd->has_time) {
+			int64_t abs = nd->start_ns + meta->base_ns;
+			chakra_builder_set_start_time_micros(w.b, abs > 0 ? (uint64_t)(abs / 1000) : 0);
+			chakra_builder_set_duration_micros(w.b, nd->dur_ns > 0
+			                                            ? (uint64_t)((nd->dur_ns + 500) / 1000)
+			                                            : 0);
+		}
+		write_io(&w, nd);
+		write_attrs(&w, nd, meta->base_ns);
+		if (w.err) {
+			rc = CHAKRA_ENOMEM;
+			chakra__cv_fail(err, rc, out_path, "node", (int64_t)nd->id, -1,
+			                "cannot build the node (out of memory)");
+			goto out;
+		}
+		rc = chakra_writer_write_node(wr, w.b);
+		if (rc < 0)
+			goto werr;
+		if (nd->type < 8)
+			s->nodes_by_type[nd->type]++;
+	}
+	s->nodes = n;
+	s->collectives = s->nodes_by_type[CHAKRA_COMM_COLL_NODE] +
+	                 s->nodes_by_type[CHAKRA_COMM_SEND_NODE] +
+	                 s->nodes_by_type[CHAKRA_COMM_RECV_NODE];
+	rc = chakra_writer_finish(wr);
+	if (rc < 0)
+		goto werr;
+	goto out;
+werr:
+	chakra__cv_fail(err, rc, NULL, NULL, -1, -1, "%s", chakra_writer_errmsg(wr));
+out:
+	if (wr)
+		chakra_writer_close(wr);
+	chakra_builder_free(w.b);
+	free(in_off), free(in_list), free(in_ctrl), free(order), free(deps);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,491 @@
+/* From a parsed PyTorch ET to host-op nodes: rebuild the call tree (children
+ * arrive before their parents), keep the outermost operators (labels such as
+ * ProfilerStep#N, ## forward ## or record_function scopes are transparent,
+ * ops below an operator are folded into it), classify communication, and
+ * derive the dependencies: tensor producer -> consumer (data), program order
+ * per thread (ctrl), a wait -> its collective (data). docs/convert.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cv.h"
+
+typedef struct hb {
+	cv_et *et;
+	cv_graph *g;
+	cv_err *err;
+	const char *file;
+	uint32_t *parent;   /* ET index of the parent, CV_NONE for roots */
+	uint32_t *kid_off;  /* CSR children, sorted by id */
+	uint32_t *kids;
+	uint32_t *emitted;  /* ET indices of host ops, in id order */
+	size_t n_emitted, em_cap;
+} hb;
+
+/* qsort_r is a GNU extension; keep a plain insertion/merge hybrid here so the
+ * module builds anywhere. */
+static void sort_ids(uint32_t *v, size_t n, const cv_et *et, uint32_t *tmp)
+{
+	if (n < 16) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = v[i];
+			size_t j = i;
+			while (j && et->nodes[v[j - 1]].id > et->nodes[x].id) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	sort_ids(v, h, et, tmp);
+	sort_ids(v + h, n - h, et, tmp);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = et->nodes[v[j]].id < et->nodes[v[i]].id ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+static const char *nname(const hb *b, uint32_t i)
+{
+	return cv_str(&b->et->strs, b->et->nodes[i].name);
+}
+
+static int fail(hb *b, uint32_t i, int code, const char *fmt, const char *extra, uint64_t v)
+{
+	char what[600];
+	snprintf(what, sizeof what, fmt, extra, (unsigned long long)v);
+	return chakra__cv_fail(b->err, code, b->file, "node", (int64_t)b->et->nodes[i].index, -1,
+	                       "id %llu ('%s'): %s", (unsigned long long)b->et->nodes[i].id,
+	                       nname(b, i), what);
+}
+
+/* Parent links, children lists, and a check that every node hangs below a
+ * root (no dangling parent ids, no parent cycles). */
+static int build_tree(hb *b)
+{
+	cv_et *et = b->et;
+	size_t n = et->n;
+	cv_map idx = { 0 };
+	b->parent = malloc((n + 1) * sizeof *b->parent);
+	b->kid_off = calloc(n + 2, sizeof *b->kid_off);
+	b->kids = malloc((n + 1) * sizeof *b->kids);
+	uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
+	int rc = 0;
+	if (!b->parent || !b->kid_off || !b->kids || !tmp) {
+		rc = chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t prev = chakra__cv_map_get(&idx, et->nodes[i].id);
+		if (prev != CV_NONE) {
+			rc = fail(b, (uint32_t)i, CHAKRA_EDUP, "the id is used twice (also node %s%llu)",
+			          "", et->nodes[prev].index);
+			goto out;
+		}
+		if (chakra__cv_map_put(&idx, et->nodes[i].id, (uint32_t)i) < 0) {
+			rc = chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		cv_etnode *e = &et->nodes[i];
+		uint32_t p = e->parent == e->id ? CV_NONE : chakra__cv_map_get(&idx, e->parent);
+		if (p == CV_NONE && e->parent != e->id) {
+			/* a thread root whose process root is missing is still a root */
+			if (!(e->flags & CV_ET_ROOT) && e->parent != 0) {
+				rc = fail(b, (uint32_t)i, CHAKRA_EDEP, "its parent %s%llu never appears", "",
+				          e->parent);
+				goto out;
+			}
+		}
+		b->parent[i] = p;
+		if (p != CV_NONE)
+			b->kid_off[p + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		b->kid_off[i + 1] += b->kid_off[i];
+	{
+		uint32_t *fill = tmp;
+		memcpy(fill, b->kid_off, n * sizeof *fill);
+		for (size_t i = 0; i < n; i++)
+			if (b->parent[i] != CV_NONE)
+				b->kids[fill[b->parent[i]]++] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < n; i++)
+		sort_ids(b->kids + b->kid_off[i], b->kid_off[i + 1] - b->kid_off[i], et, tmp);
+	/* every node must reach a root: walk up with a step bound */
+	{
+		uint8_t *ok = calloc(n + 1, 1);
+		if (!ok) {
+			rc = chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n && !rc; i++) {
+			size_t steps = 0;
+			uint32_t j = (uint32_t)i;
+			while (j != CV_NONE && !ok[j] && steps <= n) {
+				j = b->parent[j];
+				steps++;
+			}
+			if (steps > n) {
+				rc = fail(b, (uint32_t)i, CHAKRA_ECYCLE,
+				          "its parent chain loops (parent %s%llu) and never reaches the root",
+				          "", et->nodes[i].parent);
+				break;
+			}
+			for (j = (uint32_t)i; j != CV_NONE && !ok[j]; j = b->parent[j])
+				ok[j] = 1;
+		}
+		free(ok);
+	}
+out:
+	free(tmp);
+	chakra__cv_map_free(&idx);
+	return rc;
+}
+
+/* Outermost operators, through labels; depth-first with an explicit stack. */
+static int select_ops(hb *b, uint32_t *host_of, chakra_convert_summary *s)
+{
+	cv_et *et = b->et;
+	size_t n = et->n;
+	uint32_t *stack = malloc((n + 1) * sizeof *stack);
+	if (!stack)
+		return chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
+	size_t sp = 0;
+	for (size_t i = 0; i < n; i++) {
+		host_of[i] = CV_NONE;
+		if (b->parent[i] == CV_NONE)
+			stack[sp++] = (uint32_t)i;
+	}
+	while (sp) {
+		uint32_t i = stack[--sp];
+		const cv_etnode *e = &et->nodes[i];
+		if ((e->flags & CV_ET_OPERATOR) && !(e->flags & CV_ET_PGINIT)) {
+			uint32_t *p = CV_PUSH(b->emitted, b->n_emitted, b->em_cap);
+			if (!p) {
+				free(stack);
+				return chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1,
+				                       "out of memory");
+			}
+			*p = i;
+			continue;
+		}
+		for (uint32_t k = b->kid_off[i + 1]; k > b->kid_off[i]; k--)
+			stack[sp++] = b->kids[k - 1];
+	}
+	free(stack);
+	uint32_t *tmp = malloc((b->n_emitted + 1) * sizeof *tmp);
+	if (!tmp)
+		return chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
+	sort_ids(b->emitted, b->n_emitted, et, tmp);
+	free(tmp);
+	s->host_ops = b->n_emitted;
+	return 0;
+}
+
+/* Subtree of ET node r in id order (r first), into *out. */
+static int subtree(hb *b, uint32_t r, uint32_t **out, size_t *n, size_t *cap, uint32_t **stk,
+                   size_t *scap)
+{
+	*n = 0;
+	size_t sp = 0;
+	if (!CV_RESERVE(*stk, *scap, 1))
+		return -1;
+	(*stk)[sp++] = r;
+	while (sp) {
+		uint32_t i = (*stk)[--sp];
+		uint32_t *p = CV_PUSH(*out, *n, *cap);
+		if (!p)
+			return -1;
+		*p = i;
+		uint32_t k0 = b->kid_off[i], k1 = b->kid_off[i + 1];
+		if (!CV_RESERVE(*stk, *scap, sp + (k1 - k0) + 1))
+			return -1;
+		for (uint32_t k = k1; k > k0; k--)
+			(*stk)[sp++] = b->kids[k - 1];
+	}
+	/* pre-order with children sorted by id is id order for a call tree;
+	 * sort anyway for odd files */
+	uint32_t *tmp = malloc((*n + 1) * sizeof *tmp);
+	if (!tmp)
+		return -1;
+	sort_ids(*out, *n, b->et, tmp);
+	free(tmp);
+	return 0;
+}
+
+static uint64_t num_ops_of(hb *b, uint32_t i, int depth)
+{
+	const cv_etnode *e = &b->et->nodes[i];
+	if (e->num_ops_known || depth > 64)
+		return e->num_ops;
+	uint64_t sum = 0;
+	for (uint32_t k = b->kid_off[i]; k < b->kid_off[i + 1]; k++)
+		sum += num_ops_of(b, b->kids[k], depth + 1);
+	return sum;
+}
+
+static uint64_t tkey(const cv_tensor *t)
+{
+	if (t->tid < (1ull << 32) && t->sid < (1ull << 32))
+		return (t->tid << 32) | t->sid;
+	uint64_t h = t->tid * 0x9e3779b97f4a7c15ull;
+	return (h ^ (h >> 31)) ^ (t->sid * 0xc2b2ae3d27d4eb4full);
+}
+
+static uint32_t gstr(cv_graph *g, const cv_strtab *src, uint32_t i)
+{
+	return chakra__cv_intern(&g->strs, cv_str(src, i), cv_strlen(src, i));
+}
+
+/* Canonical process-group name of a collective: its pg_name; else the
+ * process_group:init entry with that backend id; else "pg<id>". */
+static uint32_t pg_of(hb *b, const cv_comm *c)
+{
+	cv_et *et = b->et;
+	if (c->pg_name && cv_strlen(&et->strs, c->pg_name))
+		return gstr(b->g, &et->strs, c->pg_name);
+	if (c->pg_id != CV_UNSET) {
+		for (size_t i = 0; i < et->npg; i++)
+			if (et->pgs[i].backend_id == c->pg_id)
+				return gstr(b->g, &et->strs, et->pgs[i].name);
+		char nm[40];
+		int m = snprintf(nm, sizeof nm, "pg%lld", (long long)c->pg_id);
+		return chakra__cv_intern(&b->g->strs, nm, (size_t)m);
+	}
+	return 0;
+}
+
+/* The group a collective names, with what it says about its members. */
+static int add_comm_pg(hb *b, const cv_comm *c, uint32_t name)
+{
+	int64_t *r = NULL;
+	size_t nr = 0;
+	if (c->world > 0 && c->world <= (1 << 20) && c->rank_start != CV_UNSET &&
+	    c->rank_stride != CV_UNSET && c->rank_start >= 0 && c->rank_stride > 0) {
+		r = malloc((size_t)c->world * sizeof *r);
+		if (!r)
+			return -1;
+		for (int64_t k = 0; k < c->world; k++)
+			r[nr++] = c->rank_start + k * c->rank_stride;
+	}
+	uint32_t desc = c->pg_desc ? gstr(b->g, &b->et->strs, c->pg_desc) : 0;
+	int rc = chakra__cv_graph_pg(b->g, name, desc == CV_NONE ? 0 : desc, 0,
+	                             c->world != CV_UNSET ? c->world : -1, r, nr);
+	free(r);
+	return rc;
+}
+
+typedef struct pgkey {
+	uint32_t name;   /* in graph strs */
+	uint32_t last;   /* last collective node of the group */
+} pgkey;
+
+int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_convert_summary *s,
+                          cv_err *err)
+{
+	hb b = { 0 };
+	b.et = et;
+	b.g = g;
+	b.err = err;
+	b.file = err->file;
+	int rc = build_tree(&b);
+	if (!rc)
+		rc = select_ops(&b, host_of, s);
+	uint32_t *sub = NULL, *stk = NULL;
+	size_t nsub = 0, subcap = 0, stkcap = 0;
+	cv_map producer = { 0 }, chain = { 0 }, pending = { 0 }, seen = { 0 };
+	pgkey *pgs = NULL;
+	size_t npgs = 0, pgcap = 0;
+	struct { uint64_t key; uint32_t count; } *tags = NULL;
+	size_t ntags = 0, tagcap = 0;
+	if (rc)
+		goto out;
+	/* process_group:init's table first: it names every group */
+	for (size_t k = 0; k < et->npg; k++) {
+		const cv_pg *p = &et->pgs[k];
+		uint32_t nm = gstr(g, &et->strs, p->name), ds = gstr(g, &et->strs, p->desc),
+		         be = gstr(g, &et->strs, p->backend);
+		if (nm == CV_NONE || ds == CV_NONE || be == CV_NONE ||
+		    chakra__cv_graph_pg(g, nm, ds, be, p->size, p->ranks, p->n_ranks) < 0)
+			goto nomem;
+	}
+	/* waits name their collective by sequence number */
+	for (size_t k = 0; k < b.n_emitted; k++) {
+		uint32_t i = b.emitted[k];
+		const cv_etnode *e = &et->nodes[i];
+		if (e->comm != CV_NONE && et->comms[e->comm].coll == CV_COLL_WAIT &&
+		    et->comms[e->comm].seq != CV_UNSET)
+			chakra__cv_map_put(&pending, (uint64_t)et->comms[e->comm].seq, CV_NONE - 1);
+	}
+	for (size_t k = 0; k < b.n_emitted && !rc; k++) {
+		uint32_t i = b.emitted[k];
+		const cv_etnode *e = &et->nodes[i];
+		if (subtree(&b, i, &sub, &nsub, &subcap, &stk, &stkcap) < 0)
+			goto nomem;
+		/* communication: the op itself or the first record_param_comms below */
+		const cv_comm *c = NULL;
+		int unclassified = 0;
+		for (size_t j = 0; j < nsub; j++) {
+			const cv_etnode *d = &et->nodes[sub[j]];
+			if (d->comm != CV_NONE) {
+				c = &et->comms[d->comm];
+				break;
+			}
+		}
+		int type = CHAKRA_COMP_NODE;
+		if (c) {
+			if (c->coll == CV_COLL_SEND)
+				type = CHAKRA_COMM_SEND_NODE;
+			else if (c->coll == CV_COLL_RECV)
+				type = CHAKRA_COMM_RECV_NODE;
+			else if (c->coll == CV_COLL_UNKNOWN)
+				unclassified = 1;
+			else if (c->coll != CV_COLL_WAIT)
+				type = CHAKRA_COMM_COLL_NODE;
+		} else if (e->flags & CV_ET_COMM_NAME) {
+			unclassified = 1;
+		}
+		s->unclassified_ops += (uint64_t)unclassified;
+		uint32_t gi = chakra__cv_graph_add(g, cv_str(&et->strs, e->name),
+		                                   cv_strlen(&et->strs, e->name), type, CV_NK_HOST);
+		if (gi == CV_NONE)
+			goto nomem;
+		cv_node *gn = &g->nodes[gi];
+		gn->et = i;
+		gn->is_cpu = 1;
+		gn->tid = e->tid;
+		gn->rf_id = e->rf_id;
+		gn->num_ops = num_ops_of(&b, i, 0);
+		for (size_t j = 0; j < nsub; j++)
+			host_of[sub[j]] = gi;
+		s->folded_ops += nsub - 1;
+		if (c && type != CHAKRA_COMP_NODE) {
+			gn->coll = type == CHAKRA_COMM_COLL_NODE ? c->coll : -1;
+			gn->comm_size = (int64_t)(c->have_in_bytes ? c->in_bytes : c->out_bytes);
+			gn->pg_name = pg_of(&b, c);
+			if (gn->pg_name == CV_NONE)
+				goto nomem;
+			if (gn->pg_name && add_comm_pg(&b, c, gn->pg_name) < 0)
+				goto nomem;
+			gn = &g->nodes[gi];
+			if (type != CHAKRA_COMM_COLL_NODE) {
+				/* group-local peer -> global rank; tag = how many earlier
+				 * messages this pair exchanged in this direction */
+				int64_t peer = c->rank;
+				if (peer != CV_UNSET && c->rank_start != CV_UNSET && c->rank_stride != CV_UNSET)
+					peer = c->rank_start + peer * c->rank_stride;
+				gn->peer = peer == CV_UNSET ? -1 : peer;
+				uint64_t key = ((uint64_t)gn->pg_name << 33) ^ ((uint64_t)(type & 1) << 32) ^
+				               (uint64_t)(uint32_t)gn->peer;
+				size_t t = 0;
+				while (t < ntags && tags[t].key != key)
+					t++;
+				if (t == ntags) {
+					if (!CV_PUSH(tags, ntags, tagcap))
+						goto nomem;
+					tags[t].key = key;
+					tags[t].count = 0;
+				}
+				gn->tag = tags[t].count++;
+			}
+		}
+		/* tensors: inputs read from outside the op depend on their latest
+		 * producer; outputs anywhere in the op make it the producer */
+		uint64_t tbytes = 0;
+		seen.n = 0;
+		if (seen.cap)
+			memset(seen.vals, 0xff, seen.cap * sizeof *seen.vals);
+		for (size_t j = 0; j < nsub; j++) {
+			const cv_etnode *d = &et->nodes[sub[j]];
+			for (uint32_t t = 0; t < d->tin_n; t++) {
+				const cv_tensor *tt = &et->tensors[d->tin + t];
+				if (!tt->sid)
+					continue;
+				uint64_t key = tkey(tt);
+				if (j == 0 && chakra__cv_map_get(&seen, key) == CV_NONE) {
+					tbytes += tt->bytes;
+					if (chakra__cv_map_put(&seen, key, 1) < 0)
+						goto nomem;
+				}
+				uint32_t p = chakra__cv_map_get(&producer, key);
+				if (p != CV_NONE && p != gi && chakra__cv_graph_edge(g, p, gi, 0) < 0)
+					goto nomem;
+			}
+			for (uint32_t t = 0; t < d->tout_n; t++) {
+				const cv_tensor *tt = &et->tensors[d->tout + t];
+				if (!tt->sid)
+					continue;
+				uint64_t key = tkey(tt);
+				if (j == 0 && chakra__cv_map_get(&seen, key) == CV_NONE) {
+					tbytes += tt->bytes;
+					if (chakra__cv_map_put(&seen, key, 1) < 0)
+						goto nomem;
+				}
+				if (chakra__cv_map_put(&producer, key, gi) < 0)
+					goto nomem;
+			}
+		}
+		gn = &g->nodes[gi];
+		gn->tensor_size = tbytes;
+		/* program order per thread; collectives hang off the chain (they
+		 * run asynchronously: what needs their result depends on it through
+		 * tensors or a wait) and follow the previous collective of their
+		 * group (one NCCL stream per group runs them in order) */
+		uint64_t tkeyid = (uint64_t)e->tid;
+		uint32_t prev = chakra__cv_map_get(&chain, tkeyid);
+		if (prev != CV_NONE && chakra__cv_graph_edge(g, prev, gi, 1) < 0)
+			goto nomem;
+		if (type == CHAKRA_COMM_COLL_NODE || type == CHAKRA_COMM_SEND_NODE ||
+		    type == CHAKRA_COMM_RECV_NODE) {
+			size_t q = 0;
+			while (q < npgs && pgs[q].name != gn->pg_name)
+				q++;
+			if (q == npgs) {
+				if (!CV_PUSH(pgs, npgs, pgcap))
+					goto nomem;
+				pgs[q].name = gn->pg_name;
+				pgs[q].last = CV_NONE;
+			}
+			if (pgs[q].last != CV_NONE && chakra__cv_graph_edge(g, pgs[q].last, gi, 1) < 0)
+				goto nomem;
+			pgs[q].last = gi;
+			if (c->seq != CV_UNSET &&
+			    chakra__cv_map_get(&pending, (uint64_t)c->seq) != CV_NONE &&
+			    chakra__cv_map_put(&pending, (uint64_t)c->seq, gi) < 0)
+				goto nomem;
+		} else {
+			if (c && c->coll == CV_COLL_WAIT && c->seq != CV_UNSET) {
+				uint32_t coll = chakra__cv_map_get(&pending, (uint64_t)c->seq);
+				if (coll < CV_NONE - 1 && chakra__cv_graph_edge(g, coll, gi, 0) < 0)
+					goto nomem;
+			}
+			if (chakra__cv_map_put(&chain, tkeyid, gi) < 0)
+				goto nomem;
+		}
+	}
+	goto out;
+nomem:
+	rc = chakra__cv_fail(err, CHAKRA_ENOMEM, b.file, NULL, -1, -1, "out of memory");
+out:
+	free(sub);
+	free(stk);
+	free(pgs);
+	free(tags);
+	chakra__cv_map_free(&producer);
+	chakra__cv_map_free(&chain);
+	chakra__cv_map_free(&pending);
+	chakra__cv_map_free(&seen);
+	free(b.parent);
+	free(b.kid_off);
+	free(b.kids);
+	free(b.emitted);
+	return rc;
+}

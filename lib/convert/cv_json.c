@@ -1,0 +1,169 @@
+/* Feeding YAJL from a gzip or plain file, or from memory, in chunks; syntax
+ * errors become messages with the byte offset and the unit (node/event)
+ * being read. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cv.h"
+
+#define CHUNK (256 * 1024)
+
+int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...)
+{
+	char what[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	chakra__cv_fail(c->err, code, c->name, c->unit, c->index, c->chunk_base, "%s", what);
+	return 0;
+}
+
+/* One chunk to YAJL; 0, or -1 with the error set. */
+static int feed(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
+{
+	yajl_status st = yajl_parse(h, p, n);
+	if (st == yajl_status_ok) {
+		c->chunk_base += (int64_t)n;
+		return 0;
+	}
+	if (st == yajl_status_client_canceled) {
+		if (!c->err->code)
+			chakra__cv_jfail(c, CHAKRA_ECORRUPT, "conversion stopped");
+		return -1;
+	}
+	int64_t off = c->chunk_base + (int64_t)yajl_get_bytes_consumed(h);
+	unsigned char *e = yajl_get_error(h, 0, p, n);
+	char msg[256];
+	snprintf(msg, sizeof msg, "%s", e ? (const char *)e : "JSON syntax error");
+	if (e)
+		yajl_free_error(h, e);
+	size_t m = strlen(msg);
+	while (m && (msg[m - 1] == '\n' || msg[m - 1] == ' '))
+		msg[--m] = 0;
+	chakra__cv_fail(c->err, CHAKRA_ECORRUPT, c->name, c->unit, c->index, off,
+	                "not valid JSON: %s", msg);
+	return -1;
+}
+
+static int finish(yajl_handle h, cv_jctx *c)
+{
+	yajl_status st = yajl_complete_parse(h);
+	if (st == yajl_status_ok)
+		return 0;
+	if (st == yajl_status_client_canceled) {
+		if (!c->err->code)
+			chakra__cv_jfail(c, CHAKRA_ECORRUPT, "conversion stopped");
+		return -1;
+	}
+	unsigned char *e = yajl_get_error(h, 0, NULL, 0);
+	char msg[256];
+	snprintf(msg, sizeof msg, "%s", e ? (const char *)e : "JSON syntax error");
+	if (e)
+		yajl_free_error(h, e);
+	size_t m = strlen(msg);
+	while (m && (msg[m - 1] == '\n' || msg[m - 1] == ' '))
+		msg[--m] = 0;
+	chakra__cv_fail(c->err, CHAKRA_ETRUNC, c->name, c->unit, c->index, c->chunk_base,
+	                "the JSON ends early (truncated file?): %s", msg);
+	return -1;
+}
+
+static int run_mem(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
+{
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+			return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1,
+			                       "out of memory"), -1;
+		unsigned char *out = malloc(CHUNK);
+		if (!out) {
+			inflateEnd(&z);
+			return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1,
+			                       "out of memory"), -1;
+		}
+		z.next_in = (unsigned char *)p;
+		z.avail_in = (uInt)n;
+		int zr = Z_OK, rc = 0;
+		while (zr != Z_STREAM_END) {
+			z.next_out = out;
+			z.avail_out = CHUNK;
+			zr = inflate(&z, Z_NO_FLUSH);
+			if (zr != Z_OK && zr != Z_STREAM_END) {
+				chakra__cv_fail(c->err, CHAKRA_EGZIP, c->name, NULL, -1, c->chunk_base,
+				                "gzip data is damaged or truncated (%s)",
+				                z.msg ? z.msg : "inflate failed");
+				rc = -1;
+				break;
+			}
+			if (feed(h, c, out, CHUNK - z.avail_out) < 0) {
+				rc = -1;
+				break;
+			}
+		}
+		inflateEnd(&z);
+		free(out);
+		return rc;
+	}
+	for (size_t o = 0; o < n; o += CHUNK)
+		if (feed(h, c, p + o, n - o < CHUNK ? n - o : CHUNK) < 0)
+			return -1;
+	return 0;
+}
+
+static int run_file(yajl_handle h, cv_jctx *c, const char *path)
+{
+	gzFile f = strcmp(path, "-") ? gzopen(path, "rb") : gzdopen(dup(0), "rb");
+	if (!f)
+		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1, "cannot open: %s",
+		                       strerror(errno ? errno : ENOMEM)), -1;
+	gzbuffer(f, CHUNK);
+	unsigned char *buf = malloc(CHUNK);
+	if (!buf) {
+		gzclose(f);
+		return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory"),
+		       -1;
+	}
+	int rc = 0, r;
+	while ((r = gzread(f, buf, CHUNK)) > 0)
+		if (feed(h, c, buf, (size_t)r) < 0) {
+			rc = -1;
+			break;
+		}
+	if (rc == 0 && r < 0) {
+		int zerr;
+		const char *m = gzerror(f, &zerr);
+		chakra__cv_fail(c->err, zerr == Z_ERRNO ? CHAKRA_EIO : CHAKRA_EGZIP, c->name, NULL,
+		                -1, c->chunk_base, "%s",
+		                zerr == Z_ERRNO ? strerror(errno)
+		                                : zerr == Z_BUF_ERROR ? "gzip stream is truncated"
+		                                                      : m);
+		rc = -1;
+	}
+	free(buf);
+	gzclose(f);
+	return rc;
+}
+
+int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jctx *c)
+{
+	c->name = src->name ? src->name : src->path ? src->path : "(memory)";
+	c->index = -1;
+	c->chunk_base = 0;
+	c->depth = 0;
+	yajl_handle h = yajl_alloc(cb, NULL, c);
+	if (!h)
+		return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory");
+	int rc = src->buf ? run_mem(h, c, src->buf, src->len) : run_file(h, c, src->path);
+	if (rc == 0)
+		rc = finish(h, c);
+	yajl_free(h);
+	if (rc < 0)
+		return c->err->code ? c->err->code : CHAKRA_ECORRUPT;
+	return 0;
+}

@@ -1,0 +1,512 @@
+/* Converter helpers: error text, growable arrays, interned strings, an
+ * integer map, exact number parsing and PyTorch/NCCL name tables. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "cv.h"
+
+int chakra__cv_fail(cv_err *e, int code, const char *file, const char *unit, int64_t index,
+                    int64_t offset, const char *fmt, ...)
+{
+	if (e->code)  /* keep the first (innermost) error */
+		return e->code;
+	e->code = code;
+	e->file = file;
+	e->index = index;
+	e->offset = offset;
+	size_t n = 0, cap = sizeof e->msg;
+	int w = file ? snprintf(e->msg, cap, "%s: ", file) : 0;
+	n = w > 0 ? (size_t)w : 0;
+	if (index >= 0 && unit && n < cap) {
+		w = snprintf(e->msg + n, cap - n, "%s %lld ", unit, (long long)index);
+		n += w > 0 ? (size_t)w : 0;
+	}
+	if (offset >= 0 && n < cap) {
+		w = snprintf(e->msg + n, cap - n, "(byte %lld) ", (long long)offset);
+		n += w > 0 ? (size_t)w : 0;
+	}
+	if (n >= 2 && n < cap && e->msg[n - 1] == ' ' && e->msg[n - 2] != ':') {
+		e->msg[n - 1] = ':';
+		e->msg[n++] = ' ';
+		e->msg[n] = 0;
+	}
+	if (n < cap) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->msg + n, cap - n, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+void *chakra__cv_grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 16;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / elem)
+			return NULL;
+		c *= 2;
+	}
+	void *q = realloc(p, c * elem);
+	if (!q)
+		return NULL;
+	*cap = c;
+	return q;
+}
+
+int chakra__cv_buf_add(cv_buf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t c = b->cap ? b->cap : 256;
+		while (c < b->len + n + 1) {
+			if (c > SIZE_MAX / 2)
+				return -1;
+			c *= 2;
+		}
+		char *q = realloc(b->p, c);
+		if (!q)
+			return -1;
+		b->p = q;
+		b->cap = c;
+	}
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+int chakra__cv_buf_addc(cv_buf *b, char c)
+{
+	if (b->len + 2 <= b->cap) {
+		b->p[b->len++] = c;
+		b->p[b->len] = 0;
+		return 0;
+	}
+	return chakra__cv_buf_add(b, &c, 1);
+}
+
+int chakra__cv_buf_add_jstr(cv_buf *b, const char *s, size_t n)
+{
+	if (chakra__cv_buf_addc(b, '"') < 0)
+		return -1;
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		if (chakra__cv_buf_add(b, s + run, i - run) < 0)
+			return -1;
+		char esc[8];
+		int m;
+		if (c == '"' || c == '\\')
+			m = snprintf(esc, sizeof esc, "\\%c", c);
+		else if (c == '\n')
+			m = snprintf(esc, sizeof esc, "\\n");
+		else if (c == '\t')
+			m = snprintf(esc, sizeof esc, "\\t");
+		else
+			m = snprintf(esc, sizeof esc, "\\u%04x", c);
+		if (chakra__cv_buf_add(b, esc, (size_t)m) < 0)
+			return -1;
+		run = i + 1;
+	}
+	if (chakra__cv_buf_add(b, s + run, n - run) < 0)
+		return -1;
+	return chakra__cv_buf_addc(b, '"');
+}
+
+void chakra__cv_buf_free(cv_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof *b);
+}
+
+/* ---- string table ---- */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+int chakra__cv_strtab_init(cv_strtab *t)
+{
+	memset(t, 0, sizeof *t);
+	return chakra__cv_intern(t, "", 0) == 0 ? 0 : -1;
+}
+
+static int strtab_rehash(cv_strtab *t, size_t cap)
+{
+	uint32_t *h = calloc(cap, sizeof *h);
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = hash_bytes(t->text + t->ent[i].off, t->ent[i].len) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (uint32_t)i + 1;
+	}
+	free(t->hash);
+	t->hash = h;
+	t->hcap = cap;
+	return 0;
+}
+
+uint32_t chakra__cv_intern(cv_strtab *t, const char *s, size_t n)
+{
+	if (n > UINT32_MAX / 2)
+		return CV_NONE;
+	if ((t->n + 1) * 2 > t->hcap && strtab_rehash(t, t->hcap ? t->hcap * 2 : 1024) < 0)
+		return CV_NONE;
+	size_t j = hash_bytes(s, n) & (t->hcap - 1);
+	for (uint32_t v; (v = t->hash[j]) != 0; j = (j + 1) & (t->hcap - 1)) {
+		if (t->ent[v - 1].len == n && !memcmp(t->text + t->ent[v - 1].off, s, n))
+			return v - 1;
+	}
+	if (t->n >= UINT32_MAX - 1 || t->len + n + 1 > UINT32_MAX)
+		return CV_NONE;
+	if (t->len + n + 1 > t->cap) {
+		size_t c = t->cap ? t->cap : 4096;
+		while (c < t->len + n + 1)
+			c *= 2;
+		char *q = realloc(t->text, c);
+		if (!q)
+			return CV_NONE;
+		t->text = q;
+		t->cap = c;
+	}
+	if (!CV_RESERVE(t->ent, t->ncap, t->n + 1))
+		return CV_NONE;
+	memcpy(t->text + t->len, s, n);
+	t->text[t->len + n] = 0;
+	t->ent[t->n].off = (uint32_t)t->len;
+	t->ent[t->n].len = (uint32_t)n;
+	t->len += n + 1;
+	t->hash[j] = (uint32_t)t->n + 1;
+	return (uint32_t)t->n++;
+}
+
+void chakra__cv_strtab_free(cv_strtab *t)
+{
+	free(t->text);
+	free(t->ent);
+	free(t->hash);
+	memset(t, 0, sizeof *t);
+}
+
+/* ---- u64 -> u32 map ---- */
+static size_t mix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+uint32_t chakra__cv_map_get(const cv_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return CV_NONE;
+	size_t j = mix64(key) & (m->cap - 1);
+	while (m->vals[j] != CV_NONE) {
+		if (m->keys[j] == key)
+			return m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	return CV_NONE;
+}
+
+static int map_resize(cv_map *m, size_t cap)
+{
+	uint64_t *k = malloc(cap * sizeof *k);
+	uint32_t *v = malloc(cap * sizeof *v);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -1;
+	}
+	memset(v, 0xff, cap * sizeof *v);
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->vals[i] == CV_NONE)
+			continue;
+		size_t j = mix64(m->keys[i]) & (cap - 1);
+		while (v[j] != CV_NONE)
+			j = (j + 1) & (cap - 1);
+		k[j] = m->keys[i];
+		v[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = k;
+	m->vals = v;
+	m->cap = cap;
+	return 0;
+}
+
+int chakra__cv_map_put(cv_map *m, uint64_t key, uint32_t val)
+{
+	if ((m->n + 1) * 2 > m->cap && map_resize(m, m->cap ? m->cap * 2 : 256) < 0)
+		return -1;
+	size_t j = mix64(key) & (m->cap - 1);
+	while (m->vals[j] != CV_NONE) {
+		if (m->keys[j] == key) {
+			m->vals[j] = val;
+			return 0;
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->n++;
+	return 0;
+}
+
+void chakra__cv_map_free(cv_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}
+
+/* ---- numbers ---- */
+static int parse_double_text(const char *s, size_t n, double *out)
+{
+	char tmp[64];
+	if (n >= sizeof tmp)
+		return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = 0;
+	char *end;
+	double d = strtod(tmp, &end);
+	if (end != tmp + n || !isfinite(d))
+		return -1;
+	*out = d;
+	return 0;
+}
+
+int chakra__cv_parse_i64(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	if (i < n && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	if (i == n)
+		return -1;
+	uint64_t v = 0;
+	size_t d0 = i;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned dg = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - dg) / 10)
+			return -1;
+		v = v * 10 + dg;
+	}
+	if (i == d0)
+		return -1;
+	if (i < n) {
+		/* fraction or exponent: accept integral values only */
+		double d;
+		if (parse_double_text(s, n, &d) < 0 || d != floor(d) || d < -9.2e18 || d > 9.2e18)
+			return -1;
+		*out = (int64_t)d;
+		return 0;
+	}
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return -1;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		if (v > (uint64_t)INT64_MAX) /* ids above 2^63: keep the bit pattern */
+			*out = (int64_t)v;
+		else
+			*out = (int64_t)v;
+	}
+	return 0;
+}
+
+int chakra__cv_parse_us_ns(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	if (i < n && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	int64_t v = 0;
+	size_t d0 = i;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (INT64_MAX / 1000 - 9) / 10)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (i == d0)
+		return -1;
+	v *= 1000;
+	if (i < n && s[i] == '.') {
+		static const int scale[3] = { 100, 10, 1 };
+		size_t f0 = ++i;
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			size_t k = i - f0;
+			if (k < 3)
+				v += (s[i] - '0') * scale[k];
+			else if (k == 3 && s[i] >= '5')
+				v += 1; /* round half up on the first dropped digit */
+		}
+		if (i == f0)
+			return -1;
+	}
+	if (i < n) { /* exponent */
+		double d;
+		if (parse_double_text(s, n, &d) < 0 || fabs(d) > 9.2e15)
+			return -1;
+		*out = (int64_t)llround(d * 1000.0);
+		return 0;
+	}
+	*out = neg ? -v : v;
+	return 0;
+}
+
+/* ---- names ---- */
+static size_t norm_name(const char *s, size_t n, char *out, size_t cap)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n && m + 1 < cap; i++) {
+		char c = s[i];
+		if (c == '_' || c == '-' || c == ' ')
+			continue;
+		out[m++] = (char)tolower((unsigned char)c);
+	}
+	out[m] = 0;
+	return m;
+}
+
+static const struct {
+	const char *name;
+	int coll;
+} coll_names[] = {
+	{ "allreduce", CV_COLL_ALL_REDUCE },
+	{ "allreducecoalesced", CV_COLL_ALL_REDUCE },
+	{ "reduce", CV_COLL_REDUCE },
+	{ "allgather", CV_COLL_ALL_GATHER },
+	{ "allgatherbase", CV_COLL_ALL_GATHER },
+	{ "allgatherintotensor", CV_COLL_ALL_GATHER },
+	{ "allgathercoalesced", CV_COLL_ALL_GATHER },
+	{ "allgatherintotensorcoalesced", CV_COLL_ALL_GATHER },
+	{ "gather", CV_COLL_GATHER },
+	{ "scatter", CV_COLL_SCATTER },
+	{ "broadcast", CV_COLL_BROADCAST },
+	{ "alltoall", CV_COLL_ALL_TO_ALL },
+	{ "alltoallv", CV_COLL_ALL_TO_ALL },
+	{ "alltoallbase", CV_COLL_ALL_TO_ALL },
+	{ "reducescatter", CV_COLL_REDUCE_SCATTER },
+	{ "reducescatterbase", CV_COLL_REDUCE_SCATTER },
+	{ "reducescattertensor", CV_COLL_REDUCE_SCATTER },
+	{ "reducescattertensorcoalesced", CV_COLL_REDUCE_SCATTER },
+	{ "barrier", CV_COLL_BARRIER },
+	{ "send", CV_COLL_SEND },
+	{ "recv", CV_COLL_RECV },
+	{ "recvanysource", CV_COLL_RECV },
+	{ "wait", CV_COLL_WAIT },
+};
+
+int chakra__cv_coll_from_name(const char *s, size_t n)
+{
+	char buf[64];
+	/* "nccl:all_reduce", "c10d::allreduce_", "gloo:broadcast" */
+	const char *c = memchr(s, ':', n);
+	if (c) {
+		while (c < s + n && *c == ':')
+			c++;
+		n -= (size_t)(c - s);
+		s = c;
+	}
+	norm_name(s, n, buf, sizeof buf);
+	for (size_t i = 0; i < sizeof coll_names / sizeof *coll_names; i++)
+		if (!strcmp(buf, coll_names[i].name))
+			return coll_names[i].coll;
+	return CV_COLL_UNKNOWN;
+}
+
+int chakra__cv_coll_from_kernel(const char *s, size_t n)
+{
+	char buf[128];
+	norm_name(s, n, buf, sizeof buf);
+	if (strncmp(buf, "ncclkernel", 10) && strncmp(buf, "nccldevkernel", 13) &&
+	    strncmp(buf, "rcclkernel", 10))
+		return CV_COLL_UNKNOWN;
+	static const struct {
+		const char *sub;
+		int coll;
+	} k[] = {
+		{ "allreduce", CV_COLL_ALL_REDUCE }, { "reducescatter", CV_COLL_REDUCE_SCATTER },
+		{ "allgather", CV_COLL_ALL_GATHER }, { "alltoall", CV_COLL_ALL_TO_ALL },
+		{ "broadcast", CV_COLL_BROADCAST },  { "sendrecv", CV_COLL_ALL_TO_ALL },
+		{ "reduce", CV_COLL_REDUCE },        { "gather", CV_COLL_GATHER },
+		{ "scatter", CV_COLL_SCATTER },
+	};
+	for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+		if (strstr(buf, k[i].sub))
+			return k[i].coll;
+	return CV_COLL_UNKNOWN;
+}
+
+const char *chakra__cv_coll_name(int coll)
+{
+	switch (coll) {
+	case CV_COLL_ALL_REDUCE: return "all_reduce";
+	case CV_COLL_REDUCE: return "reduce";
+	case CV_COLL_ALL_GATHER: return "all_gather";
+	case CV_COLL_GATHER: return "gather";
+	case CV_COLL_SCATTER: return "scatter";
+	case CV_COLL_BROADCAST: return "broadcast";
+	case CV_COLL_ALL_TO_ALL: return "all_to_all";
+	case CV_COLL_REDUCE_SCATTER: return "reduce_scatter";
+	case CV_COLL_BARRIER: return "barrier";
+	case CV_COLL_SEND: return "send";
+	case CV_COLL_RECV: return "recv";
+	case CV_COLL_WAIT: return "wait";
+	default: return "unknown";
+	}
+}
+
+int chakra__cv_dtype_size(const char *s, size_t n)
+{
+	char buf[48];
+	const char *p = memchr(s, '(', n);
+	if (p) { /* Tensor(float) */
+		const char *q = memchr(p, ')', n - (size_t)(p - s));
+		if (!q)
+			return 0;
+		s = p + 1;
+		n = (size_t)(q - s);
+	}
+	if (n > 7 && !strncmp(s, "c10::", 5)) {
+		s += 5;
+		n -= 5;
+	}
+	size_t m = norm_name(s, n, buf, sizeof buf);
+	(void)m;
+	static const struct {
+		const char *n;
+		int size;
+	} t[] = {
+		{ "float", 4 },     { "float32", 4 },  { "double", 8 },     { "float64", 8 },
+		{ "half", 2 },      { "float16", 2 },  { "bfloat16", 2 },   { "long", 8 },
+		{ "longint", 8 },   { "int64", 8 },    { "int", 4 },        { "int32", 4 },
+		{ "short", 2 },     { "int16", 2 },    { "char", 1 },       { "signedchar", 1 },
+		{ "int8", 1 },      { "byte", 1 },     { "unsignedchar", 1 }, { "uint8", 1 },
+		{ "bool", 1 },      { "complexfloat", 8 }, { "complexdouble", 16 },
+		{ "float8e4m3fn", 1 }, { "float8e5m2", 1 }, { "uint16", 2 }, { "uint32", 4 },
+		{ "uint64", 8 },    { "longlong", 8 },  { "unsignedlong", 8 },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (!strcmp(buf, t[i].n))
+			return t[i].size;
+	return 0;
+}
