@@ -1,0 +1,211 @@
+/* Hostile and malformed inputs to both converters: each gives a negative
+ * code and a message naming the input, the node/event (index) and byte
+ * where it can, and what is wrong; none writes an output. Also: real-file
+ * quirks that must NOT be errors (dangling flows, string pids, floats with
+ * ns digits, ids above 2^53, Context Sync on stream 4294967295). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHAKRA_EXPERIMENTAL
+#include "chakra/chakra.h"
+#include "chakra/experimental/convert.h"
+#include "check.h"
+
+static char out[256];
+
+static int conv(int kineto, const char *json, size_t len, chakra_convert_result *r)
+{
+	chakra_convert_options o = CHAKRA_CONVERT_OPTIONS_INIT;
+	o.overwrite = 1;
+	if (kineto) {
+		o.kineto_buf = json;
+		o.kineto_len = len;
+		return chakra_convert_kineto("k.json", out, &o, r);
+	}
+	o.et_buf = json;
+	o.et_len = len;
+	return chakra_convert_pytorch("et.json", out, &o, r);
+}
+
+static void bad(int kineto, const char *json, const char *want1, const char *want2)
+{
+	chakra_convert_result r;
+	unlink(out);
+	int rc = conv(kineto, json, strlen(json), &r);
+	CHECK_MSG(rc < 0, "accepted: %.80s", json);
+	CHECK_MSG(strstr(r.errmsg, want1), "message '%s' lacks '%s'", r.errmsg, want1);
+	if (want2)
+		CHECK_MSG(strstr(r.errmsg, want2), "message '%s' lacks '%s'", r.errmsg, want2);
+	CHECK_MSG(access(out, F_OK) != 0, "output left behind after: %s", r.errmsg);
+}
+
+static void good(int kineto, const char *json, uint64_t nodes)
+{
+	chakra_convert_result r;
+	int rc = conv(kineto, json, strlen(json), &r);
+	CHECK_MSG(rc == 0, "rejected: %s", r.errmsg);
+	if (nodes != (uint64_t)-1)
+		CHECK_MSG(r.summary.nodes == nodes, "%llu nodes, want %llu: %.60s",
+		          (unsigned long long)r.summary.nodes, (unsigned long long)nodes, json);
+}
+
+#define ET_HEAD "{\"schema\":\"1.0.1\",\"pid\":1,\"time\":\"t\",\"start_ts\":1,\"nodes\":["
+#define ROOTS \
+	"{\"name\":\"[pytorch|profiler|execution_trace|process]\",\"id\":1,\"parent\":1,\"tid\":0}," \
+	"{\"name\":\"[pytorch|profiler|execution_trace|thread]\",\"id\":2,\"parent\":1,\"tid\":1}"
+#define OP(id, parent, name) \
+	",{\"name\":\"" name "\",\"id\":" #id ",\"parent\":" #parent ",\"tid\":1," \
+	"\"op_schema\":\"x\",\"inputs\":[],\"outputs\":[]}"
+#define K_HEAD "{\"traceEvents\":["
+
+int main(void)
+{
+	snprintf(out, sizeof out, "/tmp/chakra-convert-err-%d.et", (int)getpid());
+	/* ---- PyTorch ET ---- */
+	good(0, ET_HEAD ROOTS OP(3, 2, "aten::mm") OP(4, 2, "aten::add") "]}", 2);
+	bad(0, "", "et.json", "ends early");
+	bad(0, "[]", "not a PyTorch execution trace", NULL);
+	bad(0, "{\"schema\":\"1.0.1\"}", "no 'nodes' array", NULL);
+	bad(0, "{\"schema\":\"2.0.0\",\"nodes\":[]}", "unsupported schema '2.0.0'", NULL);
+	bad(0, ET_HEAD ROOTS OP(3, 2, "aten::mm") ",{\"name\":\"aten::add\",\"id\":4,\"pa",
+	    "node 3", "ends early");
+	bad(0, ET_HEAD ROOTS ",{\"name\":\"aten::add, \"id\":4}]}", "not valid JSON", "byte");
+	bad(0, ET_HEAD ROOTS OP(3, 99, "aten::mm") "]}", "node 2", "parent 99 never appears");
+	bad(0, ET_HEAD ROOTS OP(3, 4, "aten::mm") OP(4, 3, "aten::add") "]}", "loops", NULL);
+	bad(0, ET_HEAD ROOTS OP(3, 2, "aten::mm") OP(3, 2, "aten::add") "]}", "used twice", NULL);
+	bad(0, ET_HEAD ROOTS ",{\"name\":\"x\",\"parent\":2}]}", "node 2", "no 'id'");
+	bad(0, ET_HEAD ROOTS ",{\"name\":\"x\",\"id\":\"7\",\"parent\":2}]}", "'id' is not an integer",
+	    NULL);
+	bad(0, ET_HEAD ROOTS ",{\"name\":\"x\",\"id\":7}]}", "has no parent", NULL);
+	bad(0, ET_HEAD ROOTS ",7]}", "node 2", "not a JSON object");
+	{
+		/* nesting deeper than any real file: a clear error, no recursion */
+		size_t depth = 100000;
+		char *deep = malloc(depth * 2 + 400);
+		size_t n = (size_t)sprintf(deep, ET_HEAD ROOTS ",{\"name\":\"x\",\"id\":3,\"parent\":2,\"inputs\":");
+		for (size_t i = 0; i < depth; i++)
+			deep[n++] = '[';
+		for (size_t i = 0; i < depth; i++)
+			deep[n++] = ']';
+		strcpy(deep + n, "}]}");
+		bad(0, deep, "nested deeper than", "node 2");
+		free(deep);
+	}
+	/* ids above 2^53 stay exact; unknown keys and attrs are ignored */
+	good(0, ET_HEAD ROOTS ",{\"name\":\"aten::mm\",\"id\":9007199254740993,\"parent\":2,"
+	        "\"tid\":1,\"op_schema\":\"x\",\"unknown\":{\"a\":[1,2]},\"inputs\":[],\"outputs\":[]}]}",
+	     1);
+	/* a record_param_comms of an unknown collective stays a COMP node, counted */
+	{
+		chakra_convert_result r;
+		const char *j = ET_HEAD ROOTS
+			",{\"name\":\"record_param_comms\",\"id\":3,\"parent\":2,\"tid\":1,"
+			"\"inputs\":[[[5,6,0,4,4,\"cuda:0\"]],1,[\"0\",\"d\"],0,\"frobnicate\",[],[],0,1,2],"
+			"\"input_types\":[\"GenericList[Tensor(float)]\",\"Int\",\"Tuple[String,String]\",\"Int\","
+			"\"String\",\"GenericList[]\",\"GenericList[]\",\"Int\",\"Int\",\"Int\"],\"outputs\":[]}]}";
+		CHECK(conv(0, j, strlen(j), &r) == 0);
+		CHECK_EQ_U(r.summary.unclassified_ops, 1);
+		CHECK_EQ_U(r.summary.nodes_by_type[CHAKRA_COMP_NODE], 1);
+	}
+	/* ---- Kineto ---- */
+	good(1, K_HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
+	        "\"ts\":4458676522690.655,\"dur\":156.7774}]}", 1);
+	bad(1, "", "k.json", "ends early");
+	bad(1, "{\"foo\":1}", "no 'traceEvents' array", NULL);
+	bad(1, "{\"traceEvents\":{}}", "'traceEvents' is not an array", NULL);
+	bad(1, K_HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"dur\":3}]}",
+	    "event 0", "has no 'ts'");
+	bad(1, K_HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":\"x\","
+	           "\"dur\":3}]}",
+	    "event 0", "'ts' is not a number");
+	bad(1, K_HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"unterminated, \"pid\":1}]}",
+	    "not valid JSON", "event 0");
+	bad(1, K_HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,"
+	           "\"dur\":1},\"oops\"]}",
+	    "event 1", "not a JSON object");
+	{
+		size_t depth = 100000;
+		char *deep = malloc(depth * 2 + 400);
+		size_t n = (size_t)sprintf(deep, K_HEAD "{\"args\":{\"x\":");
+		for (size_t i = 0; i < depth; i++)
+			deep[n++] = '[';
+		for (size_t i = 0; i < depth; i++)
+			deep[n++] = ']';
+		strcpy(deep + n, "}}]}");
+		bad(1, deep, "nested deeper than", "event 0");
+		free(deep);
+	}
+	/* not errors: flows pointing nowhere, string pid/tid spans, a kernel
+	 * whose launch is outside the trace, Context Sync on 4294967295 */
+	good(1, K_HEAD
+	     "{\"ph\":\"f\",\"id\":77,\"cat\":\"ac2g\",\"pid\":1,\"tid\":1,\"ts\":5,\"bp\":\"e\"},"
+	     "{\"ph\":\"s\",\"id\":78,\"cat\":\"ac2g\",\"pid\":1,\"tid\":1,\"ts\":5},"
+	     "{\"ph\":\"s\",\"cat\":\"ac2g\",\"pid\":1,\"tid\":1,\"ts\":5},"
+	     "{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"PyTorch Profiler (0)\",\"pid\":\"Spans\","
+	     "\"tid\":\"PyTorch Profiler\",\"ts\":1,\"dur\":100},"
+	     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":3,"
+	     "\"args\":{\"correlation\":5,\"stream\":7}},"
+	     "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,"
+	     "\"tid\":1,\"ts\":11,\"dur\":5,\"args\":{\"correlation\":9}},"
+	     "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":-1,"
+	     "\"ts\":12,\"dur\":2,\"args\":{\"correlation\":9,\"stream\":4294967295}}]}",
+	     2);
+	{
+		chakra_convert_result r;
+		const char *j = K_HEAD "{\"ph\":\"f\",\"id\":77,\"cat\":\"ac2g\",\"pid\":1,\"tid\":1,\"ts\":5}]}";
+		CHECK(conv(1, j, strlen(j), &r) == 0);
+		CHECK_EQ_U(r.summary.flows_dangling, 1);
+	}
+	/* a window that does not exist names what there is */
+	{
+		chakra_convert_options o = CHAKRA_CONVERT_OPTIONS_INIT;
+		chakra_convert_result r;
+		const char *j = K_HEAD "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#3\","
+		                "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":9}]}";
+		o.kineto_buf = j;
+		o.kineto_len = strlen(j);
+		o.step = 4;
+		o.overwrite = 1;
+		CHECK(chakra_convert_kineto("k.json", out, &o, &r) < 0);
+		CHECK_MSG(strstr(r.errmsg, "no user annotation 'ProfilerStep#4'") &&
+		          strstr(r.errmsg, "'ProfilerStep#3'"), "%s", r.errmsg);
+		o.step = 3;
+		CHECK_MSG(chakra_convert_kineto("k.json", out, &o, &r) == 0, "%s", r.errmsg);
+	}
+	/* options: wrong version, step and annotation together */
+	{
+		chakra_convert_options o = CHAKRA_CONVERT_OPTIONS_INIT;
+		chakra_convert_result r;
+		CHECK(chakra_convert_options_init(&o, 999) == CHAKRA_EINVAL);
+		o.version = 999;
+		CHECK(chakra_convert_kineto("k.json", out, &o, &r) == CHAKRA_EINVAL);
+		chakra_convert_options_init(&o, CHAKRA_CONVERT_OPTIONS_VERSION);
+		o.step = 1;
+		o.annotation = "x";
+		CHECK(chakra_convert_kineto("k.json", out, &o, &r) == CHAKRA_EINVAL);
+	}
+	/* an existing output is replaced only when asked */
+	{
+		chakra_convert_options o = CHAKRA_CONVERT_OPTIONS_INIT;
+		chakra_convert_result r;
+		const char *j = ET_HEAD ROOTS OP(3, 2, "aten::mm") "]}";
+		o.et_buf = j;
+		o.et_len = strlen(j);
+		FILE *f = fopen(out, "w");
+		fputs("precious", f);
+		fclose(f);
+		CHECK(chakra_convert_pytorch("et.json", out, &o, &r) < 0);
+		CHECK_MSG(strstr(r.errmsg, "exists"), "%s", r.errmsg);
+		char buf[16] = "";
+		f = fopen(out, "r");
+		CHECK(f && fgets(buf, sizeof buf, f) && !strcmp(buf, "precious"));
+		if (f)
+			fclose(f);
+		o.overwrite = 1;
+		CHECK(chakra_convert_pytorch("et.json", out, &o, &r) == 0);
+	}
+	unlink(out);
+	return check_done();
+}
