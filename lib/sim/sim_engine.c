@@ -368,7 +368,10 @@ static void handle(engine *E, const event *ev)
 		break;
 	}
 	case EV_SEND:
-		chakra__sim_on_send(E, ev->p, ev->a, ev->b);
+	case EV_PGEN:
+	case EV_PRECV:
+	case EV_PARR:
+		chakra__sim_pr_event(E, ev->p, ev->type, ev->a, ev->b);
 		break;
 	case EV_HOP:
 		chakra__sim_on_hop(E, ev->p);
@@ -446,6 +449,7 @@ static void engine_free(engine *E)
 			nx = in->next;
 			free(in->start);
 			free(in->count);
+			free(in->run);
 			free(in);
 		}
 	free(E->group_mask);

@@ -85,8 +85,11 @@ enum ev_type {
 	EV_START,       /* a = rank: the NPU starts (after its start delay) */
 	EV_COMPUTE,     /* a = rank: its compute node finished */
 	EV_PHASE,       /* p = instance, b = chunk/phase/ring-wide, a = rank */
-	EV_SEND,        /* aware: p = phase run, a = member, b = step */
+	EV_SEND,        /* tree steps: p = phase run, a = member, b = step */
 	EV_HOP,         /* aware: p = message reaches its next device */
+	EV_PGEN,        /* protocol: p = phase run, a = member: a packet is ready */
+	EV_PRECV,       /* protocol: p = phase run, a = member: a receive completes */
+	EV_PARR,        /* protocol, unaware: p = phase run, a = member, b = k: arrival */
 	EV_P2P_SENT,    /* p = p2p op: a send or recv node completes */
 	EV_COLL_DONE    /* a = rank: a collective with nothing to exchange */
 };
@@ -171,9 +174,11 @@ typedef struct inst {
 	int nph;
 	sim_phase ph[2 * SIM_MAX_DIMS];
 	/* Per (chunk, phase): start time per rank and members arrived per
-	 * ring (indexed by the ring's base rank). */
+	 * ring (indexed by the ring's base rank); congestion-aware: the
+	 * ring's phase run (by base rank). */
 	uint64_t *start;
 	uint32_t *count;
+	struct phase_run **run;
 	size_t slots;               /* allocated (chunk, phase) * npus */
 	uint32_t refs;              /* NPUs inside it */
 } inst;
@@ -210,13 +215,36 @@ typedef struct npu {
 	chakra_sim_npu_result res;
 } npu;
 
-/* Congestion-aware: one phase on one ring, message by message. */
+/* A member's protocol counters (sim_coll.c): packets inserted and ready,
+ * messages sent (= receives posted) and received. */
+typedef struct pmember {
+	uint64_t ins, gen, sent, recv;
+	int done;
+} pmember;
+
+/* How a phase run is timed: message by message in global time (aware:
+ * links), or offline when the last member arrives (unaware: fixed
+ * delays), for every member or, when they all start together on a
+ * symmetric dimension, for member 0 alone. */
+enum { PR_AWARE = 0, PR_OFFLINE, PR_SYMMETRIC };
+
+/* One phase of one chunk on one ring (or group). */
 typedef struct phase_run {
 	struct phase_run *prev, *next; /* live runs, freed on errors */
 	inst *in;
+	const sim_phase *ph;
 	uint32_t chunk, phase, base, n, members_done;
-	uint64_t steps;
+	int mode;
+	heap *h;                    /* where its events go */
+	uint64_t *finish;           /* offline: each member's end */
 	uint32_t *rank;             /* member -> rank */
+	/* Protocol classes: */
+	pmember *m;
+	uint64_t *early;            /* bit [member * words * 64 + k]: arrived before posted */
+	size_t words;
+	/* Tree steps: */
+	uint64_t steps;
+	int *started;
 	uint64_t *p_last;           /* finish of the member's last step */
 	uint64_t *done;             /* steps finished per member */
 	uint64_t *arr_max;          /* [member * steps + step] */
@@ -294,7 +322,8 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders);
 void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n);
 void chakra__sim_finish_collective(engine *E, npu *u);
 void chakra__sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t rank);
-void chakra__sim_on_send(engine *E, phase_run *pr, uint32_t j, uint64_t s);
+/* A phase-run event (EV_SEND, EV_PGEN, EV_PRECV, EV_PARR) now. */
+void chakra__sim_pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_t b);
 void chakra__sim_on_hop(engine *E, msg *m);
 void chakra__sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_run *pr,
                   p2p_op *op, uint32_t member, uint64_t step);

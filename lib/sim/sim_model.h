@@ -55,35 +55,61 @@ typedef enum sim_op {
 	SIM_OP_BARRIER
 } sim_op;
 
+/* How a phase's members exchange messages (sim_coll.c): the reference's
+ * packet protocol (ring, direct, halving-doubling) or our tree steps. */
+enum { SIM_CLS_RING = 0, SIM_CLS_DIRECT, SIM_CLS_HD, SIM_CLS_TREE };
+/* Which packets are processed (reduced) when they become ready. */
+enum { SIM_REDUCE_NONE = 0, SIM_REDUCE_TOGGLE, SIM_REDUCE_ALL };
+
 /* One phase of a chunk: `op` by `alg` over n members, x bytes of input. */
 typedef struct sim_phase {
 	int dim;            /* network dimension, or -1: communicator group */
 	sim_op op;
 	chakra_sim_algorithm alg;
 	uint32_t n;         /* members */
-	double x;           /* bytes of this chunk entering the phase */
+	uint64_t x;         /* bytes of this chunk entering the phase */
+	/* The protocol (see sim_coll.c): */
+	uint8_t cls;        /* SIM_CLS_* */
+	uint8_t reduce;     /* SIM_REDUCE_* */
+	uint32_t P;         /* packets inserted at the start */
+	uint64_t K;         /* messages each member sends */
+	uint64_t round;     /* packets per round (P first, then the others) */
+	uint64_t msg;       /* bytes of every message (halving-doubling: see pkt_bytes) */
+	uint64_t out;       /* bytes handed on to the next phase */
 } sim_phase;
 
+/* A collective of `size` bytes: chunk size and count, as the reference cuts
+ * it (a barrier is one empty chunk). */
+void chakra__sim_coll_chunks(const chakra_sim_network *net, const chakra_sim_system *sys,
+                             int comm_type, uint64_t size, uint64_t *chunk_bytes,
+                             uint32_t *chunks);
 /* Phases of one chunk of a collective over dims[0..k-1] (dimension
  * numbers, or one -1 entry with group size gn). Returns the count (at most
  * 2*SIM_MAX_DIMS) or -1 with err (SIM_ERR_LEN) for an unsupported
  * comm_type. */
 int chakra__sim_coll_plan(const chakra_sim_network *net, const chakra_sim_system *sys,
-                          int comm_type, double chunk_bytes, const int *dims, int k,
+                          int comm_type, uint64_t chunk_bytes, const int *dims, int k,
                           uint32_t gn, sim_phase *out, char *err);
 
-/* Steps of one phase: count, and for step s the message size and whether
- * the receiver reduces it. */
-uint64_t chakra__sim_phase_steps(const sim_phase *ph);
-double chakra__sim_step_bytes(const sim_phase *ph, uint64_t s);
-int chakra__sim_step_reduces(const sim_phase *ph, uint64_t s);
-/* Sources of member i's step-s message(s) (member indices); returns the
- * count written to src (cap >= n). */
-uint32_t chakra__sim_step_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *src);
-/* Members that member i sends its step-s message to (inverse of above). */
-uint32_t chakra__sim_step_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst);
-/* Local-memory cost of reducing one message: 3 * floor(bytes / lbw). */
-uint64_t chakra__sim_reduce_cost(const chakra_sim_system *sys, double bytes);
+/* The protocol, packet k of member i (classes ring, direct, HD): who it
+ * goes to, whose message its receive expects, its bytes, whether it is
+ * processed, and how long after its insertion it is ready. */
+uint32_t chakra__sim_pkt_dest(const sim_phase *ph, uint32_t i, uint64_t k);
+uint32_t chakra__sim_pkt_src(const sim_phase *ph, uint32_t i, uint64_t k);
+uint64_t chakra__sim_pkt_bytes(const sim_phase *ph, uint64_t k);
+int chakra__sim_pkt_reduced(const sim_phase *ph, uint64_t k);
+uint64_t chakra__sim_pkt_delay(const sim_phase *ph, const chakra_sim_system *sys, uint64_t k);
+/* Local-memory cost of reducing one message: 3 * trunc(bytes / lbw). */
+uint64_t chakra__sim_reduce_cost(const chakra_sim_system *sys, uint64_t bytes);
+
+/* The double binary tree, in steps: count, bytes per message, whether
+ * step s is reduced, and member i's senders / receivers in step s. */
+uint64_t chakra__sim_tree_steps(const sim_phase *ph);
+uint64_t chakra__sim_tree_bytes(const sim_phase *ph);
+int chakra__sim_tree_reduces(const sim_phase *ph, uint64_t s);
+uint32_t chakra__sim_tree_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *src);
+uint32_t chakra__sim_tree_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst);
+
 /* Checks an algorithm fits n members and the operation (halving-doubling:
  * a power of two; double binary tree: all-reduce, reduce, broadcast,
  * barrier). */

@@ -1,26 +1,46 @@
 /* Collectives in the engine: which NPUs a collective spans and how its
  * issues on different NPUs are matched (the k-th over the same scope is
  * the k-th of its peers), the per-dimension chunk servers of each NPU, and
- * the timing of one phase on one ring: in closed form when messages never
- * interact (congestion-unaware), message by message over FIFO links
- * otherwise (congestion-aware). See sim_engine.c for the rule both follow. */
+ * the timing of one phase on one ring.
+ *
+ * A phase follows the reference's packet protocol (sim_coll.c), member by
+ * member. Congestion-aware, every member starts when it reaches the phase
+ * and its messages cross FIFO links as events. Congestion-unaware,
+ * messages never interact, so the phase is timed offline once its last
+ * member arrives: when they all start together on a dimension (which is
+ * symmetric), member 0 alone, in closed form for one packet at a time
+ * (ring, halving-doubling) or with a small event loop (direct); otherwise
+ * every member with that event loop. Our double binary tree is timed in
+ * steps: a member sends step s when it has finished step s-1, and finishes
+ * step s at max(own step s-1, last arrival of step s) + e (+ reduction). */
 #include <inttypes.h>
 #include <math.h>
 
 #include "sim_engine_impl.h"
 
-static void run_phase(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base);
+static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base);
+static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
+                         uint32_t rank);
 
-/* Member `rank` starts phase p of a chunk now; the phase runs once every
- * member of its ring has. */
+static size_t slot_of(engine *E, const inst *in, uint32_t chunk, uint32_t p)
+{
+	return ((size_t)chunk * (size_t)in->nph + p) * E->N;
+}
+
+/* Member `rank` starts phase p of a chunk now. Congestion-aware it runs at
+ * once; unaware, once every member of its ring has arrived. */
 static void register_phase(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t rank)
 {
-	size_t idx = ((size_t)chunk * (size_t)in->nph + p) * E->N;
+	size_t idx = slot_of(E, in, chunk, p);
 	const sim_phase *ph = &in->ph[p];
 	uint32_t base = ring_base(E, in, ph, rank);
+	if (E->opt->model == CHAKRA_SIM_AWARE) {
+		member_start(E, in, chunk, p, base, rank);
+		return;
+	}
 	in->start[idx + rank] = E->now;
 	if (++in->count[idx + base] == ph->n)
-		run_phase(E, in, chunk, p, base);
+		run_phase_unaware(E, in, chunk, p, base);
 }
 
 static int server_of(const sim_phase *ph)
@@ -96,12 +116,13 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 	if (E->opt->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len) {
 		const chakra_sim_group *g = chakra_sim_groups_find(E->opt->groups, pg, len);
 		if (!g)
-			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": pg_name '%.*s' is not in "
-			                "the communicator-group file", u->rank, chakra_node_id(n),
-			                (int)len, pg);
+			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": pg_name '%.*s' is "
+			                        "not in the communicator-group file", u->rank,
+			                        chakra_node_id(n), (int)len, pg);
 		if (E->group_pos[g - E->opt->groups->g][u->rank] == UINT32_MAX)
-			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": rank is not a member of "
-			                "communicator group '%s'", u->rank, chakra_node_id(n), g->name);
+			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": rank is not a "
+			                        "member of communicator group '%s'", u->rank,
+			                        chakra_node_id(n), g->name);
 		*grp = g;
 		*key = (uint32_t)(g - E->opt->groups->g);
 		*kind = 1;
@@ -128,12 +149,12 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 		return 0;
 	}
 	if (nf < 0)
-		return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": involved_dim: %s", u->rank,
-		                chakra_node_id(n), chakra_strerror(nf));
+		return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": involved_dim: %s",
+		                        u->rank, chakra_node_id(n), chakra_strerror(nf));
 	if (nf != E->net->ndims)
-		return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": involved_dim has %d entries "
-		                "but the network has %d dimensions", u->rank, chakra_node_id(n), nf,
-		                E->net->ndims);
+		return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": involved_dim has %d "
+		                        "entries but the network has %d dimensions", u->rank,
+		                        chakra_node_id(n), nf, E->net->ndims);
 	for (int d = 0; d < nf; d++)
 		if (flags[d]) {
 			dims[(*k)++] = d;
@@ -152,6 +173,7 @@ static inst *inst_get(engine *E, int kind, uint32_t key, uint32_t seq)
 
 static inst *inst_new(engine *E, size_t slots)
 {
+	int aware = E->opt->model == CHAKRA_SIM_AWARE;
 	inst *in = E->pool;
 	if (in && in->slots >= slots) {
 		E->pool = in->next;
@@ -159,17 +181,25 @@ static inst *inst_new(engine *E, size_t slots)
 		in = calloc(1, sizeof *in);
 		if (!in)
 			return NULL;
-		in->start = malloc(slots * sizeof *in->start);
-		in->count = malloc(slots * sizeof *in->count);
+		if (aware) {
+			in->run = malloc(slots * sizeof *in->run);
+		} else {
+			in->start = malloc(slots * sizeof *in->start);
+			in->count = malloc(slots * sizeof *in->count);
+		}
 		in->slots = slots;
-		if (!in->start || !in->count) {
+		if (aware ? !in->run : !in->start || !in->count) {
 			free(in->start);
 			free(in->count);
+			free(in->run);
 			free(in);
 			return NULL;
 		}
 	}
-	memset(in->count, 0, slots * sizeof *in->count);
+	if (aware)
+		memset(in->run, 0, slots * sizeof *in->run);
+	else
+		memset(in->count, 0, slots * sizeof *in->count);
 	in->next = E->live;
 	E->live = in;
 	return in;
@@ -183,13 +213,15 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 	const chakra_sim_group *grp = NULL;
 	uint32_t key = 0;
 	if (chakra_node_comm_type(n, &type) < 0) {
-		chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): collective without an integer "
-		         "comm_type", u->rank, chakra_node_id(n), chakra__sim_node_name(n));
+		chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): collective without an "
+		                 "integer comm_type", u->rank, chakra_node_id(n),
+		                 chakra__sim_node_name(n));
 		return;
 	}
 	if (type != CHAKRA_BARRIER && chakra_node_comm_size(n, &size) < 0) {
-		chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): collective without an integer "
-		         "comm_size", u->rank, chakra_node_id(n), chakra__sim_node_name(n));
+		chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): collective without an "
+		                 "integer comm_size", u->rank, chakra_node_id(n),
+		                 chakra__sim_node_name(n));
 		return;
 	}
 	if (coll_scope(E, u, n, dims, &k, &grp, &key, &kind))
@@ -198,26 +230,29 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 	inst *in = inst_get(E, kind, key, seq);
 	if (in) {
 		if (in->comm_type != type || in->comm_size != size) {
-			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s of %" PRIu64 " bytes, but "
-			         "rank %" PRIu32 " issued %s of %" PRIu64 " bytes as the same collective "
-			         "(#%" PRIu32 " on these NPUs)", u->rank, chakra_node_id(n), chakra__sim_node_name(n),
-			         chakra_comm_type_name((int)type) ? chakra_comm_type_name((int)type) : "?",
-			         size, in->first_rank,
-			         chakra_comm_type_name((int)in->comm_type)
-			                 ? chakra_comm_type_name((int)in->comm_type) : "?",
-			         in->comm_size, seq);
+			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s of %" PRIu64 " "
+			                 "bytes, but rank %" PRIu32 " issued %s of %" PRIu64 " bytes as the "
+			                 "same collective (#%" PRIu32 " on these NPUs)", u->rank,
+			                 chakra_node_id(n), chakra__sim_node_name(n),
+			                 chakra_comm_type_name((int)type) ? chakra_comm_type_name((int)type)
+			                                                  : "?",
+			                 size, in->first_rank,
+			                 chakra_comm_type_name((int)in->comm_type)
+			                         ? chakra_comm_type_name((int)in->comm_type) : "?",
+			                 in->comm_size, seq);
 			return;
 		}
 	} else {
 		sim_phase ph[2 * SIM_MAX_DIMS];
 		char perr[SIM_ERR_LEN];
-		/* A barrier carries no data: one chunk. */
-		uint32_t chunks = type == CHAKRA_BARRIER ? 1 : E->sys->splits;
-		int nph = chakra__sim_coll_plan(E->net, E->sys, (int)type, (double)size / chunks, dims, k,
-		                        grp ? (uint32_t)grp->n : 0, ph, perr);
+		uint64_t chunk_bytes;
+		uint32_t chunks;
+		chakra__sim_coll_chunks(E->net, E->sys, (int)type, size, &chunk_bytes, &chunks);
+		int nph = chakra__sim_coll_plan(E->net, E->sys, (int)type, chunk_bytes, dims, k,
+		                                grp ? (uint32_t)grp->n : 0, ph, perr);
 		if (nph < 0) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s", u->rank,
-			         chakra_node_id(n), chakra__sim_node_name(n), perr);
+			                 chakra_node_id(n), chakra__sim_node_name(n), perr);
 			return;
 		}
 		in = inst_new(E, (size_t)chunks * (size_t)(nph ? nph : 1) * E->N);
@@ -253,76 +288,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		request_phase(E, u, in, c, 0);
 }
 
-/* Congestion-unaware phase: every member's step times in closed form. */
-static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base)
-{
-	const sim_phase *ph = &in->ph[p];
-	const uint64_t e = E->sys->endpoint_delay;
-	const uint64_t steps = chakra__sim_phase_steps(ph);
-	size_t idx = ((size_t)chunk * (size_t)in->nph + p) * E->N;
-	uint32_t n = ph->n, *src = E->tmp_src;
-	uint64_t *cur = E->tmp_a, *nxt = E->tmp_b;
-	int same = 1;
-	for (uint32_t j = 0; j < n; j++) {
-		cur[j] = in->start[idx + member_rank(E, in, ph, base, j)] + e;
-		same &= cur[j] == cur[0];
-	}
-	if (same && ph->dim >= 0 && ph->alg != CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE) {
-		/* Every member starts together and sees the same distances (a
-		 * dimension is vertex-transitive and ring, direct and
-		 * halving-doubling treat members alike): time member 0 only. */
-		uint64_t t = cur[0];
-		for (uint64_t s = 0; s < steps; s++) {
-			double m = chakra__sim_step_bytes(ph, s);
-			uint64_t dmax = 0;
-			uint32_t ns = chakra__sim_step_sources(ph, s, 0, src);
-			for (uint32_t i = 0; i < ns; i++) {
-				uint64_t d = chakra__sim_unaware_delay(E->net, member_rank(E, in, ph, base, src[i]),
-				                               base, m);
-				if (d > dmax)
-					dmax = d;
-			}
-			t += dmax + e + (chakra__sim_step_reduces(ph, s) ? chakra__sim_reduce_cost(E->sys, m) : 0);
-			/* Identical steps repeat: skip ahead while nothing changes. */
-			if (ph->alg == CHAKRA_SIM_ALG_RING && s + 1 < steps) {
-				uint64_t run = ph->op == SIM_OP_AR && s < steps / 2 ? steps / 2 : steps;
-				uint64_t more = run - 1 - s;
-				t += more * (dmax + e + (chakra__sim_step_reduces(ph, s) ? chakra__sim_reduce_cost(E->sys, m) : 0));
-				s += more;
-			}
-		}
-		if (heap_push(&E->h, t, EV_PHASE, base, in, ((uint64_t)chunk << 32) | p << 1 | 1))
-			chakra__sim_nomem(E);
-		return;
-	}
-	for (uint64_t s = 0; s < steps; s++) {
-		double m = chakra__sim_step_bytes(ph, s);
-		uint64_t r = chakra__sim_step_reduces(ph, s) ? chakra__sim_reduce_cost(E->sys, m) : 0;
-		for (uint32_t j = 0; j < n; j++) {
-			uint64_t t = cur[j];
-			uint32_t rj = member_rank(E, in, ph, base, j);
-			uint32_t ns = chakra__sim_step_sources(ph, s, j, src);
-			for (uint32_t i = 0; i < ns; i++) {
-				uint64_t a = cur[src[i]] +
-				             chakra__sim_unaware_delay(E->net, member_rank(E, in, ph, base, src[i]),
-				                               rj, m);
-				if (a > t)
-					t = a;
-			}
-			/* Nothing to receive in this step (a tree leaf): no cost. */
-			nxt[j] = ns ? t + e + r : cur[j];
-		}
-		uint64_t *sw = cur;
-		cur = nxt;
-		nxt = sw;
-	}
-	for (uint32_t j = 0; j < n; j++)
-		if (heap_push(&E->h, cur[j], EV_PHASE, member_rank(E, in, ph, base, j), in,
-		              ((uint64_t)chunk << 32) | p << 1))
-			chakra__sim_nomem(E);
-}
-
-/* ---- congestion-aware: messages over FIFO links ---- */
+/* ---------------- phase runs ---------------- */
 
 void chakra__sim_pr_free(engine *E, phase_run *pr)
 {
@@ -332,7 +298,13 @@ void chakra__sim_pr_free(engine *E, phase_run *pr)
 		E->runs = pr->next;
 	if (pr->next)
 		pr->next->prev = pr->prev;
+	if (pr->mode == PR_AWARE && pr->in->run)
+		pr->in->run[slot_of(E, pr->in, pr->chunk, pr->phase) + pr->base] = NULL;
 	free(pr->rank);
+	free(pr->finish);
+	free(pr->m);
+	free(pr->early);
+	free(pr->started);
 	free(pr->p_last);
 	free(pr->done);
 	free(pr->arr_max);
@@ -340,48 +312,396 @@ void chakra__sim_pr_free(engine *E, phase_run *pr)
 	free(pr);
 }
 
-static void run_phase_aware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base)
+/* A run for n members (members: how many are simulated). */
+static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
+                         int mode, uint32_t members)
 {
 	const sim_phase *ph = &in->ph[p];
-	uint64_t steps = chakra__sim_phase_steps(ph);
 	uint32_t n = ph->n;
-	if ((double)steps * n > 64e6) {
-		chakra__sim_fail(E, "collective phase too large for the congestion-aware model (%" PRIu64
-		         " steps x %" PRIu32 " NPUs)", steps, n);
-		return;
+	int tree = ph->cls == SIM_CLS_TREE;
+	uint64_t per = tree ? chakra__sim_tree_steps(ph) : ph->K;
+	/* The bookkeeping is per member and message (tree: per step, 12
+	 * bytes); refuse what could not fit rather than thrash. */
+	double need = (double)members * (tree ? (double)per * 12 + 24 : (double)per / 8 + 40);
+	if (need > 4e9) {
+		chakra__sim_fail(E, "collective phase too large to time message by message (%" PRIu32
+		                 " NPUs x %" PRIu64 " %s: %.0f MB)", n, per, tree ? "steps" : "messages",
+		                 need / 1e6);
+		return NULL;
 	}
 	phase_run *pr = calloc(1, sizeof *pr);
-	if (!pr || !(pr->rank = malloc(n * sizeof *pr->rank)) ||
-	    !(pr->p_last = malloc(n * sizeof *pr->p_last)) ||
-	    !(pr->done = calloc(n, sizeof *pr->done)) ||
-	    !(pr->arr_max = calloc(steps * n, sizeof *pr->arr_max)) ||
-	    !(pr->arr_cnt = calloc(steps * n, sizeof *pr->arr_cnt))) {
-		if (pr)
-			chakra__sim_pr_free(E, pr);
+	if (!pr || !(pr->rank = malloc(n * sizeof *pr->rank))) {
+		free(pr);
 		chakra__sim_nomem(E);
-		return;
+		return NULL;
 	}
 	pr->next = E->runs;
 	if (E->runs)
 		E->runs->prev = pr;
 	E->runs = pr;
 	pr->in = in;
+	pr->ph = ph;
 	pr->chunk = chunk;
 	pr->phase = p;
 	pr->base = base;
 	pr->n = n;
-	pr->steps = steps;
-	size_t idx = ((size_t)chunk * (size_t)in->nph + p) * E->N;
-	for (uint32_t j = 0; j < n; j++) {
+	pr->mode = mode;
+	pr->h = &E->h;
+	for (uint32_t j = 0; j < n; j++)
 		pr->rank[j] = member_rank(E, in, ph, base, j);
-		pr->p_last[j] = in->start[idx + pr->rank[j]] + E->sys->endpoint_delay;
-		if (heap_push(&E->h, pr->p_last[j], EV_SEND, j, pr, 0))
-			chakra__sim_nomem(E);
+	int ok;
+	if (tree) {
+		pr->steps = per;
+		ok = (pr->started = calloc(members, sizeof *pr->started)) &&
+		     (pr->p_last = calloc(members, sizeof *pr->p_last)) &&
+		     (pr->done = calloc(members, sizeof *pr->done)) &&
+		     (pr->arr_max = calloc(per * members + 1, sizeof *pr->arr_max)) &&
+		     (pr->arr_cnt = calloc(per * members + 1, sizeof *pr->arr_cnt));
+	} else {
+		pr->words = (size_t)(per / 64 + 1);
+		ok = (pr->m = calloc(members, sizeof *pr->m)) &&
+		     (pr->early = calloc(pr->words * members, sizeof *pr->early));
+	}
+	if (ok && mode != PR_AWARE)
+		ok = (pr->finish = calloc(members, sizeof *pr->finish)) != NULL;
+	if (!ok) {
+		chakra__sim_pr_free(E, pr);
+		chakra__sim_nomem(E);
+		return NULL;
+	}
+	return pr;
+}
+
+/* ---- the reference's packet protocol, one member at a time ---- */
+
+static void pr_sched(engine *E, phase_run *pr, uint64_t t, uint32_t type, uint32_t j,
+                     uint64_t b)
+{
+	if (heap_push(pr->h, t, type, j, pr, b))
+		chakra__sim_nomem(E);
+}
+
+static void member_done(engine *E, phase_run *pr, uint32_t j, uint64_t t);
+
+/* A packet enters now: it is ready after e (and its reduction). */
+static void pkt_insert(engine *E, phase_run *pr, uint32_t j, uint64_t t)
+{
+	pmember *m = &pr->m[j];
+	pr_sched(E, pr, t + chakra__sim_pkt_delay(pr->ph, E->sys, m->ins), EV_PGEN, j, 0);
+	m->ins++;
+}
+
+static void proto_start(engine *E, phase_run *pr, uint32_t j, uint64_t t)
+{
+	for (uint32_t q = 0; q < pr->ph->P && !E->failed; q++)
+		pkt_insert(E, pr, j, t);
+}
+
+/* A receive completes: the next packet enters. */
+static void proto_received(engine *E, phase_run *pr, uint32_t j, uint64_t t)
+{
+	pr->m[j].recv++;
+	pkt_insert(E, pr, j, t);
+}
+
+/* Message k of member j arrives (from its packet-k source). */
+static void proto_arrive(engine *E, phase_run *pr, uint32_t j, uint64_t k, uint64_t t)
+{
+	if (k < pr->m[j].sent) /* its receive is posted */
+		proto_received(E, pr, j, t);
+	else
+		pr->early[(size_t)j * pr->words + k / 64] |= (uint64_t)1 << (k % 64);
+}
+
+/* Member j sends its next message now and posts the matching receive. */
+static void proto_send(engine *E, phase_run *pr, uint32_t j, uint64_t t)
+{
+	const sim_phase *ph = pr->ph;
+	pmember *m = &pr->m[j];
+	uint64_t k = m->sent++;
+	uint64_t bytes = chakra__sim_pkt_bytes(ph, k);
+	uint64_t *w = &pr->early[(size_t)j * pr->words + k / 64];
+	if (*w & ((uint64_t)1 << (k % 64))) { /* already here: completes now, after this */
+		*w &= ~((uint64_t)1 << (k % 64));
+		pr_sched(E, pr, t, EV_PRECV, j, 0);
+	}
+	if (pr->mode == PR_AWARE) {
+		uint32_t d = chakra__sim_pkt_dest(ph, j, k);
+		chakra__sim_send_msg(E, pr->rank[j], pr->rank[d], (double)bytes, pr, NULL, d, k);
+	} else if (pr->mode == PR_OFFLINE) {
+		uint32_t d = chakra__sim_pkt_dest(ph, j, k);
+		pr_sched(E, pr, t + chakra__sim_unaware_delay(E->net, pr->rank[j], pr->rank[d],
+		                                              (double)bytes), EV_PARR, d, k);
+	} else { /* symmetric: member 0's message k comes from its source, sent now too */
+		uint32_t s = chakra__sim_pkt_src(ph, 0, k);
+		pr_sched(E, pr, t + chakra__sim_unaware_delay(E->net, pr->rank[s], pr->rank[0],
+		                                              (double)bytes), EV_PARR, 0, k);
 	}
 }
 
+/* A packet is ready: the member may send (one message; direct all-reduce's
+ * second half waits for every first-half message, then goes at once), and
+ * is done once every packet is ready and every message sent. */
+static void proto_general(engine *E, phase_run *pr, uint32_t j, uint64_t t)
+{
+	const sim_phase *ph = pr->ph;
+	pmember *m = &pr->m[j];
+	m->gen++;
+	if (ph->cls == SIM_CLS_DIRECT && ph->op == SIM_OP_AR && m->sent >= ph->K - (ph->n - 1)) {
+		if (m->recv < ph->n - 1)
+			return;
+		for (uint32_t q = 0; q < ph->P && m->sent < ph->K && m->gen > m->sent; q++)
+			proto_send(E, pr, j, t);
+	} else if (m->sent < ph->K && m->gen > m->sent) {
+		proto_send(E, pr, j, t);
+	}
+	if (!m->done && m->sent == ph->K && m->gen - m->sent == ph->P)
+		member_done(E, pr, j, t);
+}
+
+/* ---- tree steps ---- */
+
+static void tree_advance(engine *E, phase_run *pr, uint32_t j);
+
+static void tree_start(engine *E, phase_run *pr, uint32_t j, uint64_t t)
+{
+	pr->started[j] = 1;
+	pr->p_last[j] = t + E->sys->endpoint_delay;
+	pr_sched(E, pr, pr->p_last[j], EV_SEND, j, 0);
+}
+
+/* Member j sends its step-s messages at t. */
+static void tree_send(engine *E, phase_run *pr, uint32_t j, uint64_t s, uint64_t t)
+{
+	const sim_phase *ph = pr->ph;
+	uint32_t nd = chakra__sim_tree_dests(ph, s, j, E->tmp_src);
+	double m = (double)chakra__sim_tree_bytes(ph);
+	for (uint32_t i = 0; i < nd; i++) {
+		uint32_t d = E->tmp_src[i];
+		if (pr->mode == PR_AWARE)
+			chakra__sim_send_msg(E, pr->rank[j], pr->rank[d], m, pr, NULL, d, s);
+		else
+			pr_sched(E, pr, t + chakra__sim_unaware_delay(E->net, pr->rank[j], pr->rank[d], m),
+			         EV_PARR, d, s);
+	}
+	tree_advance(E, pr, j); /* a step with nothing to receive ends at once */
+}
+
+/* A step-s message reaches member j at t. */
+static void tree_arrive(engine *E, phase_run *pr, uint32_t j, uint64_t s, uint64_t t)
+{
+	size_t a = (size_t)j * pr->steps + s;
+	pr->arr_cnt[a]++;
+	if (t > pr->arr_max[a])
+		pr->arr_max[a] = t;
+	tree_advance(E, pr, j);
+}
+
+/* Member j finishes every step whose messages are all in. */
+static void tree_advance(engine *E, phase_run *pr, uint32_t j)
+{
+	const sim_phase *ph = pr->ph;
+	if (!pr->started[j] || pr->done[j] == pr->steps)
+		return;
+	while (pr->done[j] < pr->steps) {
+		uint64_t s = pr->done[j];
+		size_t a = (size_t)j * pr->steps + s;
+		uint32_t ns = chakra__sim_tree_sources(ph, s, j, E->tmp_src);
+		if (pr->arr_cnt[a] < ns)
+			return;
+		uint64_t t = pr->p_last[j] > pr->arr_max[a] ? pr->p_last[j] : pr->arr_max[a];
+		if (ns) /* nothing to receive (a leaf): no cost */
+			t += E->sys->endpoint_delay +
+			     (chakra__sim_tree_reduces(ph, s)
+			      ? chakra__sim_reduce_cost(E->sys, chakra__sim_tree_bytes(ph)) : 0);
+		pr->p_last[j] = t;
+		pr->done[j]++;
+		if (pr->done[j] < pr->steps)
+			pr_sched(E, pr, t, EV_SEND, j, pr->done[j]);
+	}
+	/* Done with the last step: the phase ends for j then. */
+	pr_sched(E, pr, pr->p_last[j], EV_PGEN, j, 1);
+}
+
+/* ---- completion, dispatch ---- */
+
+static void member_done(engine *E, phase_run *pr, uint32_t j, uint64_t t)
+{
+	if (pr->m)
+		pr->m[j].done = 1;
+	pr->members_done++;
+	if (pr->mode == PR_AWARE)
+		chakra__sim_phase_done(E, pr->in, pr->chunk, pr->phase, pr->rank[j]);
+	else
+		pr->finish[j] = t;
+}
+
+/* A phase-run event (protocol or tree) at time t. Returns 1 when the run
+ * is over (every member done). */
+static int pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_t b, uint64_t t)
+{
+	switch (type) {
+	case EV_PGEN:
+		if (pr->ph->cls == SIM_CLS_TREE)
+			member_done(E, pr, j, t); /* b = 1: the last step ended */
+		else
+			proto_general(E, pr, j, t);
+		break;
+	case EV_PRECV:
+		proto_received(E, pr, j, t);
+		break;
+	case EV_PARR:
+		if (pr->ph->cls == SIM_CLS_TREE)
+			tree_arrive(E, pr, j, b, t);
+		else
+			proto_arrive(E, pr, j, b, t);
+		break;
+	case EV_SEND:
+		tree_send(E, pr, j, b, t);
+		break;
+	}
+	return pr->members_done == (pr->mode == PR_SYMMETRIC ? 1 : pr->n);
+}
+
+void chakra__sim_pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_t b)
+{
+	if (pr_event(E, pr, type, j, b, E->now))
+		chakra__sim_pr_free(E, pr);
+}
+
+/* Congestion-aware: member `rank` enters its ring's run now. */
+static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
+                         uint32_t rank)
+{
+	size_t at = slot_of(E, in, chunk, p) + base;
+	phase_run *pr = in->run[at];
+	if (!pr) {
+		pr = pr_new(E, in, chunk, p, base, PR_AWARE, in->ph[p].n);
+		if (!pr)
+			return;
+		in->run[at] = pr;
+	}
+	uint32_t j = in->ph[p].dim < 0 ? E->group_pos[in->group - E->opt->groups->g][rank]
+	                               : (rank - base) / E->net->stride[in->ph[p].dim];
+	if (pr->ph->cls == SIM_CLS_TREE) {
+		tree_start(E, pr, j, E->now);
+		tree_advance(E, pr, j);
+	} else {
+		proto_start(E, pr, j, E->now);
+	}
+}
+
+/* Congestion-unaware, every member timed offline by a small event loop
+ * of its own (messages are fixed delays). Members start at their
+ * recorded times; the ends go into pr->finish. */
+static int run_offline(engine *E, phase_run *pr, const uint64_t *start)
+{
+	heap h;
+	memset(&h, 0, sizeof h);
+	pr->h = &h;
+	uint32_t members = pr->mode == PR_SYMMETRIC ? 1 : pr->n;
+	for (uint32_t j = 0; j < members && !E->failed; j++) {
+		if (pr->ph->cls == SIM_CLS_TREE)
+			tree_start(E, pr, j, start[j]);
+		else
+			proto_start(E, pr, j, start[j]);
+	}
+	int over = 0;
+	while (!E->failed && h.n && !over) {
+		event ev = heap_pop(&h);
+		over = pr_event(E, pr, ev.type, ev.a, ev.b, ev.t);
+	}
+	free(h.e);
+	pr->h = &E->h;
+	if (!E->failed && !over)
+		return chakra__sim_fail(E, "internal error: a collective phase stopped before its "
+		                        "end (%s, %" PRIu32 " NPUs)", chakra__sim_alg_name(pr->ph->alg),
+		                        pr->n);
+	return E->failed ? -1 : 0;
+}
+
+/* One packet at a time (ring, halving-doubling), every member alike:
+ * packet k+1 enters when message k arrives, D after it was sent, so the
+ * sends follow T(k+1) = T(k) + D(k) + ready(k+1). Ring steps repeat: runs
+ * of equal ones are added at once. */
+static uint64_t symmetric_one(engine *E, const inst *in, const sim_phase *ph, uint32_t base,
+                              uint64_t start)
+{
+	uint64_t T = start + chakra__sim_pkt_delay(ph, E->sys, 0);
+	uint64_t D = 0;
+	for (uint64_t k = 0; k < ph->K; k++) {
+		if (ph->cls != SIM_CLS_RING || k == 0) {
+			uint32_t s = chakra__sim_pkt_src(ph, 0, k);
+			D = chakra__sim_unaware_delay(E->net, member_rank(E, in, ph, base, s), base,
+			                              (double)chakra__sim_pkt_bytes(ph, k));
+		}
+		uint64_t g = chakra__sim_pkt_delay(ph, E->sys, k + 1);
+		if (ph->cls == SIM_CLS_RING) {
+			/* Packets k+1 .. end of its half-round are alike. */
+			uint64_t q = (k + 1) % ph->round;
+			uint64_t last = q < ph->P ? k + 1 : (k + 1) - q + ph->round - 1;
+			if (last > ph->K)
+				last = ph->K;
+			uint64_t more = last - (k + 1);
+			T += (more + 1) * (D + g);
+			k += more;
+		} else {
+			T += D + g;
+		}
+	}
+	return T;
+}
+
+/* Congestion-unaware: the last member of a ring reached phase p. */
+static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base)
+{
+	const sim_phase *ph = &in->ph[p];
+	size_t idx = slot_of(E, in, chunk, p);
+	uint32_t n = ph->n;
+	uint64_t *start = E->tmp_a;
+	int same = 1;
+	for (uint32_t j = 0; j < n; j++) {
+		start[j] = in->start[idx + member_rank(E, in, ph, base, j)];
+		same &= start[j] == start[0];
+	}
+	/* Every member starts together and sees the same distances (a
+	 * dimension is vertex-transitive and the protocols treat members
+	 * alike): time member 0 only. */
+	int symmetric = same && ph->dim >= 0 && ph->cls != SIM_CLS_TREE;
+	uint64_t b = ((uint64_t)chunk << 32) | p << 1;
+	if (symmetric && ph->P == 1) { /* the common case: no bookkeeping at all */
+		uint64_t t = symmetric_one(E, in, ph, base, start[0]);
+		if (heap_push(&E->h, t < E->now ? E->now : t, EV_PHASE, base, in, b | 1))
+			chakra__sim_nomem(E);
+		return;
+	}
+	phase_run *pr = pr_new(E, in, chunk, p, base, symmetric ? PR_SYMMETRIC : PR_OFFLINE,
+	                       symmetric ? 1 : n);
+	if (!pr)
+		return;
+	if (run_offline(E, pr, start)) {
+		chakra__sim_pr_free(E, pr);
+		return;
+	}
+	uint64_t t = pr->finish[0];
+	if (symmetric) {
+		/* The whole ring finishes now, in ring order. */
+		if (heap_push(&E->h, t < E->now ? E->now : t, EV_PHASE, base, in, b | 1))
+			chakra__sim_nomem(E);
+	} else {
+		for (uint32_t j = 0; j < n; j++) {
+			uint64_t f = pr->finish[j] < E->now ? E->now : pr->finish[j];
+			if (heap_push(&E->h, f, EV_PHASE, pr->rank[j], in, b))
+				chakra__sim_nomem(E);
+		}
+	}
+	chakra__sim_pr_free(E, pr);
+}
+
+/* ---- messages (congestion-aware) ---- */
+
 void chakra__sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_run *pr,
-                     p2p_op *op, uint32_t member, uint64_t step)
+                          p2p_op *op, uint32_t member, uint64_t step)
 {
 	msg *m = malloc(sizeof *m);
 	if (!m) {
@@ -402,50 +722,6 @@ void chakra__sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, p
 		chakra__sim_nomem(E);
 }
 
-static void advance(engine *E, phase_run *pr, uint32_t j);
-
-void chakra__sim_on_send(engine *E, phase_run *pr, uint32_t j, uint64_t s)
-{
-	const sim_phase *ph = &pr->in->ph[pr->phase];
-	uint32_t nd = chakra__sim_step_dests(ph, s, j, E->tmp_src);
-	double m = chakra__sim_step_bytes(ph, s);
-	for (uint32_t i = 0; i < nd; i++)
-		chakra__sim_send_msg(E, pr->rank[j], pr->rank[E->tmp_src[i]], m, pr, NULL, E->tmp_src[i], s);
-	advance(E, pr, j); /* a step with nothing to receive ends at once */
-}
-
-/* Member j finishes every step whose messages are all in. May free pr. */
-static void advance(engine *E, phase_run *pr, uint32_t j)
-{
-	const sim_phase *ph = &pr->in->ph[pr->phase];
-	if (pr->done[j] == pr->steps)
-		return;
-	while (pr->done[j] < pr->steps) {
-		uint64_t s = pr->done[j];
-		size_t a = (size_t)j * pr->steps + s;
-		uint32_t ns = chakra__sim_step_sources(ph, s, j, E->tmp_src);
-		if (pr->arr_cnt[a] < ns)
-			return;
-		uint64_t t = pr->p_last[j] > pr->arr_max[a] ? pr->p_last[j] : pr->arr_max[a];
-		double m = chakra__sim_step_bytes(ph, s);
-		if (ns) /* nothing to receive (a tree leaf): no cost */
-			t += E->sys->endpoint_delay +
-			     (chakra__sim_step_reduces(ph, s) ? chakra__sim_reduce_cost(E->sys, m) : 0);
-		pr->p_last[j] = t;
-		pr->done[j]++;
-		if (pr->done[j] < pr->steps) {
-			if (heap_push(&E->h, t, EV_SEND, j, pr, pr->done[j]))
-				chakra__sim_nomem(E);
-		} else if (heap_push(&E->h, t, EV_PHASE, pr->rank[j], pr->in,
-		                     ((uint64_t)pr->chunk << 32) | pr->phase << 1)) {
-			chakra__sim_nomem(E);
-		}
-	}
-	if (++pr->members_done == pr->n)
-		chakra__sim_pr_free(E, pr);
-}
-
-
 void chakra__sim_on_hop(engine *E, msg *m)
 {
 	if (!m->arrived) {
@@ -456,23 +732,11 @@ void chakra__sim_on_hop(engine *E, msg *m)
 			chakra__sim_nomem(E);
 		return;
 	}
-	if (m->pr) {
-		phase_run *pr = m->pr;
-		size_t a = (size_t)m->member * pr->steps + m->step;
-		pr->arr_cnt[a]++;
-		if (E->now > pr->arr_max[a])
-			pr->arr_max[a] = E->now;
-		advance(E, pr, m->member);
-	} else {
+	phase_run *pr = m->pr;
+	if (!pr) {
 		chakra__sim_p2p_arrived(E, m->op);
+	} else {
+		chakra__sim_pr_event(E, pr, EV_PARR, m->member, m->step);
 	}
 	free(m);
-}
-
-static void run_phase(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base)
-{
-	if (E->opt->model == CHAKRA_SIM_AWARE)
-		run_phase_aware(E, in, chunk, p, base);
-	else
-		run_phase_unaware(E, in, chunk, p, base);
 }

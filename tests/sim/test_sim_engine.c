@@ -331,10 +331,13 @@ static void test_more_collectives(void)
 	}
 	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_HALVING_DOUBLING;
 	uint64_t chunk = 10;
-	for (int s = 0; s < 3; s++) { /* x/2, x/4, x/8 reduced; then back */
+	for (int s = 0; s < 3; s++) { /* x/2, x/4, x/8, then back */
 		double m = x / (2 << s);
-		chunk += 2 * (D(0, 2, m) + 10) + R(m);
+		chunk += 2 * (D(0, 2, m) + 10);
 	}
+	/* The reference reduces two packets of log n = 3 (its rounds), each by
+	 * its own size: the ones sent after the first and second messages. */
+	chunk += R(x / 4) + R(x / 8);
 	CHECK_EQ_U(run("hd", CHAKRA_SIM_UNAWARE, NULL, NULL), 2 * chunk); /* 4 chunks, 2 active */
 	uint64_t aware = run("hd", CHAKRA_SIM_AWARE, NULL, NULL);
 	CHECK(aware != UINT64_MAX && aware > 2 * chunk);
@@ -387,6 +390,76 @@ static void test_dbt(void)
 	      strstr(err, "doubleBinaryTree runs all-reduce"));
 }
 
+/* Congestion-aware, 8 NPUs on one Switch and on FullyConnected (50 GB/s,
+ * 500 ns), 1 MiB in 4 chunks of x, one active: expected cycles from the
+ * reference's rules (docs/sim.md): a message of m bytes holds a link
+ * s(m) = floor(m/B) and reaches the next device D(m) = floor(L + m/B) after
+ * it started; on a Switch it crosses the NPU's up link and the peer's down
+ * link. Every number is also what stock ASTRA-sim's congestion-aware
+ * backend prints for these inputs (tests/sim/sim_diff.py). */
+static void test_aware_switch_fc(void)
+{
+	static const char *const topo[2] = { "Switch", "FullyConnected" };
+	load("network/Ring_8npus.yml", "system/Ring_4chunks.json");
+	for (int r = 0; r < 8; r++) {
+		spec a[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
+		write_rank("ex-ar", r, a, 1);
+		spec g[1] = { COLL(CHAKRA_ALL_GATHER, 1 << 20) };
+		write_rank("ex-ag", r, g, 1);
+		spec q[1] = { COLL(CHAKRA_REDUCE_SCATTER, 1 << 20) };
+		write_rank("ex-rs", r, q, 1);
+	}
+	const double x = 262144, B = 50 * 1073741824.0 / 1e9;
+	const uint64_t e = 10, n = 8;
+#define S_(m) ((uint64_t)floor((m) / B))
+#define D_(m) ((uint64_t)floor(500 + (m) / B))
+	for (int t = 0; t < 2; t++) {
+		char text[160];
+		snprintf(text, sizeof text, "topology: [ %s ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\n"
+		         "latency: [ 500 ]\n", topo[t]);
+		CHECK(chakra_sim_network_parse(&net, "net.yml", text, strlen(text), err, sizeof err) == 0);
+		int sw = t == 0;
+		uint64_t hop = sw ? 2 : 1; /* links per message, store and forward */
+		double m = x / 8;
+		/* direct all-reduce: the n-1 first-half messages leave together, one
+		 * after the other on the NPU's link(s) (a Switch's up link is
+		 * shared; each peer's down link gets one at a time: packet k goes
+		 * to member i+1+k); the second half leaves e + r after the last of
+		 * them arrived; done e after the last second-half arrival. */
+		uint64_t first = sw ? (n - 2) * S_(m) + 2 * D_(m) : D_(m);
+		uint64_t direct = e + first + e + R(m) + first + e;
+		sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_DIRECT;
+		sys.impl[CHAKRA_SIM_IMPL_ALL_GATHER][0] = CHAKRA_SIM_ALG_DIRECT;
+		sys.impl[CHAKRA_SIM_IMPL_REDUCE_SCATTER][0] = CHAKRA_SIM_ALG_DIRECT;
+		CHECK_EQ_U(run("ex-ar", CHAKRA_SIM_AWARE, NULL, NULL), 4 * direct);
+		CHECK_EQ_U(4 * direct, sw ? 47400 : 9240);
+		/* direct reduce-scatter (x/n, reduced) and all-gather (x). */
+		uint64_t rs = e + first + e + R(m);
+		CHECK_EQ_U(run("ex-rs", CHAKRA_SIM_AWARE, NULL, NULL), 4 * rs);
+		CHECK_EQ_U(4 * rs, sw ? 23840 : 4760);
+		uint64_t ag = e + (sw ? (n - 2) * S_(x) + 2 * D_(x) : D_(x)) + e;
+		CHECK_EQ_U(run("ex-ag", CHAKRA_SIM_AWARE, NULL, NULL), 4 * ag);
+		CHECK_EQ_U(4 * ag, sw ? 160304 : 21608);
+		/* ring all-reduce: one message at a time per link:
+		 * 2(n-1) hop D + (2n-1) e + (n-1) r. */
+		sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_RING;
+		uint64_t ring = 2 * (n - 1) * hop * D_(m) + (2 * n - 1) * e + (n - 1) * R(m);
+		CHECK_EQ_U(run("ex-ar", CHAKRA_SIM_AWARE, NULL, NULL), 4 * ring);
+		CHECK_EQ_U(4 * ring, sw ? 126600 : 64440);
+		/* halving-doubling all-reduce: x/2, x/4, x/8 then back, one partner
+		 * per step; the packets after the first two messages are reduced
+		 * by their own sizes (x/4, x/8). */
+		sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_HALVING_DOUBLING;
+		uint64_t hd = e + R(x / 4) + R(x / 8);
+		for (int k = 0; k < 3; k++)
+			hd += 2 * (hop * D_(x / (2 << k)) + e);
+		CHECK_EQ_U(run("ex-ar", CHAKRA_SIM_AWARE, NULL, NULL), 4 * hd);
+		CHECK_EQ_U(4 * hd, sw ? 93336 : 47168);
+	}
+#undef S_
+#undef D_
+}
+
 static void test_errors(void)
 {
 	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
@@ -429,6 +502,7 @@ int main(void)
 	test_stragglers_and_compute();
 	test_more_collectives();
 	test_dbt();
+	test_aware_switch_fc();
 	test_errors();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -200,16 +200,17 @@ static void test_net(void)
 	chakra__sim_links_free(l);
 }
 
-/* Per-chunk phase time of a ring dimension with every member in step:
- * e + sum over steps of (D + e + r) -- the closed forms of the model. */
+/* Per-chunk phase time of a one-packet protocol (ring, halving-doubling)
+ * with every member in step: packet 0 is ready after e; packet k+1 after
+ * message k arrives (D) and e more (+ its reduction, 3 * trunc(m / lbw),
+ * when it is processed). Member 0 of a one-dimensional network. */
 static uint64_t phase_time(const chakra_sim_network *net, const chakra_sim_system *sys, const sim_phase *ph)
 {
-	uint64_t t = sys->endpoint_delay;
-	for (uint64_t s = 0; s < chakra__sim_phase_steps(ph); s++) {
-		double m = chakra__sim_step_bytes(ph, s);
-		t += chakra__sim_unaware_delay(net, 0, 1, m) + sys->endpoint_delay +
-		     (chakra__sim_step_reduces(ph, s) ? chakra__sim_reduce_cost(sys, m) : 0);
-	}
+	uint64_t t = chakra__sim_pkt_delay(ph, sys, 0);
+	for (uint64_t k = 0; k < ph->K; k++)
+		t += chakra__sim_unaware_delay(net, chakra__sim_pkt_src(ph, 0, k), 0,
+		                               (double)chakra__sim_pkt_bytes(ph, k)) +
+		     chakra__sim_pkt_delay(ph, sys, k + 1);
 	return t;
 }
 
@@ -224,9 +225,21 @@ static void test_coll(void)
 	sim_phase ph[16];
 	int dims[1] = { 0 };
 	uint64_t n = 8, e = 10;
-	double x = 262144;
+	uint64_t x = 262144;
 	uint64_t D = (uint64_t)floor(500 + (x / 8) / (50 * 1073741824.0 / 1e9));
 	uint64_t r = 3 * (uint64_t)floor((x / 8) / 1600);
+	/* Chunks: 1 MiB in 4; at least one byte per NPU (all-gather apart);
+	 * the reference's integer division and rounding up. */
+	uint64_t cb;
+	uint32_t nc;
+	chakra__sim_coll_chunks(&net, &sys, CHAKRA_ALL_REDUCE, 1 << 20, &cb, &nc);
+	CHECK(cb == x && nc == 4);
+	chakra__sim_coll_chunks(&net, &sys, CHAKRA_ALL_REDUCE, 10, &cb, &nc);
+	CHECK(cb == 8 && nc == 4);
+	chakra__sim_coll_chunks(&net, &sys, CHAKRA_ALL_GATHER, 10, &cb, &nc);
+	CHECK(cb == 2 && nc == 5);
+	chakra__sim_coll_chunks(&net, &sys, CHAKRA_ALL_GATHER, 1001, &cb, &nc);
+	CHECK(cb == 250 && nc == 5);
 	/* all-reduce: 2(n-1)D + (2n-1)e + (n-1)r */
 	CHECK(chakra__sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), 2 * (n - 1) * D + (2 * n - 1) * e + (n - 1) * r);
@@ -234,30 +247,50 @@ static void test_coll(void)
 	/* reduce-scatter: e + (n-1)(D + e + r) */
 	CHECK(chakra__sim_coll_plan(&net, &sys, 7, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), e + (n - 1) * (D + e + r));
+	CHECK(ph[0].out == x / 8);
 	/* all-gather: n e + (n-1) D(x) */
 	uint64_t Dx = (uint64_t)floor(500 + x / (50 * 1073741824.0 / 1e9));
 	CHECK(chakra__sim_coll_plan(&net, &sys, 2, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), n * e + (n - 1) * Dx);
+	CHECK(ph[0].out == 8 * x);
 	/* all-to-all: e + n(n-1)/2 (D + e) */
 	CHECK(chakra__sim_coll_plan(&net, &sys, 6, x, dims, 1, 0, ph, err) == 1);
 	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), e + n * (n - 1) / 2 * (D + e));
-	/* direct all-reduce: 3e + r + 2D */
+	/* direct: n-1 packets at once, packet k to member i+1+k (mod n-1 the
+	 * peers), its receive from i-1-k; the second round's packets (the
+	 * ones that arrive with the first half's messages) are reduced. */
 	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_DIRECT;
 	CHECK(chakra__sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
-	CHECK_EQ_U(phase_time(&net, &sys, &ph[0]), 3 * e + r + 2 * D);
-	uint32_t src[8];
-	CHECK_EQ_U(chakra__sim_step_sources(&ph[0], 0, 3, src), 7);
-	/* halving-doubling: partners at 1, 2, 4 then 4, 2, 1; halves then doubles */
+	CHECK(ph[0].P == 7 && ph[0].K == 14 && ph[0].msg == x / 8);
+	static const uint32_t dst3[8] = { 4, 5, 6, 7, 0, 1, 2, 4 }, src3[8] = { 2, 1, 0, 7, 6, 5, 4, 2 };
+	for (uint64_t k = 0; k < 8; k++)
+		CHECK(chakra__sim_pkt_dest(&ph[0], 3, k) == dst3[k] &&
+		      chakra__sim_pkt_src(&ph[0], 3, k) == src3[k]);
+	for (uint64_t k = 0; k < 21; k++)
+		CHECK(chakra__sim_pkt_reduced(&ph[0], k) == (k >= 7 && k < 14));
+	/* halving-doubling all-reduce: partners at 1, 2, 4 then 4, 2, 1; sizes
+	 * x/2 .. x/8 and back; only the packets that follow the first two
+	 * messages are reduced, by their own size (the reference's rounds of
+	 * log n packets): on FullyConnected 8 NPUs, 4 chunks of 256 KiB,
+	 * ASTRA-sim ends at 47168. */
 	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_HALVING_DOUBLING;
 	CHECK(chakra__sim_coll_plan(&net, &sys, 0, x, dims, 1, 0, ph, err) == 1);
-	CHECK_EQ_U(chakra__sim_phase_steps(&ph[0]), 6);
-	CHECK(chakra__sim_step_sources(&ph[0], 0, 3, src) == 1 && src[0] == 2);
-	CHECK(chakra__sim_step_sources(&ph[0], 2, 3, src) == 1 && src[0] == 7);
-	CHECK(chakra__sim_step_sources(&ph[0], 3, 3, src) == 1 && src[0] == 7);
-	CHECK(chakra__sim_step_sources(&ph[0], 5, 3, src) == 1 && src[0] == 2);
-	CHECK(chakra__sim_step_bytes(&ph[0], 0) == x / 2 && chakra__sim_step_bytes(&ph[0], 2) == x / 8);
-	CHECK(chakra__sim_step_bytes(&ph[0], 3) == x / 8 && chakra__sim_step_bytes(&ph[0], 5) == x / 2);
-	CHECK(chakra__sim_step_reduces(&ph[0], 2) && !chakra__sim_step_reduces(&ph[0], 3));
+	CHECK_EQ_U(ph[0].K, 6);
+	static const uint32_t hd3[6] = { 2, 1, 7, 7, 1, 2 };
+	static const uint64_t hdb[6] = { 131072, 65536, 32768, 32768, 65536, 131072 };
+	for (uint64_t k = 0; k < 6; k++)
+		CHECK(chakra__sim_pkt_dest(&ph[0], 3, k) == hd3[k] &&
+		      chakra__sim_pkt_bytes(&ph[0], k) == hdb[k]);
+	for (uint64_t k = 0; k < 7; k++)
+		CHECK(chakra__sim_pkt_reduced(&ph[0], k) == (k == 1 || k == 2));
+	chakra_sim_network fc = net;
+	fc.topo[0] = CHAKRA_SIM_FULLY_CONNECTED;
+	CHECK_EQ_U(4 * phase_time(&fc, &sys, &ph[0]), 47168);
+	/* halving-doubling all-gather: partners n/2 first, sizes doubling. */
+	sys.impl[CHAKRA_SIM_IMPL_ALL_GATHER][0] = CHAKRA_SIM_ALG_HALVING_DOUBLING;
+	CHECK(chakra__sim_coll_plan(&net, &sys, 2, x, dims, 1, 0, ph, err) == 1);
+	CHECK(chakra__sim_pkt_dest(&ph[0], 3, 0) == 7 && chakra__sim_pkt_bytes(&ph[0], 0) == x);
+	CHECK(chakra__sim_pkt_dest(&ph[0], 3, 2) == 2 && chakra__sim_pkt_bytes(&ph[0], 2) == 4 * x);
 	chakra_sim_network n6 = net;
 	n6.size[0] = 6;
 	n6.npus = 6;
