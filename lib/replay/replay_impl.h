@@ -1,0 +1,34 @@
+/* Internals shared by the replay module's files (lib/replay). */
+#ifndef CHAKRA_REPLAY_IMPL_H
+#define CHAKRA_REPLAY_IMPL_H
+
+#ifndef CHAKRA_EXPERIMENTAL
+#define CHAKRA_EXPERIMENTAL 1
+#endif
+#include "chakra/chakra.h"
+#include "chakra/experimental/replay.h"
+
+/* printf into err (when given) and return code. */
+int chakra__replay_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+/* A whole file, NUL-terminated; NULL with err set. */
+char *chakra__replay_slurp(const char *path, size_t *len, char *err, size_t errlen);
+
+/* Open addressing, uint64 keys, values are indices. */
+typedef struct chakra__replay_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;   /* cap: a power of two */
+	int has_free_key; /* the key ~0 itself, kept aside */
+	uint32_t free_key_val;
+} chakra__replay_map;
+
+int chakra__replay_map_put(chakra__replay_map *m, uint64_t key, uint32_t val);
+/* The value, or -1. */
+long chakra__replay_map_get(const chakra__replay_map *m, uint64_t key);
+void chakra__replay_map_free(chakra__replay_map *m);
+
+#endif

@@ -1,0 +1,139 @@
+/* Waiting with a timeout, and stopping every rank together.
+ *
+ * Every wait in chakra-replay is a polling loop over non-blocking requests,
+ * and every loop also polls a control communicator. A rank that sees no
+ * progress for --timeout seconds (or fails) prints what it waits for and
+ * sends a stop message to every other rank; each of them prints what it
+ * waits for in turn, so a hang becomes one clear message per rank. Then
+ * MPI_Abort ends the job (outstanding collectives cannot be finalized). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay_tool.h"
+
+enum { TAG_STOP = 1 };
+/* How long a stopping rank waits for the others to print before it aborts. */
+#define GRACE_S 1.0
+
+double rp_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+	}
+}
+
+void rp_ctl_start(rp_ctx *c)
+{
+	MPI_Comm_dup(MPI_COMM_WORLD, &c->ctl);
+	MPI_Irecv(c->ctl_in, 2, MPI_INT, MPI_ANY_SOURCE, TAG_STOP, c->ctl, &c->ctl_req);
+}
+
+void rp_ctl_stop(rp_ctx *c)
+{
+	if (c->ctl_req != MPI_REQUEST_NULL) {
+		MPI_Cancel(&c->ctl_req);
+		MPI_Wait(&c->ctl_req, MPI_STATUS_IGNORE);
+	}
+	if (c->ctl != MPI_COMM_NULL)
+		MPI_Comm_free(&c->ctl);
+}
+
+static void describe_state(rp_ctx *c)
+{
+	fprintf(stderr, "chakra-replay: rank %d: while %s", c->rank, c->phase ? c->phase : "starting");
+	if (c->run)
+		rp_run_describe(c, stderr);
+	fputc('\n', stderr);
+}
+
+static __attribute__((noreturn)) void die(rp_ctx *c, int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+	if (c->log)
+		fflush(c->log);
+	sleep_s(GRACE_S);
+	MPI_Abort(MPI_COMM_WORLD, code);
+	_exit(code);
+}
+
+void rp_stop_all(rp_ctx *c, int code, const char *fmt, ...)
+{
+	static int msg[2];
+	msg[0] = code;
+	msg[1] = c->rank;
+	for (int r = 0; r < c->size; r++) {
+		MPI_Request q;
+		if (r == c->rank)
+			continue;
+		/* Small and eager: sent even if nobody ever receives it. */
+		if (MPI_Isend(msg, 2, MPI_INT, r, TAG_STOP, c->ctl, &q) == MPI_SUCCESS)
+			MPI_Request_free(&q);
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "chakra-replay: rank %d: ", c->rank);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	describe_state(c);
+	die(c, code);
+}
+
+void rp_ctl_poll(rp_ctx *c)
+{
+	int flag = 0;
+	if (c->ctl_req == MPI_REQUEST_NULL)
+		return;
+	MPI_Test(&c->ctl_req, &flag, MPI_STATUS_IGNORE);
+	if (!flag)
+		return;
+	fprintf(stderr, "chakra-replay: rank %d: stopping: rank %d %s\n", c->rank, c->ctl_in[1],
+	        c->ctl_in[0] == 2 ? "timed out" : "failed");
+	describe_state(c);
+	die(c, c->ctl_in[0]);
+}
+
+void rp_wait(rp_ctx *c, MPI_Request *r)
+{
+	double start = rp_now();
+	for (unsigned spin = 0;; spin++) {
+		int flag = 0;
+		int rc = MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS) {
+			char s[MPI_MAX_ERROR_STRING];
+			int len = 0;
+			MPI_Error_string(rc, s, &len);
+			rp_stop_all(c, 1, "MPI error: %s", s);
+		}
+		if (flag)
+			return;
+		rp_ctl_poll(c);
+		if (c->o.timeout > 0 && rp_now() - start > c->o.timeout)
+			rp_stop_all(c, 2, "timeout: no progress in %g s", c->o.timeout);
+		/* Setup waits are short; after a while, let other ranks on this
+		 * core run (oversubscribed test runs). */
+		if (spin > 1000)
+			sleep_s(1e-4);
+	}
+}
+
+int rp_agree(rp_ctx *c, int ok)
+{
+	int all = 0;
+	MPI_Request r;
+	MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &r);
+	rp_wait(c, &r);
+	return all;
+}
