@@ -44,8 +44,15 @@ int chakra_replay_groups_parse(chakra_replay_groups **out, const char *path, con
 	if (memchr(text, 0, len))
 		return chakra__replay_fail(err, errlen, CHAKRA_ECONFIG, "%s: NUL byte in the file",
 		                           path);
+	/* yajl_tree_parse reads a NUL-terminated string. */
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
+	memcpy(copy, text, len);
+	copy[len] = 0;
 	char yerr[256] = "";
-	yajl_val root = yajl_tree_parse(text, yerr, sizeof yerr);
+	yajl_val root = yajl_tree_parse(copy, yerr, sizeof yerr);
+	free(copy);
 	if (!root) {
 		/* YAJL's message spans lines: keep its first line. */
 		char *nl = strchr(yerr, '\n');
@@ -209,10 +216,17 @@ int chakra_replay_network_dims(const char *path, uint32_t *dims, int cap, char *
 	char *text = chakra__replay_slurp(path, &len, err, errlen);
 	if (!text)
 		return CHAKRA_EIO;
+	int rc = chakra_replay_network_dims_parse(path, text, len, dims, cap, err, errlen);
+	free(text);
+	return rc;
+}
+
+int chakra_replay_network_dims_parse(const char *path, const char *text, size_t len,
+                                     uint32_t *dims, int cap, char *err, size_t errlen)
+{
 	yaml_parser_t p;
 	yaml_event_t ev;
 	if (!yaml_parser_initialize(&p)) {
-		free(text);
 		return chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -297,7 +311,6 @@ int chakra_replay_network_dims(const char *path, uint32_t *dims, int cap, char *
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
-	free(text);
 	if (rc == 0 && (!found || n == 0))
 		rc = chakra__replay_fail(err, errlen, CHAKRA_ECONFIG,
 		                         found ? "%s:%lu: npus_count is empty"

@@ -60,6 +60,9 @@ int chakra_replay_dims_parse(const char *s, uint32_t *dims, int cap);
  * negative code with a message naming the file and line. */
 int chakra_replay_network_dims(const char *path, uint32_t *dims, int cap, char *err,
                                size_t errlen);
+/* The same on text (name is used in messages). */
+int chakra_replay_network_dims_parse(const char *name, const char *text, size_t len,
+                                     uint32_t *dims, int cap, char *err, size_t errlen);
 
 /* ---- Scopes: which ranks a collective spans ---- */
 typedef struct chakra_replay_topo {
