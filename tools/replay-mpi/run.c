@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include "replay_tool.h"
@@ -541,8 +542,15 @@ static void run_iteration(rp_ctx *c, rp_run_state *s)
 			s->last_progress = now; /* computing is not waiting */
 			if (!s->nact && c->o.compute == RP_SLEEP)
 				sleep_until(s->comp_end);
+			else if (c->o.compute == RP_SLEEP)
+				sched_yield();
 		} else if (c->o.timeout > 0 && now - s->last_progress > c->o.timeout) {
 			rp_stop_all(c, 2, "timeout: no progress in %g s", c->o.timeout);
+		} else {
+			/* Waiting for peers: with more ranks than cores (a test on a
+			 * laptop) the peer may need this core; alone, this returns
+			 * at once. */
+			sched_yield();
 		}
 	}
 	double t1 = rp_now();
