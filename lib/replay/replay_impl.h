@@ -14,8 +14,6 @@ int chakra__replay_fail(char *err, size_t errlen, int code, const char *fmt, ...
 	__attribute__((format(printf, 4, 5)))
 #endif
 	;
-/* A whole file, NUL-terminated; NULL with err set. */
-char *chakra__replay_slurp(const char *path, size_t *len, char *err, size_t errlen);
 
 /* Open addressing, uint64 keys, values are indices. */
 typedef struct chakra__replay_map {

@@ -1,24 +1,51 @@
-/* The simulator's prediction for the workload being replayed: runs
- * `chakra sim ... --json --events FILE` as a subprocess and reads the
- * finish time of every NPU and the duration of every node (issue to
- * callback) from its outputs. (When the simulator is a library module this
- * file can call it instead; the report does not change.) */
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <spawn.h>
-#include <stdio.h>
+/* The simulator's prediction for the workload being replayed, from the
+ * simulator module (lib/sim) in this process: every NPU's finish and
+ * compute time, and how long each communication node took (its span on the
+ * communication lane), so the report can put simulated times beside the
+ * measured ones per operation. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <yajl/yajl_tree.h>
 
 #include "replay_impl.h"
 
-extern char **environ;
+typedef struct pair {
+	uint64_t id, ns;
+} pair;
+
+typedef struct acc {
+	chakra_replay_sim *s;
+	pair **ev;
+	size_t *cap;
+	int oom;
+} acc;
+
+static void on_span(void *data, uint32_t npu, int lane, const chakra_node *node, uint64_t start,
+                    uint64_t end)
+{
+	acc *a = data;
+	chakra_replay_sim *s = a->s;
+	if (lane != 1 || npu >= s->npus || a->oom)
+		return;
+	if (s->nev[npu] == a->cap[npu]) {
+		size_t cap = a->cap[npu] ? a->cap[npu] * 2 : 64;
+		pair *p = realloc(a->ev[npu], cap * sizeof *p);
+		if (!p) {
+			a->oom = 1;
+			return;
+		}
+		a->ev[npu] = p;
+		a->cap[npu] = cap;
+	}
+	pair *p = &a->ev[npu][s->nev[npu]++];
+	p->id = chakra_node_id(node);
+	p->ns = end - start;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const pair *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
 
 void chakra_replay_sim_free(chakra_replay_sim *s)
 {
@@ -35,286 +62,71 @@ void chakra_replay_sim_free(chakra_replay_sim *s)
 	memset(s, 0, sizeof *s);
 }
 
-static uint64_t jget_u64(yajl_val obj, const char *key, int *ok)
-{
-	const char *path[] = { key, NULL };
-	yajl_val v = yajl_tree_get(obj, path, yajl_t_number);
-	if (!v || !YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0) {
-		*ok = 0;
-		return 0;
-	}
-	return (uint64_t)YAJL_GET_INTEGER(v);
-}
-
-static int read_json(chakra_replay_sim *s, const char *text, char *err, size_t errlen)
-{
-	char yerr[256] = "";
-	yajl_val root = yajl_tree_parse(text, yerr, sizeof yerr);
-	if (!root)
-		return chakra__replay_fail(err, errlen, CHAKRA_ECONFIG,
-		                           "chakra sim --json: unreadable output: %s", yerr);
-	const char *np[] = { "npus", NULL };
-	yajl_val npus = yajl_tree_get(root, np, yajl_t_array);
-	int ok = 1;
-	s->finish = jget_u64(root, "finish_cycles", &ok);
-	if (!npus || !ok) {
-		yajl_tree_free(root);
-		return chakra__replay_fail(err, errlen, CHAKRA_ECONFIG,
-		                           "chakra sim --json: no finish_cycles or npus");
-	}
-	size_t n = npus->u.array.len;
-	s->npus = (uint32_t)n;
-	s->npu_finish = calloc(n ? n : 1, sizeof *s->npu_finish);
-	s->npu_compute = calloc(n ? n : 1, sizeof *s->npu_compute);
-	s->npu_exposed = calloc(n ? n : 1, sizeof *s->npu_exposed);
-	s->nev = calloc(n ? n : 1, sizeof *s->nev);
-	s->ev_id = calloc(n ? n : 1, sizeof *s->ev_id);
-	s->ev_ns = calloc(n ? n : 1, sizeof *s->ev_ns);
-	int rc = 0;
-	if (!s->npu_finish || !s->npu_compute || !s->npu_exposed || !s->nev || !s->ev_id || !s->ev_ns)
-		rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		yajl_val u = npus->u.array.values[i];
-		uint64_t id = jget_u64(u, "npu", &ok);
-		if (!ok || id >= n) {
-			rc = chakra__replay_fail(err, errlen, CHAKRA_ECONFIG,
-			                         "chakra sim --json: npus[%zu] has no valid npu", i);
-			break;
-		}
-		s->npu_finish[id] = jget_u64(u, "finish_cycles", &ok);
-		s->npu_compute[id] = jget_u64(u, "compute_cycles", &ok);
-		s->npu_exposed[id] = jget_u64(u, "exposed_comm_cycles", &ok);
-		if (!ok)
-			rc = chakra__replay_fail(err, errlen, CHAKRA_ECONFIG,
-			                         "chakra sim --json: npu %" PRIu64 " lacks a field", id);
-	}
-	yajl_tree_free(root);
-	return rc;
-}
-
-typedef struct ev_acc {
-	chakra__replay_map open; /* node id -> index in id/ns */
-	uint64_t *id, *start, *ns;
-	size_t n, cap;
-} ev_acc;
-
-typedef struct ev_pair {
-	uint64_t id, ns;
-} ev_pair;
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const ev_pair *x = a, *y = b;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int parse_field(const char **p, const char *name, uint64_t *v)
-{
-	size_t len = strlen(name);
-	if (strncmp(*p, name, len) != 0)
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(*p + len, &end, 10);
-	if (errno || end == *p + len || (*end != ',' && *end != '\n' && *end))
-		return -1;
-	*v = x;
-	*p = *end == ',' ? end + 1 : end;
-	return 0;
-}
-
-static int read_events(chakra_replay_sim *s, FILE *f, char *err, size_t errlen)
-{
-	ev_acc *acc = calloc(s->npus ? s->npus : 1, sizeof *acc);
-	if (!acc)
-		return chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long lineno = 0;
-	int rc = 0;
-	while (rc == 0 && getline(&line, &cap, f) >= 0) {
-		lineno++;
-		int issue = !strncmp(line, "issue,", 6);
-		if (!issue && strncmp(line, "callback,", 9))
-			continue;
-		const char *p = line + (issue ? 6 : 9);
-		uint64_t npu, cycle, id;
-		if (parse_field(&p, "npu_id=", &npu) || parse_field(&p, "cycle=", &cycle) ||
-		    parse_field(&p, "node_id=", &id) || npu >= s->npus) {
-			rc = chakra__replay_fail(err, errlen, CHAKRA_ECONFIG,
-			                         "chakra sim --events: line %lu is not an event", lineno);
-			break;
-		}
-		ev_acc *a = &acc[npu];
-		if (issue) {
-			if (a->n == a->cap) {
-				size_t nc = a->cap ? a->cap * 2 : 64;
-				uint64_t *ni = realloc(a->id, nc * sizeof *ni);
-				if (ni)
-					a->id = ni;
-				uint64_t *nst = realloc(a->start, nc * sizeof *nst);
-				if (nst)
-					a->start = nst;
-				uint64_t *nn = realloc(a->ns, nc * sizeof *nn);
-				if (nn)
-					a->ns = nn;
-				if (!ni || !nst || !nn) {
-					rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
-					break;
-				}
-				a->cap = nc;
-			}
-			a->id[a->n] = id;
-			a->start[a->n] = cycle;
-			a->ns[a->n] = UINT64_MAX;
-			if (chakra__replay_map_put(&a->open, id, (uint32_t)a->n) < 0)
-				rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
-			a->n++;
-		} else {
-			long i = chakra__replay_map_get(&a->open, id);
-			if (i >= 0 && cycle >= a->start[i])
-				a->ns[i] = cycle - a->start[i];
-		}
-	}
-	free(line);
-	for (uint32_t u = 0; u < s->npus; u++) {
-		ev_acc *a = &acc[u];
-		/* Keep the finished nodes, sorted by id. */
-		ev_pair *pr = rc == 0 ? malloc((a->n ? a->n : 1) * sizeof *pr) : NULL;
-		if (rc == 0 && !pr)
-			rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
-		size_t k = 0;
-		for (size_t i = 0; pr && i < a->n; i++)
-			if (a->ns[i] != UINT64_MAX) {
-				pr[k].id = a->id[i];
-				pr[k++].ns = a->ns[i];
-			}
-		if (pr) {
-			qsort(pr, k, sizeof *pr, cmp_pair);
-			for (size_t i = 0; i < k; i++) {
-				a->id[i] = pr[i].id;
-				a->ns[i] = pr[i].ns;
-			}
-			free(pr);
-			s->nev[u] = k;
-			s->ev_id[u] = a->id;
-			s->ev_ns[u] = a->ns;
-		} else {
-			free(a->id);
-			free(a->ns);
-		}
-		free(a->start);
-		chakra__replay_map_free(&a->open);
-	}
-	free(acc);
-	return rc;
-}
-
-static int tmpfile_at(char *path, size_t len, const char *what)
-{
-	const char *dir = getenv("TMPDIR");
-	snprintf(path, len, "%s/chakra-replay-%s-XXXXXX", dir && *dir ? dir : "/tmp", what);
-	return mkstemp(path);
-}
-
-int chakra_replay_sim_run(const char *exe, const char *prefix, const char *const *args,
-                          chakra_replay_sim *out, char *err, size_t errlen)
+int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
+                          const chakra_sim_system *sys, const chakra_sim_groups *groups,
+                          chakra_deps deps, chakra_replay_sim *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	char opath[512], epath[512], errpath[512];
-	int ofd = tmpfile_at(opath, sizeof opath, "sim-json");
-	int efd = tmpfile_at(epath, sizeof epath, "sim-events");
-	int xfd = tmpfile_at(errpath, sizeof errpath, "sim-stderr");
+	uint32_t n = net->npus;
+	acc a = { out, NULL, NULL, 0 };
+	out->npus = n;
+	out->npu_finish = calloc(n ? n : 1, sizeof *out->npu_finish);
+	out->npu_compute = calloc(n ? n : 1, sizeof *out->npu_compute);
+	out->npu_exposed = calloc(n ? n : 1, sizeof *out->npu_exposed);
+	out->nev = calloc(n ? n : 1, sizeof *out->nev);
+	out->ev_id = calloc(n ? n : 1, sizeof *out->ev_id);
+	out->ev_ns = calloc(n ? n : 1, sizeof *out->ev_ns);
+	a.ev = calloc(n ? n : 1, sizeof *a.ev);
+	a.cap = calloc(n ? n : 1, sizeof *a.cap);
 	int rc = 0;
-	if (ofd < 0 || efd < 0 || xfd < 0) {
-		rc = chakra__replay_fail(err, errlen, CHAKRA_EIO, "temporary file: %s", strerror(errno));
-		goto out;
-	}
-	size_t na = 0;
-	while (args && args[na])
-		na++;
-	const char **argv = calloc(na + 9, sizeof *argv);
-	if (!argv) {
+	chakra_sim *sim = NULL;
+	if (!out->npu_finish || !out->npu_compute || !out->npu_exposed || !out->nev || !out->ev_id ||
+	    !out->ev_ns || !a.ev || !a.cap) {
 		rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
 		goto out;
 	}
-	size_t k = 0;
-	argv[k++] = exe;
-	argv[k++] = "sim";
-	argv[k++] = "--workload";
-	argv[k++] = prefix;
-	for (size_t i = 0; i < na; i++)
-		argv[k++] = args[i];
-	argv[k++] = "--json";
-	argv[k++] = "--events";
-	argv[k++] = epath;
-	argv[k] = NULL;
-	fflush(NULL);
-	/* posix_spawn, not fork: no copy of an MPI process's address space. */
-	posix_spawn_file_actions_t fa;
-	pid_t pid = -1;
-	int src = posix_spawn_file_actions_init(&fa);
-	if (src == 0) {
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_adddup2(&fa, ofd, 1);
-		posix_spawn_file_actions_adddup2(&fa, xfd, 2);
-		src = posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ);
-		posix_spawn_file_actions_destroy(&fa);
-	}
-	free(argv);
-	int status = 0;
-	if (src != 0 || waitpid(pid, &status, 0) < 0) {
-		rc = chakra__replay_fail(err, errlen, CHAKRA_EIO, "cannot run %s: %s", exe,
-		                         strerror(src ? src : errno));
+	chakra_sim_options o = CHAKRA_SIM_OPTIONS_INIT;
+	o.groups = groups;
+	o.deps = deps;
+	o.data = &a;
+	o.span_cb = on_span;
+	rc = chakra_sim_new(&sim, net, sys, &o);
+	if (rc == 0)
+		rc = chakra_sim_run_prefix(sim, prefix);
+	if (rc < 0) {
+		chakra__replay_fail(err, errlen, rc, "simulation: %s",
+		                    sim ? chakra_sim_errmsg(sim) : chakra_strerror(rc));
 		goto out;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		/* The simulator's own message, first line. */
-		char msg[512] = "";
-		FILE *f = fopen(errpath, "r");
-		if (f) {
-			if (!fgets(msg, sizeof msg, f))
-				msg[0] = 0;
-			fclose(f);
+	if (a.oom) {
+		rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
+		goto out;
+	}
+	out->finish = chakra_sim_finish(sim);
+	for (uint32_t u = 0; u < n; u++) {
+		const chakra_sim_npu_result *r = chakra_sim_npu(sim, u);
+		out->npu_finish[u] = r ? r->finish : 0;
+		out->npu_compute[u] = r ? r->compute : 0;
+		out->npu_exposed[u] = r && r->finish > r->compute ? r->finish - r->compute : 0;
+		qsort(a.ev[u], out->nev[u], sizeof *a.ev[u], cmp_pair);
+		out->ev_id[u] = malloc((out->nev[u] ? out->nev[u] : 1) * sizeof **out->ev_id);
+		out->ev_ns[u] = malloc((out->nev[u] ? out->nev[u] : 1) * sizeof **out->ev_ns);
+		if (!out->ev_id[u] || !out->ev_ns[u]) {
+			rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
+			goto out;
 		}
-		msg[strcspn(msg, "\n")] = 0;
-		rc = chakra__replay_fail(err, errlen, CHAKRA_ECONFIG, "%s sim failed (%s %d): %s", exe,
-		                         WIFEXITED(status) ? "exit status" : "signal",
-		                         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-		                         *msg ? msg : "no message");
-		goto out;
-	}
-	size_t len;
-	char *text = chakra__replay_slurp(opath, &len, err, errlen);
-	if (!text) {
-		rc = CHAKRA_EIO;
-		goto out;
-	}
-	rc = read_json(out, text, err, errlen);
-	free(text);
-	if (rc == 0) {
-		FILE *f = fopen(epath, "r");
-		if (!f)
-			rc = chakra__replay_fail(err, errlen, CHAKRA_EIO, "%s: %s", epath, strerror(errno));
-		else {
-			rc = read_events(out, f, err, errlen);
-			fclose(f);
+		for (size_t i = 0; i < out->nev[u]; i++) {
+			out->ev_id[u][i] = a.ev[u][i].id;
+			out->ev_ns[u][i] = a.ev[u][i].ns;
 		}
 	}
 out:
-	if (ofd >= 0) {
-		close(ofd);
-		unlink(opath);
-	}
-	if (efd >= 0) {
-		close(efd);
-		unlink(epath);
-	}
-	if (xfd >= 0) {
-		close(xfd);
-		unlink(errpath);
-	}
-	if (rc)
+	chakra_sim_free(sim);
+	for (uint32_t u = 0; a.ev && u < n; u++)
+		free(a.ev[u]);
+	free(a.ev);
+	free(a.cap);
+	if (rc < 0)
 		chakra_replay_sim_free(out);
 	return rc;
 }

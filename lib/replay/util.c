@@ -1,6 +1,5 @@
-/* Small helpers of the replay module: error text, reading a file, an id
- * map, operation names. */
-#include <errno.h>
+/* Small helpers of the replay module: error text, an id map, operation
+ * names. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,40 +16,6 @@ int chakra__replay_fail(char *err, size_t errlen, int code, const char *fmt, ...
 		va_end(ap);
 	}
 	return code;
-}
-
-char *chakra__replay_slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		chakra__replay_fail(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *nb = cap < SIZE_MAX / 4 ? realloc(buf, cap * 2 + 1) : NULL;
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf || bad) {
-		free(buf);
-		chakra__replay_fail(err, errlen, CHAKRA_EIO, "%s: cannot read the file", path);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
 }
 
 static size_t map_home(uint64_t key, size_t cap)

@@ -194,7 +194,7 @@ expect_err "chakra-replay: --compute: 'nap' is not sleep, spin or skip" usage
 printf "{\"1\": [0, 1], \"2\": [2\n" >"$T/bad.json"
 run 4 "$T/mlp" --comm-group "$T/bad.json"
 [ $rc -ne 0 ] || fail "bad group file: exit 0"
-expect_err "bad.json: invalid JSON" groups
+expect_err "bad.json:1: JSON syntax error" groups
 run 4 "$T/mlp" --no-comm-group
 [ $rc -ne 0 ] || fail "no shape: exit 0"
 expect_err "involved_dim flags only some of 2 dimensions and the network shape is unknown" shape

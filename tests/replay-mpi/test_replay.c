@@ -1,8 +1,7 @@
-/* The replay module without MPI: group files, network shapes, scopes (as
- * the simulator resolves them), plans of real and crafted traces, digests
- * and the first-difference messages, MPI layouts and nccl-tests bandwidth
- * factors, the report, and the simulator's prediction through `chakra sim`
- * (CHAKRA_EXE). */
+/* The replay module without MPI: --dims shapes, scopes (as the simulator
+ * resolves them, with its group parser), plans of real and crafted traces,
+ * digests and the first-difference messages, MPI layouts and nccl-tests
+ * bandwidth factors, the report, and the simulator's prediction (lib/sim). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -88,43 +87,6 @@ static int contains(const char *hay, const char *needle)
 	return ok;
 }
 
-static void test_groups(void)
-{
-	chakra_replay_groups *g = NULL;
-	char err[CHAKRA_REPLAY_ERR_LEN];
-	const char *good = "{\"1\": [0, 1], \"2\": [3, 2], \"x\": [1, 3]}";
-	CHECK(chakra_replay_groups_parse(&g, "g.json", good, strlen(good), 4, err, sizeof err) == 0);
-	CHECK_EQ_U(chakra_replay_groups_count(g), 3);
-	CHECK_EQ_U(chakra_replay_groups_find(g, "2", 1), 1);
-	CHECK(chakra_replay_groups_find(g, "3", 1) == -1);
-	size_t n;
-	const uint32_t *rs = chakra_replay_groups_ranks(g, 1, &n);
-	CHECK(n == 2 && rs[0] == 3 && rs[1] == 2); /* listed order is kept */
-	chakra_replay_groups_free(g);
-
-	static const struct {
-		const char *text, *msg;
-	} bad[] = {
-		{ "{\"1\": [0, 4]}", "g.json: group '1': entry 1 is not a rank in 0..3" },
-		{ "{\"1\": [0, 0]}", "group '1': rank 0 is listed twice" },
-		{ "{\"1\": [0], \"1\": [1]}", "group '1' is defined twice" },
-		{ "{\"1\": []}", "group '1': expected a non-empty list of ranks" },
-		{ "{\"1\": [0.5]}", "entry 0 is not a rank" },
-		{ "[1, 2]", "expected an object" },
-		{ "{\"1\": [0", "g.json: invalid JSON" },
-	};
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		g = NULL;
-		err[0] = 0;
-		int rc = chakra_replay_groups_parse(&g, "g.json", bad[i].text, strlen(bad[i].text), 4, err,
-		                                    sizeof err);
-		CHECK_MSG(rc < 0 && g == NULL, "case %zu", i);
-		CHECK_MSG(contains(err, bad[i].msg), "case %zu", i);
-	}
-	CHECK(chakra_replay_groups_load(&g, "/nonexistent/g.json", 4, err, sizeof err) < 0);
-	CHECK(contains(err, "/nonexistent/g.json"));
-}
-
 static void test_dims(void)
 {
 	uint32_t d[CHAKRA_REPLAY_MAX_DIMS];
@@ -133,34 +95,17 @@ static void test_dims(void)
 	const char *bad[] = { "", "4x", "x4", "0x2", "4y4", "-4", "4x2x", "1x1x1x1x1x1x1x1x1" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		CHECK_MSG(chakra_replay_dims_parse(bad[i], d, 8) < 0, "'%s'", bad[i]);
-	char err[CHAKRA_REPLAY_ERR_LEN];
-	CHECK(chakra_replay_network_dims(shared_path("data/astra-sim/network/tpu_v3_32_2dtorus.yml"), d,
-	                                 8, err, sizeof err) == 2);
-	CHECK(d[0] == 4 && d[1] == 8);
-	CHECK(chakra_replay_network_dims(shared_path("data/astra-sim/network/HGX-H100-validated.yml"), d,
-	                                 8, err, sizeof err) == 1 && d[0] == 8);
-	char path[512];
-	snprintf(path, sizeof path, "%s/net.yml", tmpdir);
-	FILE *f = fopen(path, "w");
-	fputs("topology: [ Ring ]\n\nnpus_count: [ 4x ]\n", f);
-	fclose(f);
-	CHECK(chakra_replay_network_dims(path, d, 8, err, sizeof err) < 0);
-	CHECK(contains(err, "net.yml:3: npus_count: '4x' is not a positive integer"));
-	f = fopen(path, "w");
-	fputs("topology: [ Ring ]\n", f);
-	fclose(f);
-	CHECK(chakra_replay_network_dims(path, d, 8, err, sizeof err) < 0);
-	CHECK(contains(err, "no npus_count"));
 }
 
 /* Scopes of a 4x2 network (8 ranks) and two overlapping group kinds. */
 static void test_scopes(void)
 {
-	chakra_replay_groups *g = NULL;
+	chakra_sim_groups g;
+	memset(&g, 0, sizeof g);
 	char err[CHAKRA_REPLAY_ERR_LEN];
 	const char *gt = "{\"1\": [0,1,2,3], \"2\": [4,5,6,7], \"3\": [0,4], \"4\": [1,5]}";
-	CHECK(chakra_replay_groups_parse(&g, "g", gt, strlen(gt), 8, err, sizeof err) == 0);
-	chakra_replay_topo t = { 8, 2, { 4, 2 }, g };
+	CHECK(chakra_sim_groups_parse(&g, "g", gt, strlen(gt), 8, err, sizeof err) == 0);
+	chakra_replay_topo t = { 8, 2, { 4, 2 }, &g };
 	spec s[] = {
 		{ 0, CHAKRA_COMM_COLL_NODE, 0, { 0 }, 0, 64, -1, -1, NULL, 2, { 1, 0 }, 0 },
 		{ 1, CHAKRA_COMM_COLL_NODE, 0, { 0 }, 0, 64, -1, -1, NULL, 2, { 0, 1 }, 0 },
@@ -224,7 +169,7 @@ static void test_scopes(void)
 	CHECK(rc[4] == 0 && sc[4].kind == CHAKRA_REPLAY_SCOPE_ALL);
 	CHECK(rc[5] == 0 && sc[5].kind == CHAKRA_REPLAY_SCOPE_ALL);
 	CHECK(rc[7] == 0 && sc[7].kind == CHAKRA_REPLAY_SCOPE_ALL);
-	chakra_replay_groups_free(g);
+	chakra_sim_groups_free(&g);
 }
 
 static chakra_replay_plan *plan_of(const char *path, const chakra_replay_topo *t, uint32_t rank,
@@ -530,37 +475,38 @@ static void test_report(void)
 
 static void test_sim(void)
 {
-	const char *exe = getenv("CHAKRA_EXE");
-	if (!exe || access(exe, X_OK) != 0) {
-		fprintf(stderr, "skipping the prediction: CHAKRA_EXE is not set\n");
+	char err[CHAKRA_REPLAY_ERR_LEN];
+	chakra_sim_network net;
+	chakra_sim_system sys;
+	int rc = chakra_sim_network_load(&net, shared_path("data/astra-sim/network/Ring_4npus.yml"), err,
+	                                 sizeof err);
+	if (rc == 0)
+		rc = chakra_sim_system_load(&sys, shared_path("data/astra-sim/system/Ring_4chunks.json"),
+		                            err, sizeof err);
+	CHECK_MSG(rc == 0, "%s", err);
+	if (rc < 0)
 		return;
-	}
-	char net[4096], sys[4096], err[CHAKRA_REPLAY_ERR_LEN];
-	snprintf(net, sizeof net, "%.4000s", shared_path("data/astra-sim/network/Ring_4npus.yml"));
-	snprintf(sys, sizeof sys, "%.4000s", shared_path("data/astra-sim/system/Ring_4chunks.json"));
-	const char *args[] = { "--network", net, "--system", sys, NULL };
 	chakra_replay_sim sim;
-	int rc = chakra_replay_sim_run(
-		exe, shared_path("data/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce"), args,
-		&sim, err, sizeof err);
+	const char *wl = shared_path("data/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce");
+	rc = chakra_replay_sim_run(wl, &net, &sys, NULL, CHAKRA_DEPS_DATA, &sim, err, sizeof err);
 	CHECK_MSG(rc == 0, "%s", err);
 	if (rc == 0) {
 		/* docs/sim.md: the 4-NPU all-reduce microbenchmark ends at 43000. */
 		CHECK_EQ_U(sim.npus, 4);
 		CHECK_EQ_U(sim.finish, 43000);
 		CHECK_EQ_U(sim.npu_finish[3], 43000);
+		CHECK_EQ_U(sim.npu_exposed[3], 43000);
 		CHECK(chakra_replay_sim_node_ns(&sim, 2, 2) == 43000);
 		CHECK(chakra_replay_sim_node_ns(&sim, 2, 1) == -1);
 		CHECK(chakra_replay_sim_node_ns(&sim, 9, 2) == -1);
 		chakra_replay_sim_free(&sim);
 	}
-	const char *bad[] = { "--network", "/nonexistent.yml", "--system", sys, NULL };
+	/* 4 NPUs against an 8-rank workload: the simulator's own message. */
 	rc = chakra_replay_sim_run(
-		exe, shared_path("data/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce"), bad,
-		&sim, err, sizeof err);
-	CHECK(rc < 0 && contains(err, "sim failed (exit status 1)") && contains(err, "/nonexistent.yml"));
-	rc = chakra_replay_sim_run("/nonexistent/chakra", "x", args, &sim, err, sizeof err);
-	CHECK(rc < 0 && contains(err, "/nonexistent/chakra"));
+		shared_path("data/astra-sim/microbenchmarks/all_reduce/8npus_1MB/all_reduce"), &net, &sys,
+		NULL, CHAKRA_DEPS_DATA, &sim, err, sizeof err);
+	CHECK(rc < 0 && contains(err, "simulation: "));
+	CHECK(sim.npus == 0 && sim.npu_finish == NULL);
 }
 
 int main(void)
@@ -571,7 +517,6 @@ int main(void)
 		perror(tmpdir);
 		return 1;
 	}
-	test_groups();
 	test_dims();
 	test_scopes();
 	test_plan();

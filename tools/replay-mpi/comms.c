@@ -50,7 +50,7 @@ int rp_comms_build(rp_ctx *c)
 		MPI_Comm_split(MPI_COMM_WORLD, (int)color, c->rank, &c->comm[s]);
 	}
 	/* Groups: layers of disjoint groups. */
-	size_t ng = chakra_replay_groups_count(t->groups);
+	size_t ng = t->groups ? t->groups->n : 0;
 	size_t gbase = ns - ng;
 	int *layer = malloc((ng ? ng : 1) * sizeof *layer);
 	unsigned char *taken = NULL; /* [layer][rank] */
@@ -60,8 +60,8 @@ int rp_comms_build(rp_ctx *c)
 		layer[g] = -1;
 		if (!used[gbase + g])
 			continue;
-		size_t m;
-		const uint32_t *rs = chakra_replay_groups_ranks(t->groups, g, &m);
+		size_t m = t->groups->g[g].n;
+		const uint32_t *rs = t->groups->g[g].ranks;
 		size_t L = 0;
 		for (; L < nlayers; L++) {
 			size_t j = 0;
@@ -98,8 +98,8 @@ int rp_comms_build(rp_ctx *c)
 		for (size_t g = 0; g < ng && mine_g < 0; g++) {
 			if (layer[g] != (int)L)
 				continue;
-			size_t m;
-			const uint32_t *rs = chakra_replay_groups_ranks(t->groups, g, &m);
+			size_t m = t->groups->g[g].n;
+			const uint32_t *rs = t->groups->g[g].ranks;
 			for (size_t j = 0; j < m; j++)
 				if (rs[j] == (uint32_t)c->rank) {
 					mine_g = (long)g;

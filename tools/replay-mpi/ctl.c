@@ -49,12 +49,28 @@ void rp_ctl_stop(rp_ctx *c)
 		MPI_Comm_free(&c->ctl);
 }
 
-static void describe_state(rp_ctx *c)
+/* The rank's message and state in one write: ranks share mpirun's stderr,
+ * and separate writes from two ranks interleave mid-line. */
+static void say(rp_ctx *c, const char *what)
 {
-	fprintf(stderr, "chakra-replay: rank %d: while %s", c->rank, c->phase ? c->phase : "starting");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		fprintf(stderr, "chakra-replay: rank %d: %s\n", c->rank, what);
+		return;
+	}
+	fprintf(m, "chakra-replay: rank %d: %s\nchakra-replay: rank %d: while %s", c->rank, what,
+	        c->rank, c->phase ? c->phase : "starting");
 	if (c->run)
-		rp_run_describe(c, stderr);
-	fputc('\n', stderr);
+		rp_run_describe(c, m);
+	fputc('\n', m);
+	if (fclose(m) == 0) {
+		if (write(2, buf, len) < 0) {
+			/* nothing else to tell */
+		}
+	}
+	free(buf);
 }
 
 static __attribute__((noreturn)) void die(rp_ctx *c, int code)
@@ -81,13 +97,12 @@ void rp_stop_all(rp_ctx *c, int code, const char *fmt, ...)
 		if (MPI_Isend(msg, 2, MPI_INT, r, TAG_STOP, c->ctl, &q) == MPI_SUCCESS)
 			MPI_Request_free(&q);
 	}
+	char what[CHAKRA_REPLAY_ERR_LEN];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "chakra-replay: rank %d: ", c->rank);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	describe_state(c);
+	say(c, what);
 	die(c, code);
 }
 
@@ -99,9 +114,10 @@ void rp_ctl_poll(rp_ctx *c)
 	MPI_Test(&c->ctl_req, &flag, MPI_STATUS_IGNORE);
 	if (!flag)
 		return;
-	fprintf(stderr, "chakra-replay: rank %d: stopping: rank %d %s\n", c->rank, c->ctl_in[1],
-	        c->ctl_in[0] == 2 ? "timed out" : "failed");
-	describe_state(c);
+	char what[128];
+	snprintf(what, sizeof what, "stopping: rank %d %s", c->ctl_in[1],
+	         c->ctl_in[0] == 2 ? "timed out" : "failed");
+	say(c, what);
 	die(c, c->ctl_in[0]);
 }
 

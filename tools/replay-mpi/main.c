@@ -19,10 +19,6 @@
 
 #include "replay_tool.h"
 
-#ifndef CHAKRA_BINDIR
-#define CHAKRA_BINDIR "/usr/local/bin"
-#endif
-
 static const char usage[] =
 	"usage: mpirun -np N chakra-replay PREFIX [options]\n"
 	"\n"
@@ -40,7 +36,8 @@ static const char usage[] =
 	"  --timeout S                a rank waiting S seconds with no progress stops every\n"
 	"                             rank with what each waits for; 0 = never [600]\n"
 	"  --network NET.yml --system SYS.json\n"
-	"                             also print chakra sim's prediction beside the measurement\n"
+	"                             also print the simulator's prediction (as chakra sim)\n"
+	"                             beside the measurement\n"
 	"  --comm-group FILE          communicator groups {\"id\": [ranks]} named by pg_name\n"
 	"                             [PREFIX.comm_groups.json when it exists]\n"
 	"  --no-comm-group            ignore pg_name (as chakra sim without --comm-group)\n"
@@ -50,8 +47,6 @@ static const char usage[] =
 	"                             PREFIX.r.log\n"
 	"  --verify                   check every result (sums, blocks, messages) against\n"
 	"                             the contributions of the communicator's ranks\n"
-	"  --chakra PATH              the chakra command for --network/--system [next to this\n"
-	"                             program, or $CHAKRA_EXE]\n"
 	"  -q, --quiet                no report (errors only)\n";
 
 static int parse_uint(const char *s, unsigned *out)
@@ -163,8 +158,6 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 			}
 		} else if (!strcmp(name, "--log")) {
 			o->log = v;
-		} else if (!strcmp(name, "--chakra")) {
-			o->chakra = v;
 		} else {
 			snprintf(err, errlen, "unknown option '%s'", name);
 			return -1;
@@ -234,11 +227,21 @@ static int setup_shared(rp_ctx *c, char *err, size_t errlen)
 			         c->o.dims, CHAKRA_REPLAY_MAX_DIMS);
 			return -1;
 		}
-	} else if (c->o.network) {
-		t->ndims = chakra_replay_network_dims(c->o.network, t->dims, CHAKRA_REPLAY_MAX_DIMS, err,
-		                                      errlen);
-		if (t->ndims < 0)
+	}
+	if (c->o.network) {
+		/* The simulator's parsers: the prediction needs both files whole. */
+		if (chakra_sim_network_load(&c->net, c->o.network, err, errlen) < 0 ||
+		    chakra_sim_system_load(&c->sys, c->o.system, err, errlen) < 0)
 			return -1;
+		if (c->net.npus != (uint32_t)c->size) {
+			snprintf(err, errlen, "%.500s has %" PRIu32 " NPUs but %d processes run the workload",
+			         c->o.network, c->net.npus, c->size);
+			return -1;
+		}
+		if (!c->o.dims) {
+			t->ndims = c->net.ndims;
+			memcpy(t->dims, c->net.size, (size_t)t->ndims * sizeof *t->dims);
+		}
 	}
 	if (t->ndims) {
 		uint64_t prod = 1;
@@ -258,10 +261,9 @@ static int setup_shared(rp_ctx *c, char *err, size_t errlen)
 			c->groups_path[0] = 0;
 	}
 	if (c->groups_path[0]) {
-		if (chakra_replay_groups_load(&c->groups, c->groups_path, (uint32_t)c->size, err,
-		                              errlen) < 0)
+		if (chakra_sim_groups_load(&c->groups, c->groups_path, (uint32_t)c->size, err, errlen) < 0)
 			return -1;
-		t->groups = c->groups;
+		t->groups = &c->groups;
 	}
 	return 0;
 }
@@ -304,37 +306,6 @@ static int setup_rank(rp_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* The chakra command: --chakra, $CHAKRA_EXE, next to this program, one
- * folder up (the build tree), the install prefix. */
-static void find_chakra(const rp_opts *o, char *buf, size_t len)
-{
-	if (o->chakra) {
-		snprintf(buf, len, "%s", o->chakra);
-		return;
-	}
-	const char *env = getenv("CHAKRA_EXE");
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return;
-	}
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			snprintf(buf, len, "%s/chakra", self);
-			if (access(buf, X_OK) == 0)
-				return;
-			snprintf(buf, len, "%s/../chakra", self);
-			if (access(buf, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(buf, len, "%s/chakra", CHAKRA_BINDIR);
-}
-
 /* Rank 0 runs the simulator; every rank gets its nodes' simulated times
  * into its stats rows, rank 0 keeps the per-NPU finish times. */
 static int predict(rp_ctx *c, chakra_replay_sim *sim)
@@ -343,28 +314,10 @@ static int predict(rp_ctx *c, chakra_replay_sim *sim)
 	int ok = 1;
 	char err[CHAKRA_REPLAY_ERR_LEN] = "";
 	if (c->rank == 0) {
-		char exe[4200];
-		find_chakra(&c->o, exe, sizeof exe);
-		const char *args[12];
-		int k = 0;
-		args[k++] = "--network";
-		args[k++] = c->o.network;
-		args[k++] = "--system";
-		args[k++] = c->o.system;
-		if (c->groups_path[0]) {
-			args[k++] = "--comm-group";
-			args[k++] = c->groups_path;
-		}
-		args[k++] = "--deps";
-		args[k++] = deps_name(c->o.deps);
-		args[k] = NULL;
-		if (chakra_replay_sim_run(exe, c->o.prefix, args, sim, err, sizeof err) < 0) {
+		if (chakra_replay_sim_run(c->o.prefix, &c->net, &c->sys,
+		                          c->groups_path[0] ? &c->groups : NULL, c->o.deps, sim, err,
+		                          sizeof err) < 0)
 			ok = 0;
-		} else if (sim->npus != (uint32_t)c->size) {
-			snprintf(err, sizeof err, "chakra sim simulated %" PRIu32 " NPUs, the replay runs %d "
-			         "ranks", sim->npus, c->size);
-			ok = 0;
-		}
 		if (!ok)
 			fprintf(stderr, "chakra-replay: prediction: %s\n", err);
 	}
@@ -561,7 +514,7 @@ out:
 		chakra_replay_sim_free(&sim);
 	rp_comms_free(c);
 	chakra_replay_plan_free(c->plan);
-	chakra_replay_groups_free(c->groups);
+	chakra_sim_groups_free(&c->groups);
 	chakra_replay_stats_free(&c->stats);
 	rp_pool_free(&c->pool);
 	if (c->p2p != MPI_COMM_NULL)

@@ -32,7 +32,6 @@ typedef struct rp_opts {
 	chakra_deps deps;
 	const char *log;        /* per-rank log prefix */
 	int verify;
-	const char *chakra;     /* the chakra command for the prediction */
 	int quiet;
 } rp_opts;
 
@@ -53,7 +52,9 @@ typedef struct rp_ctx {
 	int rank, size;
 	char path[4096];            /* this rank's trace */
 	char groups_path[4096];     /* "" when none */
-	chakra_replay_groups *groups;
+	chakra_sim_groups groups;   /* empty when none */
+	chakra_sim_network net;     /* --network (net.npus == 0 when none) */
+	chakra_sim_system sys;      /* --system */
 	chakra_replay_topo topo;
 	chakra_replay_plan *plan;
 	size_t nslots;

@@ -14,7 +14,8 @@
  *     the first difference (rank, node id, what differs);
  *   - how many elements each MPI call moves, and algorithm and bus
  *     bandwidth as nccl-tests defines them;
- *   - the report (text and JSON), with the simulator's prediction beside it.
+ *   - the report (text and JSON), with the simulator's prediction (lib/sim)
+ *     beside it.
  *
  * Unstable: define CHAKRA_EXPERIMENTAL before including it. Errors are
  * negative chakra_error codes with a message in the caller's buffer. */
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include "chakra/feeder.h"
 #include "chakra/node.h"
+#include "chakra/experimental/sim.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,38 +40,18 @@ extern "C" {
 #define CHAKRA_REPLAY_MAX_DIMS 8
 #define CHAKRA_REPLAY_ERR_LEN 1024
 
-/* ---- Communicator groups: ASTRA-sim's {"id": [ranks...]} ---- */
-typedef struct chakra_replay_groups chakra_replay_groups;
-/* Every rank below nranks, none twice in a group, ids unique; errors name
- * the file, the line and the group. */
-int chakra_replay_groups_load(chakra_replay_groups **out, const char *path, uint32_t nranks,
-                              char *err, size_t errlen);
-int chakra_replay_groups_parse(chakra_replay_groups **out, const char *name, const char *text,
-                               size_t len, uint32_t nranks, char *err, size_t errlen);
-void chakra_replay_groups_free(chakra_replay_groups *g);
-size_t chakra_replay_groups_count(const chakra_replay_groups *g);
-const char *chakra_replay_groups_name(const chakra_replay_groups *g, size_t i);
-const uint32_t *chakra_replay_groups_ranks(const chakra_replay_groups *g, size_t i, size_t *n);
-/* Index of the group with this id, or -1. */
-long chakra_replay_groups_find(const chakra_replay_groups *g, const char *name, size_t len);
-
 /* ---- Network shape ---- */
-/* "4x4" -> {4, 4}: the number of dimensions, or CHAKRA_EINVAL. */
+/* "4x4" -> {4, 4}: the number of dimensions, or CHAKRA_EINVAL. (A network
+ * YAML's shape, and communicator-group files, are read with the
+ * simulator's parsers: chakra_sim_network_load, chakra_sim_groups_load.) */
 int chakra_replay_dims_parse(const char *s, uint32_t *dims, int cap);
-/* npus_count of an ASTRA-sim network YAML: the number of dimensions, or a
- * negative code with a message naming the file and line. */
-int chakra_replay_network_dims(const char *path, uint32_t *dims, int cap, char *err,
-                               size_t errlen);
-/* The same on text (name is used in messages). */
-int chakra_replay_network_dims_parse(const char *name, const char *text, size_t len,
-                                     uint32_t *dims, int cap, char *err, size_t errlen);
 
 /* ---- Scopes: which ranks a collective spans ---- */
 typedef struct chakra_replay_topo {
 	uint32_t nranks;
 	int ndims; /* 0: unknown (then only involved_dim lists flagging every dimension work) */
 	uint32_t dims[CHAKRA_REPLAY_MAX_DIMS]; /* dimension 0 varies fastest */
-	const chakra_replay_groups *groups;    /* NULL: pg_name is ignored, as the simulator does */
+	const chakra_sim_groups *groups;       /* NULL: pg_name is ignored, as the simulator does */
 } chakra_replay_topo;
 
 typedef enum chakra_replay_scope_kind {
@@ -242,26 +224,27 @@ uint64_t chakra_replay_share(uint64_t total, uint32_t n, uint32_t i);
 double chakra_replay_nccl_bytes(int comm_type, uint64_t size, uint32_t n);
 double chakra_replay_busbw_factor(int comm_type, uint32_t n);
 
-/* ---- The simulator's prediction ---- */
+/* ---- The simulator's prediction (lib/sim, in process) ---- */
 typedef struct chakra_replay_sim {
 	uint32_t npus;
 	uint64_t finish;          /* cycles = ns */
 	uint64_t *npu_finish;     /* [npus] */
 	uint64_t *npu_compute;
-	uint64_t *npu_exposed;
-	/* Per NPU, the nodes the simulator ran: id and duration (issue to
-	 * callback), sorted by id. */
+	uint64_t *npu_exposed;    /* finish - compute, as chakra sim reports it */
+	/* Per NPU, the communication nodes the simulator ran: id and duration
+	 * (start to end), sorted by id. */
 	size_t *nev;
 	uint64_t **ev_id;
 	uint64_t **ev_ns;
 } chakra_replay_sim;
 
-/* Runs `exe sim --workload PREFIX ARGS... --json --events TMP` and reads
- * its outputs. errlen bytes of err get the simulator's own message when it
- * fails. */
-int chakra_replay_sim_run(const char *exe, const char *prefix, const char *const *args,
-                          chakra_replay_sim *out, char *err, size_t errlen);
-/* The simulated duration of a node of one NPU, or -1. */
+/* Simulates PREFIX on the network and system (with the groups, NULL for
+ * none, and the dependencies the replay uses). Errors name the file or
+ * the node, as chakra sim does. */
+int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
+                          const chakra_sim_system *sys, const chakra_sim_groups *groups,
+                          chakra_deps deps, chakra_replay_sim *out, char *err, size_t errlen);
+/* The simulated duration of a communication node of one NPU, or -1. */
 int64_t chakra_replay_sim_node_ns(const chakra_replay_sim *s, uint32_t npu, uint64_t id);
 void chakra_replay_sim_free(chakra_replay_sim *s);
 
