@@ -6,7 +6,7 @@
 #include "chakra/error.h"
 #include "node_impl.h"
 
-chakra_builder *chakra_builder_new(void) { return calloc(1, sizeof(chakra_builder)); }
+chakra_builder *chakra_builder_new(void) { return chakra__calloc(1, sizeof(chakra_builder)); }
 
 void chakra_builder_free(chakra_builder *b)
 {
@@ -16,7 +16,7 @@ void chakra_builder_free(chakra_builder *b)
 	chakra__cbuf_free(&b->data);
 	chakra__cbuf_free(&b->ctrl);
 	chakra__cbuf_free(&b->attrs);
-	free(b);
+	chakra__free(b);
 }
 
 void chakra_builder_reset(chakra_builder *b)
@@ -215,7 +215,7 @@ int chakra_builder_attr_list_string(chakra_builder *b, const char *name, chakra_
 	    n > SIZE_MAX / sizeof(span))
 		return CHAKRA_EINVAL;
 	/* Strings first, then the span table that points at them. */
-	span *tmp = n ? malloc(n * sizeof(span)) : NULL;
+	span *tmp = n ? chakra__malloc(n * sizeof(span)) : NULL;
 	if (n && !tmp)
 		return CHAKRA_ENOMEM;
 	int rc = 0;
@@ -224,7 +224,7 @@ int chakra_builder_attr_list_string(chakra_builder *b, const char *name, chakra_
 	span table = { 0, 0 };
 	if (rc == 0)
 		rc = pool_add(b, tmp, n * sizeof(span), &table);
-	free(tmp);
+	chakra__free(tmp);
 	if (rc < 0)
 		return rc;
 	battr *a = attr_new(b, name, kind, &rc);
@@ -267,11 +267,11 @@ int chakra_builder_attr_copy(chakra_builder *b, const chakra_attr *a)
 	else if (k == CHAKRA_ATTR_DOUBLE_LIST || k == CHAKRA_ATTR_FLOAT_LIST)
 		rc = chakra_builder_attr_list_double(b, name, k, a->ld, a->n);
 	else if (k == CHAKRA_ATTR_STRING_LIST || k == CHAKRA_ATTR_BYTES_LIST) {
-		const char **v = a->n ? malloc(a->n * sizeof *v) : NULL;
-		size_t *l = a->n ? malloc(a->n * sizeof *l) : NULL;
+		const char **v = a->n ? chakra__malloc(a->n * sizeof *v) : NULL;
+		size_t *l = a->n ? chakra__malloc(a->n * sizeof *l) : NULL;
 		if (a->n && (!v || !l)) {
-			free(v);
-			free(l);
+			chakra__free(v);
+			chakra__free(l);
 			return CHAKRA_ENOMEM;
 		}
 		for (size_t i = 0; i < a->n; i++) {
@@ -279,8 +279,8 @@ int chakra_builder_attr_copy(chakra_builder *b, const chakra_attr *a)
 			l[i] = a->ls[i].len;
 		}
 		rc = chakra_builder_attr_list_string(b, name, k, v, l, a->n);
-		free(v);
-		free(l);
+		chakra__free(v);
+		chakra__free(l);
 	} else if (k % 2 == 0)
 		rc = chakra_builder_attr_list_uint(b, name, k, a->lu, a->n);
 	else

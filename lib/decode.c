@@ -290,7 +290,7 @@ static inline void full_clear(node_full *f)
 			f->io[i][j].s = NULL;
 			f->io[i][j].len = 0;
 		}
-	f->attrs = NULL; f->n_attrs = 0; f->n_unknown = 0;
+	f->attrs = NULL; f->n_attrs = 0; f->n_unknown = 0; f->size = 0;
 }
 
 /* One AttributeProto message body. out == NULL: validate only. */
@@ -386,13 +386,31 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 	return 0;
 }
 
-/* Append the varints of a repeated uint64 field (packed or not). */
-static int deps_append(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
+/* The decoded bytes a walk holds (scratch arrays and arena) plus `extra`
+ * would pass the budget: sets `over` (the caller fails with ETOOBIG). */
+static int over_budget(walk_scratch *ws, const arena *a, size_t extra)
+{
+	if (!ws->limit)
+		return 0;
+	uint64_t used = (uint64_t)ws->data.len + ws->ctrl.len + ws->attrs.len + (a ? a->total : 0);
+	if (used + extra > ws->limit || extra > ws->limit) {
+		ws->over = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Append the varints of a repeated uint64 field (packed or not): 0, -1
+ * (malformed) or -2 (out of memory, or over the budget). */
+static int deps_append(walk_scratch *ws, const arena *a, cbuf *dst, unsigned wt,
+                       const uint8_t **p, const uint8_t *end)
 {
 	uint64_t v;
 	if (wt == WT_VARINT) {
 		if (wire_varint(p, end, &v))
 			return -1;
+		if (over_budget(ws, a, 8))
+			return -2;
 		return chakra__cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
 	if (wt != WT_LEN)
@@ -403,13 +421,19 @@ static int deps_append(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t 
 	const uint8_t *e = *p + L;
 	if (L == 0) /* dst->p may still be NULL: no pointer arithmetic on it */
 		return 0;
-	/* Upper bound on the count: one element per byte. */
-	if (chakra__cbuf_reserve(dst, dst->len + (size_t)L * 8))
+	/* Each varint ends with the one byte below 0x80: the exact count for
+	 * a well-formed run (a malformed one fails below, within the count). */
+	size_t cnt = 0;
+	for (const uint8_t *q = *p; q < e; q++)
+		cnt += *q < 0x80;
+	if (e[-1] >= 0x80)
+		return -1; /* ends inside a varint */
+	if (over_budget(ws, a, cnt * 8) || chakra__cbuf_reserve(dst, dst->len + cnt * 8))
 		return -2;
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
 	while (*p < e) {
-		if (wire_varint(p, e, &o[n]))
+		if (n == cnt || wire_varint(p, e, &o[n]))
 			return -1;
 		n++;
 	}
@@ -439,7 +463,8 @@ static int walk_attr_field(const uint8_t **p, const uint8_t *end, const uint8_t 
 		return BAD("byte %llu: attr field malformed", POS(fs));
 	chakra_attr *o = NULL;
 	if (full) {
-		if (chakra__cbuf_reserve(&ws->attrs, ws->attrs.len + sizeof(chakra_attr)))
+		if (over_budget(ws, a, sizeof(chakra_attr)) ||
+		    chakra__cbuf_reserve(&ws->attrs, ws->attrs.len + sizeof(chakra_attr)))
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		o = (chakra_attr *)(ws->attrs.p + ws->attrs.len);
 		ws->attrs.len += sizeof(chakra_attr);
@@ -469,8 +494,36 @@ static const char *const node_field_names[] = {
 	"duration_micros", "inputs", "outputs", "attr",
 };
 
-int chakra__node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_full *full,
-              arena *a, walk_scratch *ws, char *err)
+static int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_full *full,
+                     arena *a, walk_scratch *ws, char *err);
+
+/* A walk that stopped at the budget: CHAKRA_ETOOBIG, "byte N: ..." at the
+ * message's first byte (the caller adds the node and the file). */
+static int budget_error(walk_scratch *ws, const arena *a, int rc, uint64_t base, size_t len,
+                        const char *what, char *err)
+{
+	if (rc < 0 && (ws->over || (a && a->over))) {
+		uint64_t limit = ws->limit ? ws->limit : (a ? a->limit : 0);
+		return chakra__errf(err, CHAKRA_ETOOBIG,
+		                    "byte %llu: %s of %zu bytes needs more than %llu bytes decoded "
+		                    "(max_node_memory)",
+		                    (unsigned long long)base, what, len, (unsigned long long)limit);
+	}
+	return rc;
+}
+
+int chakra__node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id,
+                      node_full *full, arena *a, walk_scratch *ws, char *err)
+{
+	ws->over = 0;
+	if (a)
+		a->over = 0;
+	int rc = node_walk(msg, len, base, id, full, a, ws, err);
+	return budget_error(ws, a, rc, base, len, "node", err);
+}
+
+static int node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, node_full *full,
+                     arena *a, walk_scratch *ws, char *err)
 {
 	const uint8_t *p = msg, *end = msg + len, *start = msg;
 	ws->data.len = ws->ctrl.len = ws->attrs.len = 0;
@@ -501,7 +554,7 @@ int chakra__node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *i
 			}
 			break;
 		case 4: case 5: {
-			int rc = deps_append(f == 4 ? &ws->ctrl : &ws->data, wt, &p, end);
+			int rc = deps_append(ws, full ? a : NULL, f == 4 ? &ws->ctrl : &ws->data, wt, &p, end);
 			if (rc == -2)
 				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 			if (rc)
@@ -586,8 +639,20 @@ int chakra__node_walk(const uint8_t *msg, size_t len, uint64_t base, uint64_t *i
 	return 0;
 }
 
-int chakra__metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m, arena *a,
-                  walk_scratch *ws, char *err)
+static int metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m,
+                         arena *a, walk_scratch *ws, char *err);
+
+int chakra__metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m,
+                          arena *a, walk_scratch *ws, char *err)
+{
+	ws->over = 0;
+	a->over = 0;
+	int rc = metadata_walk(msg, len, base, m, a, ws, err);
+	return budget_error(ws, a, rc, base, len, "metadata", err);
+}
+
+static int metadata_walk(const uint8_t *msg, size_t len, uint64_t base, chakra_metadata *m,
+                         arena *a, walk_scratch *ws, char *err)
 {
 	const uint8_t *p = msg, *end = msg + len, *start = msg;
 	memset(m, 0, sizeof *m);

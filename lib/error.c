@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "chakra/error.h"
 
 const char *chakra_strerror(int code)
@@ -22,5 +23,30 @@ const char *chakra_strerror(int code)
 	case CHAKRA_ESELFDEP: return "node depends on itself";
 	case CHAKRA_ECONFIG: return "bad configuration";
 	default: return "unknown error";
+	}
+}
+
+const char *chakra_err_name(int code)
+{
+	switch (code) {
+	case CHAKRA_OK: return "CHAKRA_OK";
+	case CHAKRA_EIO: return "CHAKRA_EIO";
+	case CHAKRA_ENOMEM: return "CHAKRA_ENOMEM";
+	case CHAKRA_EINVAL: return "CHAKRA_EINVAL";
+	case CHAKRA_ETRUNC: return "CHAKRA_ETRUNC";
+	case CHAKRA_ECORRUPT: return "CHAKRA_ECORRUPT";
+	case CHAKRA_ETOOBIG: return "CHAKRA_ETOOBIG";
+	case CHAKRA_ENOMETA: return "CHAKRA_ENOMETA";
+	case CHAKRA_EGZIP: return "CHAKRA_EGZIP";
+	case CHAKRA_ENOTFOUND: return "CHAKRA_ENOTFOUND";
+	case CHAKRA_ETYPE: return "CHAKRA_ETYPE";
+	case CHAKRA_ERANGE: return "CHAKRA_ERANGE";
+	case CHAKRA_EDUP: return "CHAKRA_EDUP";
+	case CHAKRA_EDEP: return "CHAKRA_EDEP";
+	case CHAKRA_ECYCLE: return "CHAKRA_ECYCLE";
+	case CHAKRA_ESTATE: return "CHAKRA_ESTATE";
+	case CHAKRA_ESELFDEP: return "CHAKRA_ESELFDEP";
+	case CHAKRA_ECONFIG: return "CHAKRA_ECONFIG";
+	default: return NULL;
 	}
 }

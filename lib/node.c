@@ -24,12 +24,16 @@ static const char *const kind_names[] = {
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* The index of name, CHAKRA_ENOTFOUND, or CHAKRA_EINVAL for NULL (never
+ * -1, which is CHAKRA_EIO). */
 static int lookup(const char *const *names, int n, const char *name)
 {
-	for (int i = 0; name && i < n; i++)
+	if (!name)
+		return CHAKRA_EINVAL;
+	for (int i = 0; i < n; i++)
 		if (!strcmp(names[i], name))
 			return i;
-	return -1;
+	return CHAKRA_ENOTFOUND;
 }
 
 const char *chakra_node_type_name(int t) { return t >= 0 && t < COUNT(type_names) ? type_names[t] : NULL; }
@@ -49,7 +53,7 @@ int chakra_attr_kind_from_name(const char *s)
 	if (s && !strcmp(s, "none"))
 		return CHAKRA_ATTR_NONE;
 	int i = lookup(kind_names, COUNT(kind_names), s);
-	return i < 0 ? -1 : i + 3;
+	return i < 0 ? i : i + 3;
 }
 
 /* ---- node ---- */

@@ -40,6 +40,7 @@ typedef struct node_full {
 	chakra_attr *attrs;
 	size_t n_attrs;
 	size_t n_unknown; /* fields not in the schema (skipped, not re-encoded) */
+	size_t size;      /* bytes of the block holding it (feeder copies), else 0 */
 } node_full;
 
 struct chakra_node {
@@ -63,6 +64,11 @@ struct chakra_metadata {
 /* Reusable scratch space for the walker (no allocation once warm). */
 typedef struct walk_scratch {
 	cbuf data, ctrl, attrs;
+	/* Budget for one node's decoded form (0 = none): the scratch arrays
+	 * plus the arena's bytes; past it the walk fails with CHAKRA_ETOOBIG
+	 * ("over" set). The reader sets it from max_node_memory. */
+	uint64_t limit;
+	int over;
 } walk_scratch;
 void chakra__walk_scratch_free(walk_scratch *w);
 

@@ -302,7 +302,7 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	bool ok;
 	if (last > 0 && unsafe) {
 		size_t len = s->bytes_left;
-		filtered = malloc(len ? len : 1);
+		filtered = chakra__malloc(len ? len : 1);
 		if (!filtered)
 			return false;
 		pb_istream_t fs = pb_istream_from_buffer(filtered,
@@ -313,7 +313,7 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 		ok = pb_decode(s, chakra__pb_AttributeProto_fields, &m);
 	}
 	ok = ok && attr_check(v, a, &m, last < 0 ? 0 : last, &na, &da);
-	free(filtered); /* after the checks: recorded strings point into it */
+	chakra__free(filtered); /* after the checks: recorded strings point into it */
 	return ok;
 }
 

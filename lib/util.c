@@ -4,6 +4,145 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/allocator.h"
+#include "chakra/error.h"
+
+/* ---- allocation ---- */
+
+static void *libc_malloc(void *data, size_t n)
+{
+	(void)data;
+	return malloc(n);
+}
+
+static void *libc_realloc(void *data, void *p, size_t n)
+{
+	(void)data;
+	return realloc(p, n);
+}
+
+static void libc_free(void *data, void *p)
+{
+	(void)data;
+	free(p);
+}
+
+static chakra_allocator allocator = { CHAKRA_ALLOCATOR_VERSION, libc_malloc, libc_realloc,
+                                      libc_free, NULL };
+
+int chakra_set_allocator(const chakra_allocator *a)
+{
+	if (!a) {
+		chakra_allocator def = { CHAKRA_ALLOCATOR_VERSION, libc_malloc, libc_realloc,
+		                         libc_free, NULL };
+		allocator = def;
+		return 0;
+	}
+	if (a->version != CHAKRA_ALLOCATOR_VERSION || !a->malloc_fn || !a->realloc_fn || !a->free_fn)
+		return CHAKRA_EINVAL;
+	allocator = *a;
+	return 0;
+}
+
+void *chakra__malloc(size_t n)
+{
+	return allocator.malloc_fn(allocator.data, n ? n : 1);
+}
+
+void *chakra__calloc(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	void *p = chakra__malloc(n * size);
+	if (p)
+		memset(p, 0, n * size);
+	return p;
+}
+
+void *chakra__realloc(void *p, size_t n)
+{
+	return allocator.realloc_fn(allocator.data, p, n ? n : 1);
+}
+
+void chakra__free(void *p)
+{
+	if (p)
+		allocator.free_fn(allocator.data, p);
+}
+
+char *chakra__strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = chakra__malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+void *chakra__zalloc(void *opaque, unsigned items, unsigned size)
+{
+	(void)opaque;
+	if (size && items > SIZE_MAX / size)
+		return NULL;
+	return chakra__malloc((size_t)items * size);
+}
+
+void chakra__zfree(void *opaque, void *p)
+{
+	(void)opaque;
+	chakra__free(p);
+}
+
+/* ---- options and error values ---- */
+
+int chakra__opts_copy(void *dst, size_t dst_size, const void *src, const size_t *sizes, unsigned n)
+{
+	memset(dst, 0, dst_size);
+	unsigned v;
+	memcpy(&v, src, sizeof v); /* every options struct starts with `unsigned version` */
+	if (v < 1 || v >= n)
+		return CHAKRA_EINVAL;
+	memcpy(dst, src, sizes[v] < dst_size ? sizes[v] : dst_size);
+	return 0;
+}
+
+int chakra__opts_init(void *opts, unsigned version, const size_t *sizes, unsigned n)
+{
+	if (!opts || version < 1 || version >= n)
+		return CHAKRA_EINVAL;
+	memset(opts, 0, sizes[version]);
+	memcpy(opts, &version, sizeof version);
+	return 0;
+}
+
+int chakra__errinfo_get(const chakra__errinfo *e, const char *msg, void *info, size_t size)
+{
+	chakra_error_info full;
+	memset(&full, 0, sizeof full);
+	full.code = e->code;
+	full.flags = e->flags;
+	full.offset = e->offset;
+	full.node_index = e->index;
+	full.node_id = e->id;
+	full.message = msg ? msg : "";
+	if (info)
+		memcpy(info, &full, size < sizeof full ? size : sizeof full);
+	return e->code;
+}
+
+uint64_t chakra__msg_byte(const char *msg, int *ok)
+{
+	*ok = 0;
+	if (strncmp(msg, "byte ", 5) != 0 || msg[5] < '0' || msg[5] > '9')
+		return 0;
+	char *end;
+	unsigned long long v = strtoull(msg + 5, &end, 10);
+	*ok = *end == ':';
+	return *ok ? (uint64_t)v : 0;
+}
+
+/* ---- messages, buffers, arena ---- */
+
 int chakra__errf(char *dst, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -23,7 +162,7 @@ int chakra__cbuf_reserve(cbuf *b, size_t need)
 			return -1;
 		cap *= 2;
 	}
-	uint8_t *p = realloc(b->p, cap);
+	uint8_t *p = chakra__realloc(b->p, cap);
 	if (!p)
 		return -1;
 	b->p = p;
@@ -43,7 +182,7 @@ int chakra__cbuf_append(cbuf *b, const void *src, size_t n)
 
 void chakra__cbuf_free(cbuf *b)
 {
-	free(b->p);
+	chakra__free(b->p);
 	b->p = NULL;
 	b->len = b->cap = 0;
 }
@@ -59,6 +198,10 @@ struct arena_block {
 void *chakra__arena_alloc(arena *a, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
+	if (a->limit && (n > a->limit || a->total > a->limit - n)) {
+		a->over = 1;
+		return NULL;
+	}
 	arena_block *b = a->head;
 	if (!b || b->cap - b->used < n) {
 		size_t cap = n > ARENA_MIN ? n : ARENA_MIN;
@@ -67,7 +210,7 @@ void *chakra__arena_alloc(arena *a, size_t n)
 		size_t hdr = (sizeof(arena_block) + 7) & ~(size_t)7;
 		if (cap > SIZE_MAX - hdr)
 			return NULL;
-		b = malloc(hdr + cap);
+		b = chakra__malloc(hdr + cap);
 		if (!b)
 			return NULL;
 		b->data = (uint8_t *)b + hdr;
@@ -78,6 +221,7 @@ void *chakra__arena_alloc(arena *a, size_t n)
 	}
 	void *p = b->data + b->used;
 	b->used += n;
+	a->total += n;
 	return p;
 }
 
@@ -97,13 +241,15 @@ char *chakra__arena_strdup(arena *a, const uint8_t *s, size_t n)
 void chakra__arena_reset(arena *a)
 {
 	/* Keep only the newest (largest) block. */
+	a->total = 0;
+	a->over = 0;
 	arena_block *b = a->head;
 	if (!b)
 		return;
 	arena_block *rest = b->next;
 	while (rest) {
 		arena_block *nx = rest->next;
-		free(rest);
+		chakra__free(rest);
 		rest = nx;
 	}
 	b->next = NULL;
@@ -115,8 +261,10 @@ void chakra__arena_free(arena *a)
 	arena_block *b = a->head;
 	while (b) {
 		arena_block *nx = b->next;
-		free(b);
+		chakra__free(b);
 		b = nx;
 	}
 	a->head = NULL;
+	a->total = 0;
+	a->over = 0;
 }

@@ -14,6 +14,50 @@
 #  define CHAKRA_PRINTF(a, b)
 #endif
 
+/* Allocation: every allocation goes through the hook set by
+ * chakra_set_allocator (malloc/realloc/free by default). calloc and strdup
+ * are built on it; sizes that overflow fail like an allocation. */
+void *chakra__malloc(size_t n);
+void *chakra__calloc(size_t n, size_t size);
+void *chakra__realloc(void *p, size_t n);
+void chakra__free(void *p);
+char *chakra__strdup(const char *s);
+/* zlib's zalloc / zfree, routed through the same hook (opaque unused). */
+void *chakra__zalloc(void *opaque, unsigned items, unsigned size);
+void chakra__zfree(void *opaque, void *p);
+
+/* Versioned options: sizes[v] is the size of version v of an options
+ * struct (sizes[0] unused, n = the current version + 1). Copies the
+ * fields of src's version into dst (full size dst_size, zeroed first, so
+ * later fields read as their defaults); CHAKRA_EINVAL for a version this
+ * library does not know. */
+int chakra__opts_copy(void *dst, size_t dst_size, const void *src, const size_t *sizes, unsigned n);
+/* options_init: zero the fields of that version and set `version`. */
+int chakra__opts_init(void *opts, unsigned version, const size_t *sizes, unsigned n);
+
+/* A handle's last error as values (chakra_error_info without the
+ * message, which the handle keeps). */
+typedef struct chakra__errinfo {
+	int code;
+	unsigned flags; /* CHAKRA_ERRINFO_* */
+	uint64_t offset, index, id;
+} chakra__errinfo;
+static inline void chakra__errinfo_set(chakra__errinfo *e, int code, unsigned flags,
+                                       uint64_t offset, uint64_t index, uint64_t id)
+{
+	e->code = code;
+	e->flags = flags;
+	e->offset = offset;
+	e->index = index;
+	e->id = id;
+}
+/* Fill the first `size` bytes of a chakra_error_info (void *: util.h does
+ * not include the public headers); returns e->code. */
+int chakra__errinfo_get(const chakra__errinfo *e, const char *msg, void *info, size_t size);
+/* N from an internal message that starts with "byte N: " (the walker's
+ * convention); 0 and *ok = 0 otherwise. */
+uint64_t chakra__msg_byte(const char *msg, int *ok);
+
 /* Format into a fixed message buffer (truncating); returns code. */
 int chakra__errf(char *dst, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
 
@@ -32,6 +76,11 @@ void chakra__cbuf_free(cbuf *b);
 typedef struct arena_block arena_block;
 typedef struct arena {
 	arena_block *head;
+	/* Budget: bytes handed out since the last reset, and the most allowed
+	 * (0 = none); an allocation past it fails and sets `over`, so the
+	 * caller reports CHAKRA_ETOOBIG instead of CHAKRA_ENOMEM. */
+	size_t total, limit;
+	int over;
 } arena;
 void *chakra__arena_alloc(arena *a, size_t n); /* 8-byte aligned; NULL on ENOMEM */
 char *chakra__arena_strdup(arena *a, const uint8_t *s, size_t n); /* NUL-terminated copy */

@@ -36,6 +36,17 @@ int chakra__wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt)
 
 /* ---- sources ---- */
 
+/* Record where an error happened (flags: CHAKRA_ERRINFO_*), return code. */
+static int src_err(source *s, uint64_t off, unsigned flags, int code)
+{
+	s->err_off = off;
+	s->err_flags = flags;
+	return code;
+}
+
+#define RAW_POS(s) (CHAKRA_ERRINFO_OFFSET | ((s)->gz ? CHAKRA_ERRINFO_COMPRESSED : 0u))
+#define GZ_POS (CHAKRA_ERRINFO_OFFSET | CHAKRA_ERRINFO_COMPRESSED)
+
 int chakra__source_open_path(source *s, const char *path, char *err)
 {
 	memset(s, 0, sizeof *s);
@@ -46,7 +57,8 @@ int chakra__source_open_path(source *s, const char *path, char *err)
 	}
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0)
-		return chakra__errf(err, CHAKRA_EIO, "%s: cannot open: %s", path, strerror(errno));
+		return src_err(s, 0, 0,
+		               chakra__errf(err, CHAKRA_EIO, "%s: cannot open: %s", path, strerror(errno)));
 	s->own_fd = 1;
 	return 0;
 }
@@ -77,8 +89,9 @@ static long raw_read(source *s, void *buf, size_t cap, const char *name, char *e
 			n = read(s->fd, buf, cap);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
-			return chakra__errf(err, CHAKRA_EIO, "%s: byte %llu: read failed: %s", name,
-			                    (unsigned long long)s->raw_read, strerror(errno));
+			return src_err(s, s->raw_read, RAW_POS(s),
+			               chakra__errf(err, CHAKRA_EIO, "%s: byte %llu: read failed: %s", name,
+			                            (unsigned long long)s->raw_read, strerror(errno)));
 		break;
 	case SRC_MEM:
 		n = (long)(s->mem_len - s->mem_pos < cap ? s->mem_len - s->mem_pos : cap);
@@ -88,8 +101,9 @@ static long raw_read(source *s, void *buf, size_t cap, const char *name, char *e
 	default:
 		n = s->cb(s->cbdata, buf, cap);
 		if (n < 0 || (size_t)n > cap)
-			return chakra__errf(err, CHAKRA_EIO, "%s: byte %llu: read callback failed (%ld)",
-			                    name, (unsigned long long)s->raw_read, n);
+			return src_err(s, s->raw_read, RAW_POS(s),
+			               chakra__errf(err, CHAKRA_EIO, "%s: byte %llu: read callback failed (%ld)",
+			                            name, (unsigned long long)s->raw_read, n));
 	}
 	s->raw_read += (uint64_t)n;
 	return n;
@@ -106,7 +120,6 @@ int chakra__source_is_plain_mem(source *s)
 /* Look at the first two bytes to decide between plain and gzip. */
 static int probe(source *s, const char *name, char *err)
 {
-	s->probed = 1;
 	while (s->probe_len < 2) {
 		long n = raw_read(s, s->probe + s->probe_len, 2 - s->probe_len, name, err);
 		if (n < 0)
@@ -116,18 +129,24 @@ static int probe(source *s, const char *name, char *err)
 		s->probe_len += (size_t)n;
 	}
 	if (s->probe_len == 2 && s->probe[0] == 0x1f && s->probe[1] == 0x8b) {
-		s->gz = 1;
-		s->zin = malloc(ZIN_SIZE);
 		if (!s->zin)
-			return chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", name);
+			s->zin = chakra__malloc(ZIN_SIZE);
+		if (!s->zin)
+			return src_err(s, 0, 0, chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", name));
 		s->zin_cap = ZIN_SIZE;
 		memcpy(s->zin, s->probe, 2);
+		s->zs.zalloc = chakra__zalloc;
+		s->zs.zfree = chakra__zfree;
+		s->zs.opaque = NULL;
+		if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
+			return src_err(s, 0, 0,
+			               chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory (gzip decoder)", name));
 		s->zs.next_in = s->zin;
 		s->zs.avail_in = 2;
 		s->probe_pos = s->probe_len;
-		if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
-			return chakra__errf(err, CHAKRA_ENOMEM, "%s: cannot start gzip decoder", name);
+		s->gz = 1; /* (only now: source_close ends an inflate that started) */
 	}
+	s->probed = 1; /* (not before: a failed probe must not read as plain input) */
 	return 0;
 }
 
@@ -161,10 +180,11 @@ long chakra__source_read(source *s, void *buf, size_t cap, const char *name, cha
 			if (n < 0)
 				return n;
 			if (n == 0)
-				return chakra__errf(err, CHAKRA_EGZIP,
-				                    "%s: compressed byte %llu: gzip stream ends early "
-				                    "(truncated .gz file)",
-				                    name, (unsigned long long)s->raw_read);
+				return src_err(s, s->raw_read, GZ_POS,
+				               chakra__errf(err, CHAKRA_EGZIP,
+				                            "%s: compressed byte %llu: gzip stream ends early "
+				                            "(truncated .gz file)",
+				                            name, (unsigned long long)s->raw_read));
 			s->zs.next_in = s->zin;
 			s->zs.avail_in = (uInt)n;
 		}
@@ -183,15 +203,21 @@ long chakra__source_read(source *s, void *buf, size_t cap, const char *name, cha
 				break;
 			}
 			if (s->zs.avail_in >= 2 && (s->zs.next_in[0] != 0x1f || s->zs.next_in[1] != 0x8b))
-				return chakra__errf(err, CHAKRA_EGZIP,
-				                    "%s: compressed byte %llu: garbage after gzip stream",
-				                    name,
-				                    (unsigned long long)(s->raw_read - s->zs.avail_in));
+				return src_err(s, s->raw_read - s->zs.avail_in, GZ_POS,
+				               chakra__errf(err, CHAKRA_EGZIP,
+				                            "%s: compressed byte %llu: garbage after gzip stream",
+				                            name,
+				                            (unsigned long long)(s->raw_read - s->zs.avail_in)));
 			inflateReset(&s->zs);
+		} else if (zr == Z_MEM_ERROR) {
+			return src_err(s, 0, 0,
+			               chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory (gzip decoder)", name));
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			return chakra__errf(err, CHAKRA_EGZIP, "%s: compressed byte %llu: bad gzip data: %s",
-			                    name, (unsigned long long)(s->raw_read - s->zs.avail_in),
-			                    s->zs.msg ? s->zs.msg : "inflate failed");
+			return src_err(s, s->raw_read - s->zs.avail_in, GZ_POS,
+			               chakra__errf(err, CHAKRA_EGZIP,
+			                            "%s: compressed byte %llu: bad gzip data: %s", name,
+			                            (unsigned long long)(s->raw_read - s->zs.avail_in),
+			                            s->zs.msg ? s->zs.msg : "inflate failed"));
 		}
 	}
 	return (long)(cap - s->zs.avail_out);
@@ -201,7 +227,7 @@ void chakra__source_close(source *s)
 {
 	if (s->gz)
 		inflateEnd(&s->zs);
-	free(s->zin);
+	chakra__free(s->zin);
 	s->zin = NULL;
 	if (s->own_fd)
 		close(s->fd);
@@ -210,6 +236,14 @@ void chakra__source_close(source *s)
 }
 
 /* ---- framing ---- */
+
+/* An error of the framer at stream offset off (flags as src_err). */
+static int fr_err(framer *fr, uint64_t off, unsigned flags, int code)
+{
+	fr->err_off = off;
+	fr->err_flags = flags;
+	return code;
+}
 
 #define FRAME_CHUNK (1024 * 1024)
 
@@ -226,6 +260,8 @@ void chakra__framer_init(framer *fr, const char *name, uint64_t max_msg)
 	fr->keep = NULL;
 	fr->moved = NULL;
 	fr->hook = NULL;
+	fr->err_off = 0;
+	fr->err_flags = 0;
 	if (chakra__source_is_plain_mem(&fr->src)) {
 		fr->zero_copy = 1;
 		fr->data = fr->src.mem;
@@ -263,7 +299,8 @@ static int fill(framer *fr, size_t need, char *err)
 			size_t want = fr->buf.cap ? fr->buf.cap * 2 : FRAME_CHUNK;
 			uintptr_t old = (uintptr_t)fr->buf.p;
 			if (chakra__cbuf_reserve(&fr->buf, want))
-				return chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", fr->name);
+				return fr_err(fr, 0, 0,
+				              chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", fr->name));
 			moved |= (uintptr_t)fr->buf.p != old;
 		}
 		fr->data = fr->buf.p;
@@ -271,7 +308,7 @@ static int fill(framer *fr, size_t need, char *err)
 			fr->moved(fr->hook);
 		long n = chakra__source_read(&fr->src, fr->buf.p + fr->end, fr->buf.cap - fr->end, fr->name, err);
 		if (n < 0)
-			return (int)n;
+			return fr_err(fr, fr->src.err_off, fr->src.err_flags, (int)n);
 		if (n == 0)
 			fr->eof = 1;
 		fr->end += (size_t)n;
@@ -292,30 +329,30 @@ int chakra__framer_next_slow(framer *fr, const uint8_t **msg, size_t *len, uint6
 	uint64_t L;
 	if (wire_varint(&p, e, &L)) {
 		if (fr->end - fr->pos >= 10) /* fill() gave 10 bytes: not a truncation */
-			return chakra__errf(err, CHAKRA_ECORRUPT,
+			return fr_err(fr, off, CHAKRA_ERRINFO_OFFSET, chakra__errf(err, CHAKRA_ECORRUPT,
 			                    "%s: byte %llu: malformed length prefix (varint longer than "
 			                    "10 bytes)",
-			                    fr->name, (unsigned long long)off);
-		return chakra__errf(err, CHAKRA_ETRUNC,
+			                    fr->name, (unsigned long long)off));
+		return fr_err(fr, off, CHAKRA_ERRINFO_OFFSET, chakra__errf(err, CHAKRA_ETRUNC,
 		                    "%s: byte %llu: file ends inside a length prefix (%zu byte(s) left)",
-		                    fr->name, (unsigned long long)off, fr->end - fr->pos);
+		                    fr->name, (unsigned long long)off, fr->end - fr->pos));
 	}
 	size_t hdr = (size_t)(p - (fr->data + fr->pos));
 	if (L > fr->max_msg)
-		return chakra__errf(err, CHAKRA_ETOOBIG,
+		return fr_err(fr, off, CHAKRA_ERRINFO_OFFSET, chakra__errf(err, CHAKRA_ETOOBIG,
 		                    "%s: byte %llu: length prefix %llu exceeds the maximum message "
 		                    "size %llu",
 		                    fr->name, (unsigned long long)off, (unsigned long long)L,
-		                    (unsigned long long)fr->max_msg);
+		                    (unsigned long long)fr->max_msg));
 	rc = fill(fr, hdr + (size_t)L, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
-		return chakra__errf(err, CHAKRA_ETRUNC,
+		return fr_err(fr, off, CHAKRA_ERRINFO_OFFSET, chakra__errf(err, CHAKRA_ETRUNC,
 		                    "%s: byte %llu: message declares %llu bytes but only %zu remain "
 		                    "(truncated file)",
 		                    fr->name, (unsigned long long)off, (unsigned long long)L,
-		                    fr->end - fr->pos - hdr);
+		                    fr->end - fr->pos - hdr));
 	*msg = fr->data + fr->pos + hdr;
 	*len = (size_t)L;
 	*offset = off;

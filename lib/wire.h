@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <zlib.h>
 
+#include "chakra/error.h"
 #include "chakra/reader.h"
 #include "util.h"
 
 #define CHAKRA_DEFAULT_MAX_MESSAGE ((uint64_t)256 << 20)
+/* Default budget for one decoded node (reader option max_node_memory). */
+#define CHAKRA_DEFAULT_MAX_NODE_MEMORY ((uint64_t)256 << 20)
 
 /* Protobuf wire types. */
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
@@ -87,6 +90,10 @@ typedef struct source {
 	uint8_t probe[2];
 	size_t probe_len, probe_pos;
 	uint64_t raw_read; /* bytes taken from the raw input */
+	/* Where the last error happened (CHAKRA_ERRINFO_OFFSET /
+	 * _COMPRESSED in err_flags; 0 when there is no position). */
+	uint64_t err_off;
+	unsigned err_flags;
 } source;
 
 /* Open a path ("-" = stdin). Returns 0 or a negative chakra_error with a
@@ -118,6 +125,10 @@ typedef struct framer {
 	uint64_t (*keep)(void *hook);
 	void (*moved)(void *hook);
 	void *hook;
+	/* The last error's position, as in source (the source's own, or the
+	 * offset of a bad length prefix or truncated message). */
+	uint64_t err_off;
+	unsigned err_flags;
 } framer;
 
 void chakra__framer_init(framer *fr, const char *name, uint64_t max_msg);

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The writer: frames encoded messages and sends them to a file (through a
  * temporary name, renamed on success), stdout or a callback, optionally
  * through gzip. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +33,27 @@ struct chakra_writer {
 	int state;  /* 0: expect metadata, 1: nodes, 2: finished, <0: failed */
 	int own_fd; /* fd opened directly on a non-regular file: close it */
 	uint64_t nodes;
+	chakra__errinfo einfo;
 	char err[CHAKRA_ERRMSG_MAX];
 };
+
+/* Size of each version of chakra_writer_options (see reader.c). */
+static const size_t opts_size[] = {
+	0,
+	offsetof(chakra_writer_options, overwrite) + sizeof(int),
+};
+#define N_VERSIONS (sizeof opts_size / sizeof opts_size[0])
+
+int chakra_writer_options_init(chakra_writer_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, opts_size, N_VERSIONS);
+}
 
 static int fail(chakra_writer *w, int code, const char *what)
 {
 	chakra__errf(w->err, code, "%s: %s", w->path ? w->path : "<callback>", what);
+	/* Node writes name the node (its index among the nodes written). */
+	chakra__errinfo_set(&w->einfo, code, w->state == 1 ? CHAKRA_ERRINFO_INDEX : 0, 0, w->nodes, 0);
 	w->state = code;
 	return code;
 }
@@ -87,30 +104,42 @@ static int flush(chakra_writer *w, int finish)
 	return 0;
 }
 
+/* A new writer (NULL only when out of memory). A bad options version or
+ * a gzip start failure leaves it failed with its message in *rc. */
 static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
 {
-	chakra_writer_options def = CHAKRA_WRITER_OPTIONS_INIT;
-	if (o && (o->version < 1 || o->version > CHAKRA_WRITER_OPTIONS_VERSION)) {
-		*rc = CHAKRA_EINVAL;
-		return NULL;
-	}
-	chakra_writer *w = calloc(1, sizeof *w);
+	chakra_writer *w = chakra__calloc(1, sizeof *w);
 	if (!w) {
 		*rc = CHAKRA_ENOMEM;
 		return NULL;
 	}
-	w->opts = o ? *o : def;
 	w->fd = -1;
+	*rc = 0;
+	if (!o) {
+		chakra_writer_options def = CHAKRA_WRITER_OPTIONS_INIT;
+		w->opts = def;
+	} else if (chakra__opts_copy(&w->opts, sizeof w->opts, o, opts_size, N_VERSIONS)) {
+		char what[128];
+		snprintf(what, sizeof what,
+		         "chakra_writer_options version %u is not one this library knows (1 to %u)",
+		         o->version, (unsigned)CHAKRA_WRITER_OPTIONS_VERSION);
+		*rc = fail(w, CHAKRA_EINVAL, what);
+		return w;
+	}
 	if (w->opts.gzip) {
 		int lvl = w->opts.gzip_level ? w->opts.gzip_level : Z_DEFAULT_COMPRESSION;
-		if (deflateInit2(&w->zs, lvl, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-			free(w);
-			*rc = CHAKRA_ENOMEM;
-			return NULL;
+		w->zs.zalloc = chakra__zalloc;
+		w->zs.zfree = chakra__zfree;
+		w->zs.opaque = NULL;
+		int zr = deflateInit2(&w->zs, lvl, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+		if (zr != Z_OK) {
+			*rc = fail(w, zr == Z_MEM_ERROR ? CHAKRA_ENOMEM : CHAKRA_EINVAL,
+			           zr == Z_MEM_ERROR ? "out of memory (gzip encoder)"
+			                             : "bad gzip_level (1 to 9, or 0 for the default)");
+			return w;
 		}
 		w->gz_on = 1;
 	}
-	*rc = 0;
 	return w;
 }
 
@@ -119,16 +148,16 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 	int rc;
 	*out = NULL;
 	chakra_writer *w = writer_new(o, &rc);
-	if (!w)
-		return rc;
 	*out = w;
+	if (rc < 0)
+		return rc;
 	if (!strcmp(path, "-")) {
 		w->fd = 1;
 		return 0;
 	}
-	w->path = strdup(path);
+	w->path = chakra__strdup(path);
 	size_t n = strlen(path) + 16;
-	w->tmp_path = malloc(n);
+	w->tmp_path = chakra__malloc(n);
 	if (!w->path || !w->tmp_path)
 		return fail(w, CHAKRA_ENOMEM, "out of memory");
 	struct stat st;
@@ -138,7 +167,7 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 		 * it would replace the device node itself (as root, /dev/null
 		 * became a regular file that way). Nothing stored is replaced, so
 		 * `overwrite` is not needed. */
-		free(w->tmp_path);
+		chakra__free(w->tmp_path);
 		w->tmp_path = NULL;
 		if (S_ISDIR(st.st_mode))
 			return fail(w, CHAKRA_EIO, "is a directory");
@@ -153,7 +182,7 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 	snprintf(w->tmp_path, n, "%s.tmp-XXXXXX", path);
 	w->fd = mkstemp(w->tmp_path);
 	if (w->fd < 0) {
-		free(w->tmp_path);
+		chakra__free(w->tmp_path);
 		w->tmp_path = NULL;
 		return fail(w, CHAKRA_EIO, strerror(errno));
 	}
@@ -165,15 +194,14 @@ int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
                           const chakra_writer_options *o)
 {
 	int rc;
-	*out = NULL;
-	if (!cb)
-		return CHAKRA_EINVAL;
 	chakra_writer *w = writer_new(o, &rc);
-	if (!w)
+	*out = w;
+	if (rc < 0)
 		return rc;
+	if (!cb)
+		return fail(w, CHAKRA_EINVAL, "chakra_writer_open_cb needs a write callback");
 	w->cb = cb;
 	w->cbdata = data;
-	*out = w;
 	return 0;
 }
 
@@ -270,9 +298,9 @@ static void writer_free(chakra_writer *w)
 	}
 	chakra__cbuf_free(&w->out);
 	chakra__cbuf_free(&w->zout);
-	free(w->path);
-	free(w->tmp_path);
-	free(w);
+	chakra__free(w->path);
+	chakra__free(w->tmp_path);
+	chakra__free(w);
 }
 
 int chakra_writer_finish(chakra_writer *w)
@@ -299,7 +327,7 @@ int chakra_writer_finish(chakra_writer *w)
 		else if (rename(w->tmp_path, w->path) < 0)
 			rc = fail(w, CHAKRA_EIO, strerror(errno));
 		else {
-			free(w->tmp_path);
+			chakra__free(w->tmp_path);
 			w->tmp_path = NULL;
 		}
 	}
@@ -314,5 +342,17 @@ void chakra_writer_close(chakra_writer *w)
 		writer_free(w);
 }
 
-const char *chakra_writer_errmsg(const chakra_writer *w) { return w ? w->err : "out of memory"; }
+const char *chakra_writer_errmsg(const chakra_writer *w)
+{
+	return w ? w->err : "out of memory (no writer was created)";
+}
+
+int chakra_writer_error(const chakra_writer *w, chakra_error_info *info, size_t size)
+{
+	if (!w) {
+		chakra__errinfo e = { CHAKRA_ENOMEM, 0, 0, 0, 0 };
+		return chakra__errinfo_get(&e, chakra_writer_errmsg(w), info, size);
+	}
+	return chakra__errinfo_get(&w->einfo, w->err, info, size);
+}
 uint64_t chakra_writer_node_count(const chakra_writer *w) { return w->nodes; }

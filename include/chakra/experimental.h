@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra: the experimental section.
  *
  * API that is not frozen yet lives in headers under chakra/experimental/

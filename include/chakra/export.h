@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra: symbol visibility. Every public function carries CHAKRA_API;
  * the library is built with -fvisibility=hidden so nothing else leaks. */
 #ifndef CHAKRA_EXPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra: the feeder, a dependency-aware issue queue for simulators.
  *
  * A feeder reads one rank's trace and hands out the nodes whose parents
@@ -18,7 +19,18 @@
  * from chakra_feeder_complete(). Both styles share one core.
  *
  * Lifetime: a node's view, and every pointer obtained from it, stays valid
- * until that node is completed.
+ * until that node is completed. Options are copied at open (the reader
+ * options they point to as well). chakra_feeder_open_buffer uses the
+ * caller's buffer in place: it must outlive the feeder.
+ *
+ * Memory: the feeder holds the nodes read ahead (up to `window` nodes and
+ * `window_bytes` bytes) and reads further only when nothing else can make
+ * progress; past `max_memory` it fails with CHAKRA_ETOOBIG instead of
+ * growing (docs/hardening.md: budgets).
+ *
+ * Threads: one feeder is used by one thread at a time. Closing it from
+ * inside its own ready_cb is allowed: the close happens when the callback
+ * returns to the feeder, which then returns CHAKRA_ESTATE.
  *
  * Feeding reads only ids and dependencies; the other fields are decoded on
  * first access. If that decode finds a damaged attribute, the accessor
@@ -29,6 +41,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "chakra/error.h"
 #include "chakra/export.h"
 #include "chakra/node.h"
 #include "chakra/reader.h"
@@ -68,12 +81,28 @@ typedef struct chakra_feeder_options {
 	int strict;
 	chakra_ready_cb ready_cb;    /* NULL: pull style */
 	void *data;                  /* passed to ready_cb */
-	const chakra_reader_options *reader; /* NULL: defaults */
+	/* NULL: defaults. Copied at open (by its own version), so it may point
+	 * to a temporary. */
+	const chakra_reader_options *reader;
+	/* ---- version 2 ---- */
+	/* Read ahead also stops once the nodes held take this many bytes
+	 * (their messages, and the fields decoded on access); 0 = default
+	 * (64 MiB). Like `window`, it bounds the look-ahead, not correctness. */
+	uint64_t window_bytes;
+	/* Hard budget for those bytes: when a file needs more to make progress
+	 * (a parent far ahead in the file), the feeder fails with
+	 * CHAKRA_ETOOBIG naming the budget. 0 = default (1 GiB); UINT64_MAX =
+	 * unlimited. */
+	uint64_t max_memory;
 } chakra_feeder_options;
 
-#define CHAKRA_FEEDER_OPTIONS_VERSION 1
+#define CHAKRA_FEEDER_OPTIONS_VERSION 2
 #define CHAKRA_FEEDER_OPTIONS_INIT \
-	{ CHAKRA_FEEDER_OPTIONS_VERSION, CHAKRA_DEPS_DATA, CHAKRA_ORDER_ID, 0, 0, NULL, NULL, NULL }
+	{ CHAKRA_FEEDER_OPTIONS_VERSION, CHAKRA_DEPS_DATA, CHAKRA_ORDER_ID, 0, 0, NULL, NULL, NULL, 0, 0 }
+
+/* Defaults of that version, writing only its fields (as
+ * chakra_reader_options_init). 0, or CHAKRA_EINVAL for an unknown version. */
+CHAKRA_API int chakra_feeder_options_init(chakra_feeder_options *opts, unsigned version);
 
 CHAKRA_API int chakra_feeder_open(chakra_feeder **out, const char *path,
                                   const chakra_feeder_options *opts);
@@ -81,9 +110,10 @@ CHAKRA_API int chakra_feeder_open_buffer(chakra_feeder **out, const void *buf, s
                                          const chakra_feeder_options *opts);
 CHAKRA_API int chakra_feeder_open_cb(chakra_feeder **out, chakra_read_cb cb, void *cbdata,
                                      const chakra_feeder_options *opts);
-/* On an open error *out may still be set: read chakra_feeder_errmsg, then
- * close it. After any error other than CHAKRA_ESTATE / CHAKRA_EINVAL from
- * complete / push_back / drive, the feeder keeps returning that error. */
+/* On an open error *out is set unless memory ran out: read
+ * chakra_feeder_errmsg, then close it. After any error other than
+ * CHAKRA_ESTATE / CHAKRA_EINVAL from complete / push_back / drive, the
+ * feeder keeps returning that error. */
 CHAKRA_API void chakra_feeder_close(chakra_feeder *f);
 
 /* Issue the next ready node: 1 and *node set (now in flight), 0 when none
@@ -105,7 +135,31 @@ CHAKRA_API int chakra_feeder_drive(chakra_feeder *f);
 CHAKRA_API const chakra_node *chakra_feeder_lookup(chakra_feeder *f, uint64_t id);
 /* 1 while any node is unread, held, ready or in flight. */
 CHAKRA_API int chakra_feeder_has_more(const chakra_feeder *f);
+
+/* Counters, filled into the first `size` bytes of *st (pass sizeof *st:
+ * fields are only appended). As POSIX's stat, the struct and the function
+ * share a name: declare `struct chakra_feeder_stats st;`. O(1), changes
+ * nothing. Returns 0, or CHAKRA_EINVAL for a NULL pointer. */
+struct chakra_feeder_stats {
+	uint64_t read;            /* nodes read from the input so far */
+	uint64_t held;            /* read and not completed (ready, in flight, waiting) */
+	uint64_t ready;           /* as chakra_feeder_ready_count */
+	uint64_t inflight, issued, completed;
+	uint64_t warnings, cycle_breaks, duplicate_deps; /* as the getters below */
+	uint64_t held_bytes;      /* bytes held for the held nodes (window_bytes, max_memory) */
+	uint64_t peak_held_bytes;
+};
+CHAKRA_API int chakra_feeder_stats(const chakra_feeder *f, struct chakra_feeder_stats *st,
+                                   size_t size);
+
+/* Single counters (kept until the next major version; chakra_feeder_stats
+ * has them all). */
 CHAKRA_API uint64_t chakra_feeder_held_count(const chakra_feeder *f);
+/* Nodes ready to issue among those the feeder has examined. O(1); it
+ * changes nothing. Nodes read ahead in file order are examined when
+ * nothing examined is ready (docs/feeder.md: lazy mode), so a node whose
+ * parents all completed may not be counted yet; 0 means the next
+ * chakra_feeder_next may still issue one (it examines the read-ahead). */
 CHAKRA_API uint64_t chakra_feeder_ready_count(const chakra_feeder *f);
 CHAKRA_API uint64_t chakra_feeder_inflight_count(const chakra_feeder *f);
 CHAKRA_API uint64_t chakra_feeder_issued_count(const chakra_feeder *f);
@@ -121,6 +175,8 @@ CHAKRA_API uint64_t chakra_feeder_cycle_break_count(const chakra_feeder *f);
 CHAKRA_API uint64_t chakra_feeder_duplicate_dep_count(const chakra_feeder *f);
 CHAKRA_API const chakra_metadata *chakra_feeder_metadata(const chakra_feeder *f);
 CHAKRA_API const char *chakra_feeder_errmsg(const chakra_feeder *f);
+/* The last error as values (see chakra_error_info); returns its code. */
+CHAKRA_API int chakra_feeder_error(const chakra_feeder *f, chakra_error_info *info, size_t size);
 
 /* ---- Multi-rank workloads: PREFIX.0.et ... PREFIX.{N-1}.et ---- */
 typedef struct chakra_workload chakra_workload;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra: read-only views of trace nodes, metadata and attributes.
  *
  * A chakra_node is a view owned by whoever produced it (a reader or a
@@ -74,7 +75,7 @@ typedef enum chakra_io_field {
 
 /* Names for the enums above ("COMP_NODE", "ALL_REDUCE", "int64", ...);
  * NULL for values outside the enum. chakra_*_from_name returns the value
- * or -1. */
+ * (>= 0), CHAKRA_ENOTFOUND for an unknown name or CHAKRA_EINVAL for NULL. */
 CHAKRA_API const char *chakra_node_type_name(int type);
 CHAKRA_API int chakra_node_type_from_name(const char *name);
 CHAKRA_API const char *chakra_comm_type_name(int comm_type);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra: version macros and the runtime version query. */
 #ifndef CHAKRA_VERSION_H
 #define CHAKRA_VERSION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra: building nodes and writing Chakra ET files.
  *
  * A chakra_builder collects one node (or the metadata's attributes); the
@@ -20,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "chakra/error.h"
 #include "chakra/export.h"
 #include "chakra/node.h"
 
@@ -98,11 +100,16 @@ typedef struct chakra_writer_options {
 #define CHAKRA_WRITER_OPTIONS_VERSION 1
 #define CHAKRA_WRITER_OPTIONS_INIT { CHAKRA_WRITER_OPTIONS_VERSION, 0, 0, 0 }
 
+/* Defaults of that version, writing only its fields (as
+ * chakra_reader_options_init); options are copied at open. 0, or
+ * CHAKRA_EINVAL for an unknown version. */
+CHAKRA_API int chakra_writer_options_init(chakra_writer_options *opts, unsigned version);
+
 /* Open a path ("-" is stdout). The file is written to PATH.tmp-XXXXXX and
  * renamed by chakra_writer_finish, so a failed run never leaves a partial
  * trace under the final name. A path that exists and is not a regular file
- * (a FIFO, /dev/null) is written directly, never replaced. On error *out may still be set: read
- * chakra_writer_errmsg, then close it. */
+ * (a FIFO, /dev/null) is written directly, never replaced. On error *out is
+ * set unless memory ran out: read chakra_writer_errmsg, then close it. */
 CHAKRA_API int chakra_writer_open(chakra_writer **out, const char *path,
                                   const chakra_writer_options *opts);
 CHAKRA_API int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
@@ -122,6 +129,9 @@ CHAKRA_API int chakra_writer_finish(chakra_writer *w);
  * (the temporary file is removed), so errors never leave partial traces. */
 CHAKRA_API void chakra_writer_close(chakra_writer *w);
 CHAKRA_API const char *chakra_writer_errmsg(const chakra_writer *w);
+/* The last error as values (see chakra_error_info): the node index is the
+ * node being written when it failed. Returns the code. */
+CHAKRA_API int chakra_writer_error(const chakra_writer *w, chakra_error_info *info, size_t size);
 CHAKRA_API uint64_t chakra_writer_node_count(const chakra_writer *w);
 
 #ifdef __cplusplus

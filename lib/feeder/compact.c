@@ -69,6 +69,7 @@ node_full *chakra__node_full_compact(const node_full *src, bytepool *pool, uint8
 		return NULL;
 	node_full *d = take(&b, sizeof *d);
 	*d = *src;
+	d->size = size;
 	copy_str(&b, &d->name, &src->name);
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 3; j++)

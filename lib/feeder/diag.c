@@ -71,7 +71,7 @@ int chakra__feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n,
 {
 	if (n < 2)
 		return 0;
-	skey *t = malloc(n * sizeof *t);
+	skey *t = chakra__malloc(n * sizeof *t);
 	if (!t)
 		return -1;
 	for (size_t k = 0; k < n; k++) {
@@ -82,7 +82,7 @@ int chakra__feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n,
 	qsort(t, n, sizeof *t, skey_cmp);
 	for (size_t k = 0; k < n; k++)
 		slots[k] = t[k].slot;
-	free(t);
+	chakra__free(t);
 	return 0;
 }
 
@@ -96,13 +96,13 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 	size_t n_par = 0, cap_par = 0, n_drops = 0;
 	int code = CHAKRA_EDEP;
 
-	blocked = malloc((size_t)f->held * sizeof *blocked);
-	off = malloc(((size_t)f->held + 1) * sizeof *off);
-	color = calloc(f->n_slots ? f->n_slots : 1, 1);
-	pos = calloc(f->n_slots ? f->n_slots : 1, sizeof *pos); /* slot -> blocked index */
-	stack = malloc(((size_t)f->held + 1) * sizeof *stack);
-	it = malloc(((size_t)f->held + 1) * sizeof *it);
-	drops = malloc(((size_t)f->held + 1) * 2 * sizeof *drops);
+	blocked = chakra__malloc((size_t)f->held * sizeof *blocked);
+	off = chakra__malloc(((size_t)f->held + 1) * sizeof *off);
+	color = chakra__calloc(f->n_slots ? f->n_slots : 1, 1);
+	pos = chakra__calloc(f->n_slots ? f->n_slots : 1, sizeof *pos); /* slot -> blocked index */
+	stack = chakra__malloc(((size_t)f->held + 1) * sizeof *stack);
+	it = chakra__malloc(((size_t)f->held + 1) * sizeof *it);
+	drops = chakra__malloc(((size_t)f->held + 1) * 2 * sizeof *drops);
 	if (!blocked || !off || !color || !pos || !stack || !it || !drops)
 		goto nomem;
 	for (uint32_t i = 0; i < f->n_slots; i++)
@@ -141,8 +141,8 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 				off[b + 1] += off[b];
 			n_par = off[nb];
 			cap_par = n_par ? n_par : 1;
-			par = malloc(cap_par * sizeof *par);
-			kind = malloc(cap_par);
+			par = chakra__malloc(cap_par * sizeof *par);
+			kind = chakra__malloc(cap_par);
 			if (!par || !kind)
 				goto nomem;
 			memcpy(it, off, (size_t)nb * sizeof *it); /* fill cursors */
@@ -150,7 +150,7 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 	}
 	{
 		/* Each node's parents by id (see skey). */
-		skey *t = malloc(cap_par * sizeof *t);
+		skey *t = chakra__malloc(cap_par * sizeof *t);
 		if (!t)
 			goto nomem;
 		for (size_t k = 0; k < n_par; k++) {
@@ -165,7 +165,7 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 			par[k] = t[k].slot;
 			kind[k] = t[k].kind;
 		}
-		free(t);
+		chakra__free(t);
 	}
 
 	/* Cycles: iterative DFS over "waits for" edges between blocked nodes
@@ -329,18 +329,26 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 		put(&m, "\n  ... and %zu more", nb - 8);
 	goto done;
 nomem:
-	code = chakra__feeder_errf(f, CHAKRA_EDEP,
-	                   "%s: stall: %llu nodes cannot be issued (out of memory while diagnosing)",
-	                   f->name, (unsigned long long)f->held);
+	code = chakra__feeder_errf(f, CHAKRA_ENOMEM,
+	                           "%s: stall: %llu nodes cannot be issued (out of memory while "
+	                           "diagnosing)",
+	                           f->name, (unsigned long long)f->held);
 done:
-	free(stack);
-	free(it);
-	free(drops);
-	free(kind);
-	free(blocked);
-	free(off);
-	free(par);
-	free(color);
-	free(pos);
+	if (code < 0 && code != CHAKRA_ENOMEM) {
+		/* The values name the first blocked node in file order. */
+		const fslot *c = nb ? fslot_at(f, blocked[0]) : NULL;
+		chakra__errinfo_set(&f->einfo, code,
+		                    c ? CHAKRA_ERRINFO_OFFSET | CHAKRA_ERRINFO_INDEX | CHAKRA_ERRINFO_ID : 0,
+		                    c ? c->v.offset : 0, c ? c->v.index : 0, c ? c->v.id : 0);
+	}
+	chakra__free(stack);
+	chakra__free(it);
+	chakra__free(drops);
+	chakra__free(kind);
+	chakra__free(blocked);
+	chakra__free(off);
+	chakra__free(par);
+	chakra__free(color);
+	chakra__free(pos);
 	return code;
 }

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The feeder core: reads a trace ahead in scan mode (id + deps only),
  * tracks unresolved parents with child lists, and issues ready nodes from
  * a ready queue, lowest id or file index first (bitmap + heap). Full decoding is deferred to the
  * node view's materialize hook. Design and numbers: docs/feeder.md. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +20,32 @@ int chakra__feeder_errf(chakra_feeder *f, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(f->err, sizeof f->err, fmt, ap);
 	va_end(ap);
+	chakra__errinfo_set(&f->einfo, code, 0, 0, 0, 0);
 	return code;
+}
+
+int chakra__feeder_at(chakra_feeder *f, unsigned flags, uint64_t offset, uint64_t index,
+                      uint64_t id)
+{
+	f->einfo.flags = flags;
+	f->einfo.offset = offset;
+	f->einfo.index = index;
+	f->einfo.id = id;
+	return f->einfo.code;
 }
 
 static int fail(chakra_feeder *f, int code)
 {
 	f->failed = code;
 	return code;
+}
+
+#define ALL_POS (CHAKRA_ERRINFO_OFFSET | CHAKRA_ERRINFO_INDEX | CHAKRA_ERRINFO_ID)
+
+/* The error just formatted is about node s (its message's offset). */
+static int fail_node(chakra_feeder *f, const chakra_node *v)
+{
+	return fail(f, chakra__feeder_at(f, ALL_POS, v->offset, v->index, v->id));
 }
 
 static int oom(chakra_feeder *f)
@@ -52,11 +73,11 @@ static uint32_t slot_grow(chakra_feeder *f)
 		if (f->n_slots == FT_NIL - 1)
 			return FT_NIL;
 		if ((f->n_slots >> SLOT_CHUNK_BITS) == f->n_chunks) {
-			fslot **c = realloc(f->chunks, (f->n_chunks + 1) * sizeof *c);
+			fslot **c = chakra__realloc(f->chunks, (f->n_chunks + 1) * sizeof *c);
 			if (!c)
 				return FT_NIL;
 			f->chunks = c;
-			c[f->n_chunks] = malloc(SLOT_CHUNK * sizeof(fslot));
+			c[f->n_chunks] = chakra__malloc(SLOT_CHUNK * sizeof(fslot));
 			if (!c[f->n_chunks])
 				return FT_NIL;
 			f->n_chunks++;
@@ -104,14 +125,20 @@ static void unpin(chakra_feeder *f, uint32_t i);
 FEEDER_INLINE void slot_release(chakra_feeder *f, uint32_t i)
 {
 	fslot *s = fslot_at(f, i);
+	/* (held_bytes counted the message unless it is the caller's buffer:
+	 * exactly the pinned and copied ones) */
 	if (s->cls == CLS_PINNED) {
+		f->held_bytes -= s->v.len;
 		if (f->pin_n == 1 && f->pins[f->pin_head].slot == i)
 			f->pin_n = 0; /* (the usual case: the one node issued from the FIFO) */
 		else
 			unpin(f, i);
-	} else if (s->cls != CLS_NONE)
+	} else if (s->cls != CLS_NONE) {
+		f->held_bytes -= s->v.len;
 		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
+	}
 	if (s->v.full) {
+		f->held_bytes -= s->v.full->size;
 		bytepool_release(&f->bytes, s->v.full, s->full_cls);
 		s->v.full = NULL;
 	}
@@ -139,7 +166,7 @@ static int edge_add(chakra_feeder *f, fslot *parent, uint32_t child)
 			uint32_t cap = f->cap_edges ? f->cap_edges * 2 : 4096;
 			if (cap < f->cap_edges)
 				return -1;
-			fedge *n = realloc(f->edges, (size_t)cap * sizeof *n);
+			fedge *n = chakra__realloc(f->edges, (size_t)cap * sizeof *n);
 			if (!n)
 				return -1;
 			f->edges = n;
@@ -229,31 +256,46 @@ static node_full *materialize(chakra_node *n)
 	 * copy with the node. */
 	node_full tmp, *full = NULL;
 	uint64_t id;
+	if (f->failed)
+		return NULL; /* (a failed feeder decodes nothing more) */
 	chakra__arena_reset(&f->scratch);
 	int rc = chakra__node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, &tmp,
-	                   &f->scratch, &f->ws_lazy, f->tmp);
+	                           &f->scratch, &f->ws_lazy, f->tmp);
 	if (rc == 0) {
 		full = chakra__node_full_compact(&tmp, &f->bytes, &s->full_cls);
 		if (!full)
 			rc = chakra__errf(f->tmp, CHAKRA_ENOMEM, "out of memory");
 	}
-	/* nanopb cross-check of the copy the simulator will read. */
-	if (rc == 0 && f->opts.reader && f->opts.reader->verify_with_nanopb)
+	/* nanopb cross-check of the copy the simulator will read (the
+	 * feeder's own copy of the reader options: nothing is read from the
+	 * caller's memory after open). */
+	if (rc == 0 && f->ropts.verify_with_nanopb)
 		rc = chakra__pbref_verify_node(n->msg, n->len, id, full, f->tmp);
+	if (rc == 0 && f->held_bytes + full->size > f->max_memory)
+		rc = chakra__errf(f->tmp, CHAKRA_ETOOBIG,
+		                  "decoding it would take the bytes held past %llu (max_memory)",
+		                  (unsigned long long)f->max_memory);
 	if (rc < 0) {
 		/* The scan checked only the top level: a bad attribute (or a
 		 * nanopb mismatch) shows up here. The accessor that asked gets
 		 * empty values, and the feeder fails with this error from its
 		 * next call, so the simulator cannot go on silently. */
-		if (!f->failed)
-			fail(f, chakra__feeder_errf(f, rc, "%s: node index %llu (id %llu, message at byte %llu): %s",
+		if (!f->failed) {
+			int ok;
+			uint64_t at = chakra__msg_byte(f->tmp, &ok);
+			chakra__feeder_errf(f, rc, "%s: node index %llu (id %llu, message at byte %llu): %s",
 			                    f->name, (unsigned long long)n->index, (unsigned long long)n->id,
-			                    (unsigned long long)n->offset, f->tmp));
+			                    (unsigned long long)n->offset, f->tmp);
+			fail(f, chakra__feeder_at(f, ALL_POS, ok ? at : n->offset, n->index, n->id));
+		}
 		if (full)
 			bytepool_release(&f->bytes, full, s->full_cls);
 		return NULL;
 	}
 	n->full = full;
+	f->held_bytes += full->size;
+	if (f->held_bytes > f->peak_bytes)
+		f->peak_bytes = f->held_bytes;
 	return full;
 }
 
@@ -332,7 +374,7 @@ static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, co
 		}
 		return 0;
 	}
-	uint64_t *t = malloc(n * sizeof *t);
+	uint64_t *t = chakra__malloc(n * sizeof *t);
 	if (!t)
 		return -1;
 	if (na) /* (an empty list may be a NULL buffer) */
@@ -343,7 +385,7 @@ static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, co
 	for (size_t i = 1; i < n; i++)
 		if (t[i] == t[i - 1] && idmap_get(&f->ids, t[i]) == FT_NIL)
 			f->dup_deps++;
-	free(t);
+	chakra__free(t);
 	return 0;
 }
 
@@ -390,12 +432,13 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
 	int rc, no_edge = 0;
 	for (size_t k = 0; k < nd; k++) {
 		if (dd[k] == id)
-			return fail(f, chakra__feeder_errf(f, CHAKRA_ESELFDEP,
+			return chakra__feeder_errf(f, CHAKRA_ESELFDEP,
 			                           "%s: node id %llu (node index %llu, byte %llu) "
 			                           "lists itself as a data dependency",
 			                           f->name, (unsigned long long)id,
 			                           (unsigned long long)s->v.index,
-			                           (unsigned long long)s->v.offset));
+			                           (unsigned long long)s->v.offset),
+			       fail_node(f, &s->v);
 		if ((rc = add_parent(f, i, dd[k], 0, late)) < 0)
 			return rc;
 		s->pending += (uint32_t)rc;
@@ -404,12 +447,13 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
 	for (size_t k = 0; k < nc; k++) {
 		if (cd[k] == id) {
 			if (f->opts.strict)
-				return fail(f, chakra__feeder_errf(f, CHAKRA_ESELFDEP,
+				return chakra__feeder_errf(f, CHAKRA_ESELFDEP,
 				                           "%s: node id %llu (node index %llu, byte %llu) "
 				                           "lists itself as a control dependency (strict)",
 				                           f->name, (unsigned long long)id,
 				                           (unsigned long long)s->v.index,
-				                           (unsigned long long)s->v.offset));
+				                           (unsigned long long)s->v.offset),
+				       fail_node(f, &s->v);
 			f->warnings++;
 			continue;
 		}
@@ -477,12 +521,12 @@ static void lazy_moved(void *hook)
 static int ring_grow(void **ring, size_t *cap, size_t *head, size_t n, size_t size)
 {
 	size_t ncap = *cap ? *cap * 2 : 64;
-	uint8_t *r = malloc(ncap * size);
+	uint8_t *r = chakra__malloc(ncap * size);
 	if (!r)
 		return -1;
 	for (size_t j = 0; j < n; j++)
 		memcpy(r + j * size, (const uint8_t *)*ring + ((*head + j) & (*cap - 1)) * size, size);
-	free(*ring);
+	chakra__free(*ring);
 	*ring = r;
 	*cap = ncap;
 	*head = 0;
@@ -569,6 +613,8 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 	if (!f->q_n++)
 		f->q_first = index; /* (queued nodes are consecutive in the file) */
 	f->held++;
+	if (!f->fr->zero_copy)
+		f->held_bytes += len; /* (kept in the framer's buffer) */
 	f->any_read = 1;
 	f->last_id = id;
 	return 0;
@@ -579,7 +625,7 @@ FEEDER_INLINE int lazy_read(chakra_feeder *f, const uint8_t *msg, size_t len, ui
 FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 {
 	const qrec *r = &f->q[f->q_head];
-	uint64_t id = r->id, index = f->q_first, moff = r->off + r->hdr;
+	uint64_t id = r->id, index = f->q_first, moff = r->off + r->hdr, r_off = r->off;
 	const uint32_t *d = r->d;
 	unsigned nd = r->nd, nc = r->nc;
 	const uint8_t *msg = f->fr->data + (moff - f->fr->base);
@@ -630,8 +676,9 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 		rc = chakra__feeder_scan(s->v.msg, s->v.len, s->v.offset + wire_varint_size(s->v.len), &id2,
 		                 &f->ws_ins, (unsigned)f->opts.deps, f->tmp);
 		if (rc < 0) /* (scanned once already: only out of memory) */
-			return fail(f, chakra__feeder_errf(f, rc, "%s: node index %llu: %s", f->name,
-			                           (unsigned long long)index, f->tmp));
+			return chakra__feeder_errf(f, rc, "%s: node index %llu: %s", f->name,
+			                           (unsigned long long)index, f->tmp),
+			       fail(f, chakra__feeder_at(f, ALL_POS, r_off, index, id));
 		return link_parents(f, i, walk_data(&f->ws_ins),
 		                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws_ins) : 0,
 		                    walk_ctrl(&f->ws_ins),
@@ -670,22 +717,24 @@ static int read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t
 	if (i != FT_NIL) {
 		fslot *o = fslot_at(f, i);
 		if (o->state != ST_PLACE)
-			return fail(f, chakra__feeder_errf(f, CHAKRA_EDUP,
+			return chakra__feeder_errf(f, CHAKRA_EDUP,
 			                           "%s: node index %llu (message at byte %llu): duplicate "
 			                           "node id %llu (first at node index %llu, byte %llu)",
 			                           f->name, (unsigned long long)index,
 			                           (unsigned long long)off, (unsigned long long)id,
 			                           (unsigned long long)o->v.index,
-			                           (unsigned long long)o->v.offset));
+			                           (unsigned long long)o->v.offset),
+			       fail(f, chakra__feeder_at(f, ALL_POS, off, index, id));
 		f->n_place--;
 	} else {
 		if (doneset_has(&f->done, id))
-			return fail(f, chakra__feeder_errf(f, CHAKRA_EDUP,
+			return chakra__feeder_errf(f, CHAKRA_EDUP,
 			                           "%s: node index %llu (message at byte %llu): duplicate "
 			                           "node id %llu (an earlier node with this id was "
 			                           "already completed)",
 			                           f->name, (unsigned long long)index,
-			                           (unsigned long long)off, (unsigned long long)id));
+			                           (unsigned long long)off, (unsigned long long)id),
+			       fail(f, chakra__feeder_at(f, ALL_POS, off, index, id));
 		i = slot_take(f);
 		if (i == FT_NIL || idmap_put(&f->ids, id, i))
 			return oom(f);
@@ -700,6 +749,8 @@ static int read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t
 	if ((rc = slot_fill(f, s, msg, len, off, index, id)) < 0)
 		return rc;
 	f->held++;
+	if (s->cls != CLS_NONE)
+		f->held_bytes += len; /* (a copy; not for the caller's buffer) */
 	return link_parents(f, i, walk_data(&f->ws),
 	                    (f->opts.deps & CHAKRA_DEPS_DATA) ? walk_n_data(&f->ws) : 0,
 	                    walk_ctrl(&f->ws),
@@ -709,9 +760,13 @@ static int read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t
 /* The end of the file, or a framing error. */
 static int read_end(chakra_feeder *f, int rc)
 {
-	if (rc < 0)
-		return fail(f, chakra__feeder_errf(f, rc, "%s (node index %llu)", f->tmp,
-		                           (unsigned long long)f->n_read));
+	if (rc < 0) {
+		chakra__feeder_errf(f, rc, "%s (node index %llu)", f->tmp, (unsigned long long)f->n_read);
+		unsigned flags = f->fr->err_flags;
+		if (rc != CHAKRA_EIO || flags) /* (not for read failures) */
+			flags |= CHAKRA_ERRINFO_INDEX;
+		return fail(f, chakra__feeder_at(f, flags, f->fr->err_off, f->n_read, 0));
+	}
 	f->eof = 1;
 	if ((rc = flush(f)) < 0)
 		return rc;
@@ -720,8 +775,12 @@ static int read_end(chakra_feeder *f, int rc)
 
 static int scan_failed(chakra_feeder *f, int rc, uint64_t index, uint64_t off)
 {
-	return fail(f, chakra__feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s", f->name,
-	                           (unsigned long long)index, (unsigned long long)off, f->tmp));
+	int ok;
+	uint64_t at = chakra__msg_byte(f->tmp, &ok);
+	chakra__feeder_errf(f, rc, "%s: node index %llu (message at byte %llu): %s", f->name,
+	                    (unsigned long long)index, (unsigned long long)off, f->tmp);
+	return fail(f, chakra__feeder_at(f, CHAKRA_ERRINFO_OFFSET | CHAKRA_ERRINFO_INDEX,
+	                                 ok ? at : off, index, 0));
 }
 
 /* One node read: queued (lazy mode, inline: once per node), or into the
@@ -759,12 +818,13 @@ static int drop_absent(chakra_feeder *f, const fslot *p, uint32_t c)
 {
 	fslot *cs = fslot_at(f, c);
 	if (f->opts.strict)
-		return fail(f, chakra__feeder_errf(f, CHAKRA_EDEP,
+		return chakra__feeder_errf(f, CHAKRA_EDEP,
 		                           "%s: node id %llu (node index %llu, byte %llu) has a control "
 		                           "dependency on id %llu, which never appears in the file (strict)",
 		                           f->name, (unsigned long long)cs->v.id,
 		                           (unsigned long long)cs->v.index, (unsigned long long)cs->v.offset,
-		                           (unsigned long long)p->v.id));
+		                           (unsigned long long)p->v.id),
+		       fail_node(f, &cs->v);
 	f->warnings++;
 	return release_child(f, c);
 }
@@ -824,7 +884,7 @@ static int at_eof(chakra_feeder *f)
 	if (!f->n_place)
 		return 0;
 	/* In id order, so the outcome does not depend on slot numbers. */
-	uint32_t *place = malloc(f->n_place * sizeof *place);
+	uint32_t *place = chakra__malloc(f->n_place * sizeof *place);
 	size_t np = 0;
 	if (!place)
 		return oom(f);
@@ -832,14 +892,31 @@ static int at_eof(chakra_feeder *f)
 		if (fslot_at(f, i)->state == ST_PLACE)
 			place[np++] = i;
 	if (chakra__feeder_sort_slots(f, place, np, 0)) {
-		free(place);
+		chakra__free(place);
 		return oom(f);
 	}
 	int rc = 0;
 	for (size_t k = 0; k < np && rc >= 0; k++)
 		rc = absent_one(f, place[k]);
-	free(place);
+	chakra__free(place);
 	return rc < 0 ? rc : 0;
+}
+
+/* The nodes held need more bytes than max_memory to make progress. */
+static int over_memory(chakra_feeder *f)
+{
+	if (f->held_bytes > f->peak_bytes)
+		f->peak_bytes = f->held_bytes;
+	chakra__feeder_errf(f, CHAKRA_ETOOBIG,
+	                    "%s: byte %llu: the feeder holds %llu bytes for %llu nodes read ahead "
+	                    "(node index %llu) and needs more to make progress, past its budget of "
+	                    "%llu bytes (max_memory; nothing is ready or in flight, so a parent must "
+	                    "be further on in the file)",
+	                    f->name, (unsigned long long)framer_offset(f->fr),
+	                    (unsigned long long)f->held_bytes, (unsigned long long)f->held,
+	                    (unsigned long long)f->n_read, (unsigned long long)f->max_memory);
+	return fail(f, chakra__feeder_at(f, CHAKRA_ERRINFO_OFFSET | CHAKRA_ERRINFO_INDEX,
+	                                 framer_offset(f->fr), f->n_read, 0));
 }
 
 /* Read ahead up to the window; beyond it only while nothing can progress
@@ -847,7 +924,7 @@ static int at_eof(chakra_feeder *f)
 FEEDER_INLINE int fill(chakra_feeder *f)
 {
 	int rc;
-	while (f->held < f->opts.window && !f->eof)
+	while (f->held < f->opts.window && f->held_bytes < f->window_bytes && !f->eof)
 		if ((rc = read_one(f)) < 0)
 			return rc;
 	while (f->q_n == 0 && !f->eof && f->ready.n == 0 && f->inflight == 0) {
@@ -866,7 +943,14 @@ FEEDER_INLINE int fill(chakra_feeder *f)
 		}
 		if ((rc = read_one_cold(f)) < 0)
 			return rc;
+		if (f->held_bytes > f->max_memory)
+			return over_memory(f);
 	}
+	/* (bytes held grow only here and in materialize: the peak is exact) */
+	if (f->held_bytes > f->peak_bytes)
+		f->peak_bytes = f->held_bytes;
+	if (f->held_bytes > f->max_memory) /* (window_bytes <= max_memory: by one message) */
+		return over_memory(f);
 	return 0;
 }
 
@@ -918,6 +1002,8 @@ FEEDER_INLINE int pick(chakra_feeder *f, fslot **out)
 /* Callback style: issue everything ready. Re-entrant calls (complete()
  * from inside ready_cb) only release children; this loop issues them, so
  * the stack never grows with the chain length. */
+static void feeder_free(chakra_feeder *f);
+
 static int drain(chakra_feeder *f)
 {
 	if (f->in_drive)
@@ -926,38 +1012,89 @@ static int drain(chakra_feeder *f)
 	int rc;
 	const chakra_node *n;
 	/* (through the public call: one copy of the inlined issue path) */
-	while ((rc = chakra_feeder_next(f, &n)) > 0)
+	while ((rc = chakra_feeder_next(f, &n)) > 0) {
 		f->opts.ready_cb(f->opts.data, f, n);
+		if (f->close_pending)
+			break;
+	}
 	f->in_drive = 0;
+	if (f->close_pending) { /* closed from inside ready_cb: now it is safe */
+		feeder_free(f);
+		return 0;
+	}
 	return rc < 0 ? rc : 0;
 }
 
 /* ---- public API ---- */
 
+/* Size of each version of chakra_feeder_options (see reader.c): nothing
+ * past the caller's version is read. */
+static const size_t opts_size[] = {
+	0,
+	offsetof(chakra_feeder_options, reader) + sizeof(const chakra_reader_options *),
+	offsetof(chakra_feeder_options, max_memory) + sizeof(uint64_t),
+};
+#define N_VERSIONS (sizeof opts_size / sizeof opts_size[0])
+
+int chakra_feeder_options_init(chakra_feeder_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, opts_size, N_VERSIONS);
+}
+
 static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char *defname)
 {
 	*out = NULL;
-	chakra_feeder_options def = CHAKRA_FEEDER_OPTIONS_INIT;
-	if (o && (o->version < 1 || o->version > CHAKRA_FEEDER_OPTIONS_VERSION))
-		return CHAKRA_EINVAL;
-	chakra_feeder *f = calloc(1, sizeof *f);
+	chakra_feeder *f = chakra__calloc(1, sizeof *f);
 	if (!f)
 		return CHAKRA_ENOMEM;
-	f->opts = o ? *o : def;
 	f->free_slot = f->free_edge = FT_NIL;
 	f->lazy = 1;
-	const char *nm = f->opts.reader && f->opts.reader->display_name ? f->opts.reader->display_name
-	                                                                 : defname;
-	f->name = strdup(nm);
+	/* Everything the options point to is copied now (issue 13: reader
+	 * options on a helper's stack were read after it returned). */
+	int bad = 0, bad_reader = 0;
+	if (!o) {
+		chakra_feeder_options def = CHAKRA_FEEDER_OPTIONS_INIT;
+		f->opts = def;
+	} else if (chakra__opts_copy(&f->opts, sizeof f->opts, o, opts_size, N_VERSIONS)) {
+		bad = 1;
+	}
+	if (!bad && chakra__reader_opts_copy(&f->ropts, f->opts.reader))
+		bad_reader = 1;
+	const char *nm = !bad && !bad_reader && f->ropts.display_name ? f->ropts.display_name
+	                                                                : defname;
+	f->name = chakra__strdup(nm);
 	if (!f->name) {
-		free(f);
+		chakra__free(f);
 		return CHAKRA_ENOMEM;
 	}
+	f->ropts.display_name = f->name; /* (the feeder's own copy) */
+	f->opts.reader = &f->ropts;
 	*out = f;
+	if (bad)
+		return fail(f, chakra__feeder_errf(f, CHAKRA_EINVAL,
+		                                   "%s: chakra_feeder_options version %u is not one this "
+		                                   "library knows (1 to %u)",
+		                                   f->name, o->version,
+		                                   (unsigned)CHAKRA_FEEDER_OPTIONS_VERSION));
+	if (bad_reader)
+		return fail(f, chakra__feeder_errf(f, CHAKRA_EINVAL,
+		                                   "%s: chakra_reader_options version %u is not one this "
+		                                   "library knows (1 to %u)",
+		                                   f->name, o->reader->version,
+		                                   (unsigned)CHAKRA_READER_OPTIONS_VERSION));
 	if (f->opts.deps == 0)
 		f->opts.deps = CHAKRA_DEPS_DATA;
 	if (f->opts.window == 0)
 		f->opts.window = FEEDER_DEFAULT_WINDOW;
+	f->max_memory = f->opts.max_memory ? f->opts.max_memory : FEEDER_DEFAULT_MAX_MEMORY;
+	f->window_bytes = f->opts.window_bytes ? f->opts.window_bytes : FEEDER_DEFAULT_WINDOW_BYTES;
+	if (f->window_bytes > f->max_memory)
+		f->window_bytes = f->max_memory;
+	/* One node's dependency lists and decoded form within max_node_memory. */
+	uint64_t node_max = f->ropts.max_node_memory ? f->ropts.max_node_memory
+	                                             : CHAKRA_DEFAULT_MAX_NODE_MEMORY;
+	f->ws.limit = f->ws_lazy.limit = f->ws_ins.limit = node_max;
+	f->scratch.limit = (size_t)(node_max < SIZE_MAX ? node_max : SIZE_MAX);
 
 	if (f->opts.deps < CHAKRA_DEPS_DATA || f->opts.deps > CHAKRA_DEPS_BOTH)
 		return fail(f, chakra__feeder_errf(f, CHAKRA_EINVAL, "%s: bad deps option %d", f->name,
@@ -970,9 +1107,12 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 
 static int opened(chakra_feeder *f, int rc)
 {
-	if (rc < 0)
-		return fail(f, chakra__feeder_errf(f, rc, "%s",
-		                           f->rd ? chakra_reader_errmsg(f->rd) : "out of memory"));
+	if (rc < 0) {
+		chakra_error_info ei;
+		chakra_reader_error(f->rd, &ei, sizeof ei);
+		chakra__feeder_errf(f, rc, "%s", f->rd ? ei.message : "out of memory");
+		return fail(f, chakra__feeder_at(f, ei.flags, ei.offset, ei.node_index, ei.node_id));
+	}
 	f->fr = chakra__reader_framer(f->rd);
 	/* Lazy mode leaves queued and pinned messages in the framer's buffer. */
 	f->fr->keep = lazy_keep;
@@ -1015,6 +1155,19 @@ void chakra_feeder_close(chakra_feeder *f)
 {
 	if (!f)
 		return;
+	if (f->in_drive) {
+		/* From inside ready_cb: the feeder's own frames are still on the
+		 * stack. Every later call fails; drain() frees it on the way out. */
+		f->close_pending = 1;
+		chakra__feeder_errf(f, CHAKRA_ESTATE, "%s: closed from inside ready_cb", f->name);
+		f->failed = CHAKRA_ESTATE;
+		return;
+	}
+	feeder_free(f);
+}
+
+static void feeder_free(chakra_feeder *f)
+{
 	for (uint32_t i = 0; i < f->n_slots; i++) {
 		fslot *s = fslot_at(f, i);
 		if (s->state != ST_FREE) {
@@ -1025,9 +1178,9 @@ void chakra_feeder_close(chakra_feeder *f)
 		}
 	}
 	for (size_t c = 0; c < f->n_chunks; c++)
-		free(f->chunks[c]);
-	free(f->chunks);
-	free(f->edges);
+		chakra__free(f->chunks[c]);
+	chakra__free(f->chunks);
+	chakra__free(f->edges);
 	chakra__idmap_free(&f->ids);
 	chakra__doneset_free(&f->done);
 	chakra__dqueue_free(&f->ready);
@@ -1035,12 +1188,12 @@ void chakra_feeder_close(chakra_feeder *f)
 	chakra__walk_scratch_free(&f->ws);
 	chakra__walk_scratch_free(&f->ws_lazy);
 	chakra__walk_scratch_free(&f->ws_ins);
-	free(f->q);
-	free(f->pins);
+	chakra__free(f->q);
+	chakra__free(f->pins);
 	chakra__arena_free(&f->scratch);
 	chakra_reader_close(f->rd);
-	free(f->name);
-	free(f);
+	chakra__free(f->name);
+	chakra__free(f);
 }
 
 int chakra_feeder_next(chakra_feeder *f, const chakra_node **node)
@@ -1100,8 +1253,9 @@ static int not_inflight(chakra_feeder *f, const char *what, uint64_t id)
 	} else {
 		why = "no node with this id has been read";
 	}
-	return chakra__feeder_errf(f, CHAKRA_ESTATE, "%s: %s node id %llu: not in flight: %s", f->name, what,
-	                   (unsigned long long)id, why);
+	chakra__feeder_errf(f, CHAKRA_ESTATE, "%s: %s node id %llu: not in flight: %s", f->name, what,
+	                    (unsigned long long)id, why);
+	return chakra__feeder_at(f, CHAKRA_ERRINFO_ID, 0, 0, id);
 }
 
 int chakra_feeder_complete(chakra_feeder *f, uint64_t id)
@@ -1170,11 +1324,31 @@ int chakra_feeder_has_more(const chakra_feeder *f)
 uint64_t chakra_feeder_held_count(const chakra_feeder *f) { return f->held; }
 uint64_t chakra_feeder_ready_count(const chakra_feeder *f)
 {
-	/* Queued nodes may be ready: count them in the graph. (The handle
-	 * is never const itself: every feeder comes from chakra_feeder_open.) */
-	if (f->q_n)
-		flush((chakra_feeder *)f);
+	/* The ready set only: inserting the read-ahead FIFO here (as this did
+	 * before) turned lazy feeding off for every caller that asked once
+	 * per node, 2-3x slower (issue 13). */
 	return f->ready.n;
+}
+
+int chakra_feeder_stats(const chakra_feeder *f, struct chakra_feeder_stats *st, size_t size)
+{
+	if (!f || !st)
+		return CHAKRA_EINVAL;
+	struct chakra_feeder_stats s;
+	memset(&s, 0, sizeof s);
+	s.read = f->n_read;
+	s.held = f->held;
+	s.ready = f->ready.n;
+	s.inflight = f->inflight;
+	s.issued = f->issued;
+	s.completed = f->completed;
+	s.warnings = f->warnings;
+	s.cycle_breaks = f->cycle_drops;
+	s.duplicate_deps = f->dup_deps;
+	s.held_bytes = f->held_bytes;
+	s.peak_held_bytes = f->peak_bytes;
+	memcpy(st, &s, size < sizeof s ? size : sizeof s);
+	return 0;
 }
 uint64_t chakra_feeder_inflight_count(const chakra_feeder *f) { return f->inflight; }
 uint64_t chakra_feeder_issued_count(const chakra_feeder *f) { return f->issued; }
@@ -1188,4 +1362,16 @@ const chakra_metadata *chakra_feeder_metadata(const chakra_feeder *f)
 	return f->rd ? chakra_reader_metadata(f->rd) : NULL;
 }
 
-const char *chakra_feeder_errmsg(const chakra_feeder *f) { return f ? f->err : "out of memory"; }
+const char *chakra_feeder_errmsg(const chakra_feeder *f)
+{
+	return f ? f->err : "out of memory (no feeder was created)";
+}
+
+int chakra_feeder_error(const chakra_feeder *f, chakra_error_info *info, size_t size)
+{
+	if (!f) {
+		chakra__errinfo e = { CHAKRA_ENOMEM, 0, 0, 0, 0 };
+		return chakra__errinfo_get(&e, chakra_feeder_errmsg(f), info, size);
+	}
+	return chakra__errinfo_get(&f->einfo, f->err, info, size);
+}

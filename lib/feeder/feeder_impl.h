@@ -79,7 +79,8 @@ typedef struct qrec {
 } qrec;
 
 struct chakra_feeder {
-	chakra_feeder_options opts;
+	chakra_feeder_options opts;   /* copied; opts.reader points to ropts */
+	chakra_reader_options ropts;  /* the caller's reader options, copied */
 	chakra_reader *rd;
 	framer *fr;      /* rd's framer: the feeder reads messages through it */
 	char *name;
@@ -118,7 +119,12 @@ struct chakra_feeder {
 	uint64_t held, inflight, issued, completed, n_place;
 	uint64_t n_read, next_cycle_check; /* nodes read; n_read for the next cycle check */
 	uint64_t warnings, dup_deps, cycle_drops;
+	/* Budgets (docs/hardening.md): bytes held for held nodes (messages the
+	 * feeder keeps, not the caller's buffer, and their decoded fields). */
+	uint64_t held_bytes, peak_bytes, window_bytes, max_memory;
 	int eof, failed, in_drive, eof_done;
+	int close_pending; /* chakra_feeder_close from inside ready_cb */
+	chakra__errinfo einfo;
 	char err[FEEDER_ERRMSG_MAX];
 	char tmp[CHAKRA_ERRMSG_MAX];
 };
@@ -128,8 +134,15 @@ static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
 	return &f->chunks[i >> SLOT_CHUNK_BITS][i & (SLOT_CHUNK - 1)];
 }
 
-/* reader.c: the reader's framer, which the feeder drives directly. */
+/* reader.c: the reader's framer, which the feeder drives directly, and
+ * the versioned copy of reader options (defaults for NULL; CHAKRA_EINVAL
+ * for an unknown version). */
 framer *chakra__reader_framer(chakra_reader *r);
+int chakra__reader_opts_copy(chakra_reader_options *dst, const chakra_reader_options *src);
+
+/* Feeder defaults for the version 2 budgets. */
+#define FEEDER_DEFAULT_WINDOW_BYTES ((uint64_t)64 << 20)
+#define FEEDER_DEFAULT_MAX_MEMORY ((uint64_t)1 << 30)
 
 /* scan.c: id and deps of a Node message (into ws->data / ws->ctrl), with
  * the top-level structure validated; "byte N: what" in err on failure.
@@ -153,8 +166,13 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final);
 /* diag.c: sort slot numbers by file index (by_index) or id; -1 when out
  * of memory. */
 int chakra__feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n, int by_index);
-/* Errors into f->err (larger than CHAKRA_ERRMSG_MAX). */
+/* Errors into f->err (larger than CHAKRA_ERRMSG_MAX); the error's values
+ * (f->einfo) get the code and no position, which chakra__feeder_at adds. */
 int chakra__feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
+/* The position of the error just formatted (CHAKRA_ERRINFO_* flags);
+ * returns its code. */
+int chakra__feeder_at(chakra_feeder *f, unsigned flags, uint64_t offset, uint64_t index,
+                      uint64_t id);
 
 /* feeder.c: children of a slot, for the cold paths (end of file, stall
  * diagnosis). Iterate with `kid_it it = KID_IT_INIT; while (chakra__kid_next(f, p,

@@ -40,7 +40,7 @@ static size_t raw_insert(idmap *m, uint64_t key, uint32_t val)
 static int idmap_rehash(idmap *m, unsigned bits)
 {
 	size_t cap = (size_t)1 << bits;
-	idmap_ent *e = malloc(cap * sizeof *e);
+	idmap_ent *e = chakra__malloc(cap * sizeof *e);
 	if (!e)
 		return -1;
 	for (size_t i = 0; i < cap; i++)
@@ -53,7 +53,7 @@ static int idmap_rehash(idmap *m, unsigned bits)
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.e[i].val != FT_NIL)
 			raw_insert(m, old.e[i].key, old.e[i].val);
-	free(old.e);
+	chakra__free(old.e);
 	return 0;
 }
 
@@ -89,7 +89,7 @@ void chakra__idmap_erase_slow(idmap *m, idmap_ent *x)
 
 void chakra__idmap_free(idmap *m)
 {
-	free(m->e);
+	chakra__free(m->e);
 	memset(m, 0, sizeof *m);
 }
 
@@ -99,7 +99,7 @@ int chakra__heap_push(heap *q, uint64_t key, uint32_t slot)
 {
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 256;
-		heap_ent *h = realloc(q->h, cap * sizeof *h);
+		heap_ent *h = chakra__realloc(q->h, cap * sizeof *h);
 		if (!h)
 			return -1;
 		q->h = h;
@@ -154,7 +154,7 @@ uint32_t chakra__heap_pop(heap *q)
 
 void chakra__heap_free(heap *q)
 {
-	free(q->h);
+	chakra__free(q->h);
 	memset(q, 0, sizeof *q);
 }
 
@@ -165,10 +165,10 @@ int chakra__dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot)
 	if (!q->leaf && !q->n) {
 		/* Lazily, so a feeder that is never asked costs nothing; if
 		 * this fails every key goes to the heap. */
-		q->leaf = calloc(DQ_SIZE / 64, sizeof *q->leaf);
-		q->slot = q->leaf ? malloc(DQ_SIZE * sizeof *q->slot) : NULL;
+		q->leaf = chakra__calloc(DQ_SIZE / 64, sizeof *q->leaf);
+		q->slot = q->leaf ? chakra__malloc(DQ_SIZE * sizeof *q->slot) : NULL;
 		if (!q->slot) {
-			free(q->leaf);
+			chakra__free(q->leaf);
 			q->leaf = NULL;
 		}
 	}
@@ -210,8 +210,8 @@ uint32_t chakra__dqueue_pop_slow(dqueue *q)
 
 void chakra__dqueue_free(dqueue *q)
 {
-	free(q->leaf);
-	free(q->slot);
+	chakra__free(q->leaf);
+	chakra__free(q->slot);
 	chakra__heap_free(&q->spill);
 	memset(q, 0, sizeof *q);
 }
@@ -225,7 +225,7 @@ static int dir_grow(doneset *d, uint64_t key)
 	size_t n = d->ndir ? d->ndir : 1024;
 	while (n <= key)
 		n *= 2;
-	uint32_t *dir = realloc(d->dir, n * sizeof *dir);
+	uint32_t *dir = chakra__realloc(d->dir, n * sizeof *dir);
 	if (!dir)
 		return -1;
 	for (size_t k = d->ndir; k < n; k++)
@@ -250,7 +250,7 @@ static uint32_t doneset_page(doneset *d, uint64_t key, int create)
 			return FT_NIL;
 		if (d->n == d->cap) {
 			size_t cap = d->cap ? d->cap * 2 : 64;
-			uint64_t(*b)[8] = realloc(d->bits, cap * sizeof *b);
+			uint64_t(*b)[8] = chakra__realloc(d->bits, cap * sizeof *b);
 			if (!b)
 				return FT_NIL;
 			d->bits = b;
@@ -284,7 +284,7 @@ static int flat_grow(doneset *d, uint64_t id)
 		n *= 2;
 	if (n > limit)
 		n = (size_t)limit;
-	uint64_t *flat = realloc(d->flat, n * sizeof *flat);
+	uint64_t *flat = chakra__realloc(d->flat, n * sizeof *flat);
 	if (!flat)
 		return 0;
 	memset(flat + d->nflat, 0, (n - d->nflat) * sizeof *flat);
@@ -334,10 +334,10 @@ int chakra__doneset_has_slow(doneset *d, uint64_t id)
 
 void chakra__doneset_free(doneset *d)
 {
-	free(d->flat);
-	free(d->dir);
+	chakra__free(d->flat);
+	chakra__free(d->dir);
 	chakra__idmap_free(&d->pages);
-	free(d->bits);
+	chakra__free(d->bits);
 	memset(d, 0, sizeof *d);
 }
 
@@ -355,15 +355,19 @@ static unsigned size_class(size_t n)
 
 void *chakra__bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 {
+	/* *cls is set only on success: a caller that failed keeps its "not
+	 * owned" class, so closing never frees a pointer it does not own. */
 	unsigned c = size_class(n ? n : 1);
 	if (c >= BP_CLASSES) {
-		*cls = BP_CLASSES;
-		return malloc(n);
+		void *big = chakra__malloc(n);
+		if (big)
+			*cls = BP_CLASSES;
+		return big;
 	}
-	*cls = (uint8_t)c;
 	void *p = b->free_[c];
 	if (p) {
 		memcpy(&b->free_[c], p, sizeof(void *));
+		*cls = (uint8_t)c;
 		return p;
 	}
 	size_t sz = (size_t)16 << c;
@@ -381,13 +385,13 @@ void *chakra__bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 		}
 		if (b->n_slabs == b->cap_slabs) {
 			size_t cap = b->cap_slabs ? b->cap_slabs * 2 : 16;
-			void **s = realloc(b->slabs, cap * sizeof *s);
+			void **s = chakra__realloc(b->slabs, cap * sizeof *s);
 			if (!s)
 				return NULL;
 			b->slabs = s;
 			b->cap_slabs = cap;
 		}
-		uint8_t *slab = malloc(BP_SLAB);
+		uint8_t *slab = chakra__malloc(BP_SLAB);
 		if (!slab)
 			return NULL;
 		b->slabs[b->n_slabs++] = slab;
@@ -397,13 +401,14 @@ void *chakra__bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 	p = b->cur;
 	b->cur += sz;
 	b->cur_left -= sz;
+	*cls = (uint8_t)c;
 	return p;
 }
 
 void chakra__bytepool_free(bytepool *b)
 {
 	for (size_t i = 0; i < b->n_slabs; i++)
-		free(b->slabs[i]);
-	free(b->slabs);
+		chakra__free(b->slabs[i]);
+	chakra__free(b->slabs);
 	memset(b, 0, sizeof *b);
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 #define FT_NIL UINT32_MAX
 
 /* ---- id -> u32 map: open addressing, linear probing, backward-shift
@@ -281,7 +283,7 @@ static inline void bytepool_release(bytepool *b, void *p, uint8_t cls)
 	if (!p)
 		return;
 	if (cls >= BP_CLASSES) {
-		free(p);
+		chakra__free(p);
 		return;
 	}
 	memcpy(p, &b->free_[cls], sizeof(void *));

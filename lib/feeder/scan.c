@@ -65,14 +65,38 @@ static int is_canon(unsigned t)
 	}
 }
 
+/* The dependency arrays would pass the per-node budget (ws->limit, the
+ * reader option max_node_memory) with `extra` more bytes. */
+static int over_budget(walk_scratch *ws, size_t extra)
+{
+	if (ws->limit && (uint64_t)ws->data.len + ws->ctrl.len + extra > ws->limit) {
+		ws->over = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* deps() returned -2 for the field at byte pos. */
+static int deps_nomem(const walk_scratch *ws, unsigned long long pos, char *err)
+{
+	if (ws->over)
+		return chakra__errf(err, CHAKRA_ETOOBIG,
+		                    "byte %llu: the dependency lists need more than %llu bytes "
+		                    "(max_node_memory)",
+		                    pos, (unsigned long long)ws->limit);
+	return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+}
+
 /* A dependency field's payload of wire type wt appended to dst: 0, -1
- * (malformed) or -2 (out of memory). */
-static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
+ * (malformed) or -2 (out of memory, or over the budget: ws->over). */
+static int deps(walk_scratch *ws, cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 {
 	uint64_t v, L;
 	if (wt == WT_VARINT) {
 		if (wire_varint(p, end, &v))
 			return -1;
+		if (over_budget(ws, 8))
+			return -2;
 		return chakra__cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
 	if (wt != WT_LEN || wire_varint(p, end, &L) || L > (uint64_t)(end - *p))
@@ -80,12 +104,18 @@ static int deps(cbuf *dst, unsigned wt, const uint8_t **p, const uint8_t *end)
 	if (L == 0)
 		return 0;
 	const uint8_t *q = *p, *e = q + L;
-	if (chakra__cbuf_reserve(dst, dst->len + (size_t)L * 8))
-		return -2; /* (at most one value per byte) */
+	/* Each varint ends with its one byte below 0x80: the exact count. */
+	size_t cnt = 0;
+	for (const uint8_t *c = q; c < e; c++)
+		cnt += *c < 0x80;
+	if (e[-1] >= 0x80)
+		return -1;
+	if (over_budget(ws, cnt * 8) || chakra__cbuf_reserve(dst, dst->len + cnt * 8))
+		return -2;
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
 	while (q < e)
-		if (wire_varint(&q, e, &o[n++]))
+		if (n == cnt || wire_varint(&q, e, &o[n++]))
 			return -1;
 	*p = q;
 	dst->len += n * 8;
@@ -141,9 +171,9 @@ SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, 
 			if (prev == t && (unwanted & (ctrl ? CHAKRA_DEPS_CTRL : CHAKRA_DEPS_DATA)))
 				rc = skip_len(&p, end);
 			else
-				rc = deps(ctrl ? &ws->ctrl : &ws->data, WT_LEN, &p, end);
+				rc = deps(ws, ctrl ? &ws->ctrl : &ws->data, WT_LEN, &p, end);
 			if (rc == -2)
-				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+				return deps_nomem(ws, POS(fs), err);
 			if (rc)
 				return BAD("byte %llu: field %s malformed", POS(fs),
 				           ctrl ? "ctrl_deps" : "data_deps");
@@ -164,9 +194,9 @@ SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, 
 				*id = v;
 			break;
 		case 4: case 5: {
-			int rc = deps((tag >> 3) == 4 ? &ws->ctrl : &ws->data, wt, &p, end);
+			int rc = deps(ws, (tag >> 3) == 4 ? &ws->ctrl : &ws->data, wt, &p, end);
 			if (rc == -2)
-				return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
+				return deps_nomem(ws, POS(fs), err);
 			if (rc)
 				return BAD("byte %llu: field %s malformed", POS(fs),
 				           (tag >> 3) == 4 ? "ctrl_deps" : "data_deps");

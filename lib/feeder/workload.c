@@ -34,12 +34,12 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
                          const chakra_feeder_options *opts)
 {
 	*out = NULL;
-	chakra_workload *w = calloc(1, sizeof *w);
+	chakra_workload *w = chakra__calloc(1, sizeof *w);
 	if (!w)
 		return CHAKRA_ENOMEM;
 	*out = w;
 	size_t plen = strlen(prefix) + 32;
-	char *path = malloc(plen);
+	char *path = chakra__malloc(plen);
 	if (!path) {
 		snprintf(w->err, sizeof w->err, "%s: out of memory", prefix);
 		return CHAKRA_ENOMEM;
@@ -50,13 +50,13 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
 	if (n == 0) {
 		snprintf(w->err, sizeof w->err,
 		         "%s: no workload: neither %s.0.et nor %s.0.et.gz exists", prefix, prefix, prefix);
-		free(path);
+		chakra__free(path);
 		return CHAKRA_ENOTFOUND;
 	}
-	w->f = calloc(n, sizeof *w->f);
+	w->f = chakra__calloc(n, sizeof *w->f);
 	if (!w->f) {
 		snprintf(w->err, sizeof w->err, "%s: out of memory", prefix);
-		free(path);
+		chakra__free(path);
 		return CHAKRA_ENOMEM;
 	}
 	w->n = n;
@@ -66,11 +66,11 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
 		if (rc < 0) {
 			snprintf(w->err, sizeof w->err, "rank %zu: %s", r,
 			         chakra_feeder_errmsg(w->f[r]));
-			free(path);
+			chakra__free(path);
 			return rc;
 		}
 	}
-	free(path);
+	chakra__free(path);
 	return 0;
 }
 
@@ -89,6 +89,6 @@ void chakra_workload_close(chakra_workload *w)
 		return;
 	for (size_t r = 0; r < w->n; r++)
 		chakra_feeder_close(w->f[r]);
-	free(w->f);
-	free(w);
+	chakra__free(w->f);
+	chakra__free(w);
 }
