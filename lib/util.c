@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "chakra/allocator.h"
 #include "chakra/error.h"
@@ -91,6 +93,32 @@ void chakra__zfree(void *opaque, void *p)
 {
 	(void)opaque;
 	chakra__free(p);
+}
+
+/* ---- random seeds ---- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+uint64_t chakra__random64(void)
+{
+	uint64_t v = 0;
+#if defined(__linux__) || defined(__APPLE__) || defined(__OpenBSD__) || defined(__FreeBSD__)
+	if (getentropy(&v, sizeof v) == 0)
+		return v;
+#endif
+	/* No entropy source: a mix of the time, a stack address and a counter. */
+	static uint64_t counter;
+	struct timespec ts;
+	timespec_get(&ts, TIME_UTC);
+	uint64_t s = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^
+	             (uint64_t)(uintptr_t)&v ^ (++counter << 48);
+	return splitmix64(&s);
 }
 
 /* ---- options and error values ---- */

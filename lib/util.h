@@ -58,6 +58,10 @@ int chakra__errinfo_get(const chakra__errinfo *e, const char *msg, void *info, s
  * convention); 0 and *ok = 0 otherwise. */
 uint64_t chakra__msg_byte(const char *msg, int *ok);
 
+/* 64 random bits for keyed hashes (the OS's entropy; a time and address
+ * mix where it has none): never the same across handles or runs. */
+uint64_t chakra__random64(void);
+
 /* Format into a fixed message buffer (truncating); returns code. */
 int chakra__errf(char *dst, int code, const char *fmt, ...) CHAKRA_PRINTF(3, 4);
 

@@ -58,16 +58,28 @@ static int idmap_rehash(idmap *m, unsigned bits)
 }
 
 #define IDMAP_LONG_PROBE 64
+/* New multipliers drawn after long probes under a random one (each is
+ * astronomically unlikely; the bound keeps a broken random source from
+ * rehashing forever). */
+#define IDMAP_MAX_RESEEDS 8
 
 int chakra__idmap_put_slow(idmap *m, uint64_t key, uint32_t val)
 {
 	/* Load factor at most 1/2 keeps linear probes short. */
 	if ((m->n + 1) * 2 > m->cap && idmap_rehash(m, m->bits ? m->bits + 1 : 10))
 		return -1;
-	if (raw_insert(m, key, val) >= IDMAP_LONG_PROBE && !m->mixed) {
+	if (raw_insert(m, key, val) >= IDMAP_LONG_PROBE && m->reseeds < IDMAP_MAX_RESEEDS) {
+		/* Strided or clustered ids under the identity hash, or (never by
+		 * chance) a cluster under the keyed one: a new random multiplier. */
+		int was_mixed = m->mixed;
+		uint64_t old = m->mult;
 		m->mixed = 1;
-		if (idmap_rehash(m, m->bits))
-			m->mixed = 0; /* out of memory: keep the working table */
+		m->mult = chakra__random64() | 1;
+		m->reseeds += was_mixed;
+		if (idmap_rehash(m, m->bits)) { /* out of memory: keep the working table */
+			m->mixed = was_mixed;
+			m->mult = old;
+		}
 	}
 	return 0;
 }

@@ -18,8 +18,10 @@
  * Trace ids are usually dense and read roughly in order, so the map
  * starts with the identity hash (id & mask): the live ids then sit in
  * adjacent buckets and lookups hit the cache. If a probe ever runs long
- * (strided or clustered ids) it rehashes once with a multiplicative
- * hash. ---- */
+ * (strided or clustered ids) it rehashes with a multiplicative hash whose
+ * odd multiplier is drawn at random for this map (keyed: ids chosen to
+ * collide under a fixed multiplier made every probe scan the whole map,
+ * issue 16); a long probe under it draws a new one. ---- */
 typedef struct idmap_ent {
 	uint64_t key;
 	uint32_t val; /* FT_NIL = empty */
@@ -31,13 +33,15 @@ typedef struct idmap {
 	size_t cap, n; /* cap is a power of two (or 0) */
 	unsigned bits;
 	int mixed;     /* 0: identity hash; 1: multiplicative */
+	uint64_t mult; /* the multiplier (odd, random) when mixed */
+	unsigned reseeds; /* new multipliers drawn after long probes */
 } idmap;
 
 static inline size_t idmap_home(const idmap *m, uint64_t key)
 {
 	if (!m->mixed)
 		return (size_t)key & (m->cap - 1);
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - m->bits));
+	return (size_t)((key * m->mult) >> (64 - m->bits));
 }
 
 /* The entry of a key, NULL when absent; valid until the map changes.
