@@ -35,6 +35,7 @@ typedef struct vctx {
 	int seen_kind;            /* kind recorded by a value callback */
 	struct strarg sval;       /* string/bytes value of the current attribute */
 	cbuf *elems;              /* list elements nanopb decoded (elem records) */
+	int nomem;                /* an allocation failed: CHAKRA_ENOMEM, not a mismatch */
 } vctx;
 
 /* One list element as nanopb decoded it. Elements are collected and
@@ -111,7 +112,7 @@ static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 	if (k == 30 || k == 32) {
 		elem e = { 0, s->state, s->bytes_left };
 		if (chakra__cbuf_append(v->elems, &e, sizeof e))
-			return false;
+			return v->nomem = 1, false;
 		v->i++;
 		return pb_read(s, NULL, s->bytes_left);
 	}
@@ -139,7 +140,7 @@ static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 			memcpy(&u, &d, 8);
 		elem e = { u, NULL, 0 };
 		if (chakra__cbuf_append(v->elems, &e, sizeof e))
-			return false;
+			return v->nomem = 1, false;
 		v->i++;
 	}
 	return true;
@@ -304,7 +305,7 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 		size_t len = s->bytes_left;
 		filtered = chakra__malloc(len ? len : 1);
 		if (!filtered)
-			return false;
+			return v->nomem = 1, false;
 		pb_istream_t fs = pb_istream_from_buffer(filtered,
 		                                         attr_filter(s->state, len, last, filtered));
 		ok = pb_decode(&fs, chakra__pb_AttributeProto_fields, &m) &&
@@ -390,6 +391,8 @@ static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
 	n.attr.arg = &v;
 	pb_istream_t s = pb_istream_from_buffer(msg, len);
 	if (!pb_decode(&s, chakra__pb_Node_fields, &n)) {
+		if (v.nomem)
+			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory (nanopb check)");
 		if (v.bad)
 			return CHAKRA_ECORRUPT;
 		return chakra__errf(err, CHAKRA_ECORRUPT, "nanopb rejects the message: %s", PB_GET_ERROR(&s));
