@@ -7,6 +7,7 @@ import os
 from . import _lib
 from ._lib import lib, READY_CB, FeederOptions, FEEDER_OPTIONS_VERSION
 from ._errors import ChakraError, StateError, error
+from ._guard import Guard
 from ._node import Metadata, Node
 from ._source import Source, reader_options
 
@@ -70,12 +71,18 @@ class Feeder:
     Nodes are copies (valid forever). A stall -- nothing ready, nothing in
     flight, nodes left -- raises MissingDependencyError or CycleError
     naming the blocked nodes and their missing parents or the cycle.
+
+    Threads: calls from several threads are serialized. The ready callback
+    may call complete, next, push_back, lookup, the counters and close (the
+    feeder is then closed once the callback returns); other re-entrant
+    calls raise StateError.
     """
 
     def __init__(self, src, deps="data", order="id", window=0, strict=False, ready=None,
                  max_message_size=0, display_name=None, verify_with_nanopb=False):
         _need_feeder()
         self._h = None
+        self._guard = Guard()
         self._owner = None
         self.rank = None
         self._ready = ready
@@ -101,6 +108,7 @@ class Feeder:
         """A feeder owned by a Workload (closed with it)."""
         self = cls.__new__(cls)
         self._h = h
+        self._guard = Guard()
         self._owner = owner
         self._ready = ready
         self._exc = None
@@ -114,10 +122,13 @@ class Feeder:
         # and re-raised when the C call that issued the node returns.
         if self._exc is not None:
             return
+        self._guard.allow += 1
         try:
             self._ready(Node._from_c(node), self)
         except BaseException as e:  # noqa: B902 -- re-raised by the caller
             self._exc = e
+        finally:
+            self._guard.allow -= 1
 
     def _reraise_cb(self):
         e, self._exc = self._exc, None
@@ -136,6 +147,10 @@ class Feeder:
             raise StateError("feeder is closed", -15)
         return self._h
 
+    def _count(self, fn):
+        with self._guard:
+            return fn(self._handle())
+
     def _check(self, rc):
         if rc < 0:
             self._exc = None
@@ -147,75 +162,80 @@ class Feeder:
         """Issue the next ready node (it is then in flight), or None when
         none is ready right now (complete some in-flight node, or the trace
         is done: see has_more)."""
-        h = self._handle()
-        rc = self._check(lib.chakra_feeder_next(h, ctypes.byref(self._node)))
-        return Node._from_c(self._node.value) if rc > 0 else None
+        with self._guard:
+            h = self._handle()
+            rc = self._check(lib.chakra_feeder_next(h, ctypes.byref(self._node)))
+            return Node._from_c(self._node.value) if rc > 0 else None
 
     def complete(self, id):
         """Complete an in-flight node, releasing its children. StateError
         when id is not in flight (never issued, or completed already)."""
-        h = self._handle()
-        rc = lib.chakra_feeder_complete(h, id)
-        self._reraise_cb()
-        self._check(rc)
+        with self._guard:
+            h = self._handle()
+            rc = lib.chakra_feeder_complete(h, id)
+            self._reraise_cb()
+            self._check(rc)
 
     def push_back(self, id):
         """Return an in-flight node to the ready set."""
-        self._check(lib.chakra_feeder_push_back(self._handle(), id))
+        with self._guard:
+            self._check(lib.chakra_feeder_push_back(self._handle(), id))
 
     def drive(self):
         """Callback style: issue every ready node through the callback."""
-        h = self._handle()
-        rc = lib.chakra_feeder_drive(h)
-        self._reraise_cb()
-        self._check(rc)
+        with self._guard:
+            h = self._handle()
+            rc = lib.chakra_feeder_drive(h)
+            self._reraise_cb()
+            self._check(rc)
 
     def lookup(self, id):
         """A node still held (read, not yet completed) as a Node, or None."""
-        p = lib.chakra_feeder_lookup(self._handle(), id)
-        return Node._from_c(p) if p else None
+        with self._guard:
+            p = lib.chakra_feeder_lookup(self._handle(), id)
+            return Node._from_c(p) if p else None
 
     @property
     def has_more(self):
         """True while any node is unread, held, ready or in flight."""
-        return bool(lib.chakra_feeder_has_more(self._handle()))
+        return bool(self._count(lib.chakra_feeder_has_more))
 
     @property
     def held_count(self):
-        return lib.chakra_feeder_held_count(self._handle())
+        return self._count(lib.chakra_feeder_held_count)
 
     @property
     def ready_count(self):
-        return lib.chakra_feeder_ready_count(self._handle())
+        return self._count(lib.chakra_feeder_ready_count)
 
     @property
     def inflight_count(self):
-        return lib.chakra_feeder_inflight_count(self._handle())
+        return self._count(lib.chakra_feeder_inflight_count)
 
     @property
     def issued_count(self):
-        return lib.chakra_feeder_issued_count(self._handle())
+        return self._count(lib.chakra_feeder_issued_count)
 
     @property
     def completed_count(self):
-        return lib.chakra_feeder_completed_count(self._handle())
+        return self._count(lib.chakra_feeder_completed_count)
 
     @property
     def duplicate_dep_count(self):
         """Parents listed more than once by a node (each counted once)."""
-        return lib.chakra_feeder_duplicate_dep_count(self._handle())
+        return self._count(lib.chakra_feeder_duplicate_dep_count)
 
     @property
     def cycle_break_count(self):
         """Of the warnings, control edges dropped to break a cycle."""
-        return lib.chakra_feeder_cycle_break_count(self._handle())
+        return self._count(lib.chakra_feeder_cycle_break_count)
 
     @property
     def warning_count(self):
         """Control edges ignored with a warning, counted only when control
         dependencies gate issue: absent parents, self edges, edges closing
         a cycle."""
-        return lib.chakra_feeder_warning_count(self._handle())
+        return self._count(lib.chakra_feeder_warning_count)
 
     def issue_loop(self, inflight=1):
         """Yield nodes in the order of the reference loop (``chakra feed
@@ -245,9 +265,15 @@ class Feeder:
         return self.issue_loop(1)
 
     def close(self):
-        if self._h is not None and self._owner is None:
-            lib.chakra_feeder_close(self._h)
-        self._h = None
+        guard = getattr(self, "_guard", None)  # (__init__ may have failed early)
+        if guard is None:
+            return
+        with guard:
+            if self._h is not None and self._owner is None:
+                # From inside the ready callback the library defers the
+                # close until the callback returns to it.
+                lib.chakra_feeder_close(self._h)
+            self._h = None
 
     def __enter__(self):
         return self
@@ -312,7 +338,8 @@ class Workload:
 
     def close(self):
         for f in self._feeders:
-            f._h = None
+            with f._guard:
+                f._h = None
         if self._h is not None:
             lib.chakra_workload_close(self._h)
             self._h = None

@@ -4,6 +4,7 @@ import ctypes
 
 from ._lib import lib
 from ._errors import error, StateError
+from ._guard import Guard
 from ._node import Metadata, Node
 from ._source import Source, reader_options
 
@@ -30,11 +31,14 @@ class Reader:
                 ...
 
     Errors raise a ChakraError subclass whose message names the file, byte
-    offset and node. A reader is not thread-safe.
+    offset and node. Calls from several threads are serialized (each node
+    goes to one of them); a call from inside the reader's own read callback
+    raises StateError.
     """
 
     def __init__(self, src, max_message_size=0, display_name=None, verify_with_nanopb=False):
         self._h = None
+        self._guard = Guard()
         self._src = Source(src)
         self._opts = reader_options(max_message_size, display_name, verify_with_nanopb)
         rc, h = self._src.open(_OPEN, ctypes.byref(self._opts))
@@ -61,16 +65,17 @@ class Reader:
 
     def next_node(self):
         """The next Node, or None at a clean end of file."""
-        h = self._handle()
-        if self._done:
-            return None
-        rc = lib.chakra_reader_next(h, ctypes.byref(self._node))
-        if rc < 0:
-            self._raise(rc, _msg(h))
-        if rc == 0:
-            self._done = True
-            return None
-        return Node._from_c(self._node.value)
+        with self._guard:
+            h = self._handle()
+            if self._done:
+                return None
+            rc = lib.chakra_reader_next(h, ctypes.byref(self._node))
+            if rc < 0:
+                self._raise(rc, _msg(h))
+            if rc == 0:
+                self._done = True
+                return None
+            return Node._from_c(self._node.value)
 
     def __iter__(self):
         return self
@@ -84,17 +89,23 @@ class Reader:
     @property
     def node_count(self):
         """Nodes returned so far."""
-        return lib.chakra_reader_node_count(self._handle())
+        with self._guard:
+            return lib.chakra_reader_node_count(self._handle())
 
     @property
     def offset(self):
         """Uncompressed byte offset where the next message starts."""
-        return lib.chakra_reader_offset(self._handle())
+        with self._guard:
+            return lib.chakra_reader_offset(self._handle())
 
     def close(self):
-        if self._h is not None:
-            lib.chakra_reader_close(self._h)
-            self._h = None
+        guard = getattr(self, "_guard", None)  # (__init__ may have failed early)
+        if guard is None:
+            return
+        with guard:
+            if self._h is not None:
+                lib.chakra_reader_close(self._h)
+                self._h = None
 
     def __enter__(self):
         return self

@@ -5,6 +5,7 @@ import os
 
 from ._lib import lib, WRITE_CB, WriterOptions, WRITER_OPTIONS_VERSION
 from ._errors import error, StateError, NoMemoryError
+from ._guard import Guard
 from ._node import Node
 from ._encode import fill_node, add_attrs, attr_items, _bytes
 
@@ -25,6 +26,7 @@ class Writer:
     """
 
     def __init__(self, dst, gzip=False, overwrite=False, gzip_level=0):
+        self._guard = Guard()  # calls from several threads are serialized
         self._w = None
         self._b = None
         self._exc = None
@@ -95,20 +97,21 @@ class Writer:
         """The GlobalMetadata: first call after opening. attrs as for
         write_node (dict with inferred kinds, or (name, kind, value) tuples).
         A Metadata object (reader.metadata) is also accepted."""
-        h = self._handle()
-        if hasattr(version, "attr_items") and hasattr(version, "version"):
-            version, attrs = version.version, version.attr_items
-        vb = _bytes(version)
-        if b"\0" in vb:
-            # The C call takes a NUL-terminated string: refuse, not truncate.
-            raise ValueError("metadata version %r contains a NUL byte" % (version,))
-        items = attr_items(attrs)
-        b = None
-        if items:
-            b = self._b
-            lib.chakra_builder_reset(b)
-            add_attrs(b, items)
-        self._check(lib.chakra_writer_write_metadata(h, vb, b))
+        with self._guard:
+            h = self._handle()
+            if hasattr(version, "attr_items") and hasattr(version, "version"):
+                version, attrs = version.version, version.attr_items
+            vb = _bytes(version)
+            if b"\0" in vb:
+                # The C call takes a NUL-terminated string: refuse, not truncate.
+                raise ValueError("metadata version %r contains a NUL byte" % (version,))
+            items = attr_items(attrs)
+            b = None
+            if items:
+                b = self._b
+                lib.chakra_builder_reset(b)
+                add_attrs(b, items)
+            self._check(lib.chakra_writer_write_metadata(h, vb, b))
 
     def write_node(self, node=None, *, id=None, name="", type=4, data_deps=(), ctrl_deps=(),
                    start_time_micros=0, duration_micros=0, inputs=None, outputs=None,
@@ -117,43 +120,47 @@ class Writer:
         keywords. type is an int, NodeType or name ("COMP_NODE"); attrs a
         dict name -> value (kinds inferred: see infer_kind) or a list of
         (name, kind, value[, doc]) with kind an AttrKind or name ("int32")."""
-        h = self._handle()
-        if node is not None:
-            if not isinstance(node, Node):
-                raise TypeError("write_node takes a Node or keyword fields, not %r" % (node,))
-            fill_node(self._b, node.id, node.name, node.type, node.data_deps, node.ctrl_deps,
-                      node.start_time_micros, node.duration_micros, node.inputs,
-                      node.outputs, node.attr_items)
-        else:
-            if id is None:
-                raise TypeError("write_node: id is required")
-            fill_node(self._b, id, name, type, data_deps, ctrl_deps, start_time_micros,
-                      duration_micros, inputs, outputs, attrs)
-        self._check(lib.chakra_writer_write_node(h, self._b))
+        with self._guard:
+            h = self._handle()
+            if node is not None:
+                if not isinstance(node, Node):
+                    raise TypeError("write_node takes a Node or keyword fields, not %r" % (node,))
+                fill_node(self._b, node.id, node.name, node.type, node.data_deps, node.ctrl_deps,
+                          node.start_time_micros, node.duration_micros, node.inputs,
+                          node.outputs, node.attr_items)
+            else:
+                if id is None:
+                    raise TypeError("write_node: id is required")
+                fill_node(self._b, id, name, type, data_deps, ctrl_deps, start_time_micros,
+                          duration_micros, inputs, outputs, attrs)
+            self._check(lib.chakra_writer_write_node(h, self._b))
 
     @property
     def node_count(self):
         """Nodes written so far (kept after finish)."""
-        if self._w is not None:
-            self._count = lib.chakra_writer_node_count(self._w)
-        return self._count
+        with self._guard:
+            if self._w is not None:
+                self._count = lib.chakra_writer_node_count(self._w)
+            return self._count
 
     def finish(self):
         """Flush, end the gzip stream, rename into place; raises on failure
         (then no file is left under the final name)."""
-        h = self._handle()
-        rc = lib.chakra_writer_finish(h)
-        if rc < 0:
-            try:
-                self._check(rc)
-            finally:
-                self.abort()
-        self.finished = True
-        self._free()
+        with self._guard:
+            h = self._handle()
+            rc = lib.chakra_writer_finish(h)
+            if rc < 0:
+                try:
+                    self._check(rc)
+                finally:
+                    self._free()
+            self.finished = True
+            self._free()
 
     def abort(self):
         """Drop the output (the temporary file is removed)."""
-        self._free()
+        with self._guard:
+            self._free()
 
     def _free(self):
         if self._w is not None:
