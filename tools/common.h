@@ -47,10 +47,65 @@ int tool_output_opt(int argc, char **argv, int *i, const char **out);
  * nothing the user gave is overwritten. Returns 0 or prints and returns -1. */
 int tool_check_output(const char *out, const char *const *inputs, int n_inputs);
 
-/* Open an output text stream ("-" = stdout). */
+/* Open an output text stream ("-" = stdout) by truncating it in place.
+ * Kept for commands not converted yet: new code uses tool_out below. */
 FILE *tool_fopen_out(const char *path);
 /* Close it; reports write errors (disk full...) and returns -1 on failure. */
 int tool_fclose_out(FILE *f, const char *path);
+
+/* ---- The output rule (every command that writes a file) ----
+ * - "-" is stdout.
+ * - A path that exists and is not a regular file (a FIFO, /dev/null, a
+ *   terminal) is opened and written directly: never renamed over, never
+ *   removed.
+ * - Otherwise the data goes to PATH.tmp-XXXXXX in the same directory and
+ *   is renamed to PATH by tool_out_commit, so a failed or interrupted run
+ *   never leaves a partial file under the user's name. A symbolic link is
+ *   followed: its target is replaced, the link stays.
+ * - An existing regular file is replaced only with force (-f); the check
+ *   is repeated atomically at the rename, so a file that appears
+ *   meanwhile is not lost either.
+ * - An output that is one of the inputs is refused even with force.
+ * - Temporaries are removed on error, on exit through tool_oom_exit, and
+ *   on SIGINT, SIGTERM, SIGHUP and SIGPIPE (the signal then proceeds).
+ * Nothing we did not create is ever removed. */
+typedef struct tool_out {
+	const char *path;  /* as given, for messages */
+	char *target;      /* where the rename goes (the link's target) */
+	char *tmp;         /* temporary being written; NULL when direct */
+	FILE *f;           /* NULL once closed */
+	int force, replaced, failed;
+} tool_out;
+
+/* Open `path` under the rule above. Returns 0, or prints why not and
+ * returns -1 (nothing created). */
+int tool_out_open(tool_out *o, const char *path, int force, const char *const *inputs,
+                  int n_inputs);
+/* Check that `path` could be opened (exists without force, is an input, is
+ * a directory), without creating anything: for commands that write many
+ * files and want to refuse before writing the first. 0 or -1 (printed). */
+int tool_out_check(const char *path, int force, const char *const *inputs, int n_inputs);
+/* chakra_write_cb over the stream (data = the tool_out). */
+int tool_out_write_cb(void *data, const void *buf, size_t len);
+/* Flush and close the stream, reporting write errors (disk full...);
+ * the temporary stays until commit or abort. 0 or -1 (printed). */
+int tool_out_close(tool_out *o);
+/* Close if open, then move the temporary into place. 0 or -1 (printed;
+ * the temporary is removed). */
+int tool_out_commit(tool_out *o);
+/* Drop the output: close, remove the temporary (never the target). Safe
+ * to call after commit (does nothing) or on a zeroed struct. */
+void tool_out_abort(tool_out *o);
+
+/* A private temporary file (mkstemp on tmpl), removed on the signals above
+ * too; tmpl must live until tool_tmp_remove. fd or -1 (errno set). */
+int tool_mkstemp(char *tmpl);
+void tool_tmp_remove(char *tmpl);
+
+/* Out of memory where no error path exists (inside YAJL's allocator):
+ * remove the temporaries, print "chakra: out of memory (what)" and exit 1. */
+void tool_oom_exit(const char *what);
+
 
 /* Progress on stderr when it is a terminal (quiet otherwise). */
 typedef struct tool_progress {

@@ -4,6 +4,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
+
+static void *ya_malloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		tool_oom_exit("JSON");
+	return p;
+}
+
+static void *ya_realloc(void *ctx, void *old, size_t n)
+{
+	(void)ctx;
+	void *p = realloc(old, n ? n : 1);
+	if (!p)
+		tool_oom_exit("JSON");
+	return p;
+}
+
+static void ya_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+yajl_alloc_funcs *tool_yajl_alloc(void)
+{
+	static yajl_alloc_funcs f = { ya_malloc, ya_realloc, ya_free, NULL };
+	return &f;
+}
+
 static void print_cb(void *ctx, const char *s, size_t len)
 {
 	fwrite(s, 1, len, (FILE *)ctx);
@@ -11,7 +43,7 @@ static void print_cb(void *ctx, const char *s, size_t len)
 
 yajl_gen jo_open(FILE *f, int pretty)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = yajl_gen_alloc(tool_yajl_alloc());
 	if (!g)
 		return NULL;
 	yajl_gen_config(g, yajl_gen_print_callback, print_cb, (void *)f);

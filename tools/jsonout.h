@@ -5,9 +5,17 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <yajl/yajl_common.h>
 #include <yajl/yajl_gen.h>
 
-/* Generator printing to f (beautified when pretty). NULL on OOM. */
+/* YAJL's default allocator dereferences a failed malloc. Every YAJL
+ * parser and generator in the tools is created with these functions: a
+ * failed allocation ends the process with "out of memory" after removing
+ * temporary outputs (tool_oom_exit), never a crash. Not for library code,
+ * which must not exit. */
+yajl_alloc_funcs *tool_yajl_alloc(void);
+
+/* Generator printing to f (beautified when pretty, two-space indent). */
 yajl_gen jo_open(FILE *f, int pretty);
 /* NUL-terminated string; invalid UTF-8 bytes are written as U+FFFD so the
  * output is always valid JSON. */

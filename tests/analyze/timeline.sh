@@ -7,7 +7,7 @@ ok() { printf '%s\n' "$@" >"$D/ev.csv"; }
 ok 'issue,npu_id=0,cycle=10,node_id=5,node_name=a' 'callback,npu_id=0,cycle=30,node_id=5,node_name=a'
 expect_rc 0 "$C" timeline "$D/ev.csv" --npus 1 --frequency 1 -o "$D/t.json"
 grep -qF '"ph":"X","ts":0.01,"dur":0.02,"pid":0,"tid":0,"args":{"node_id":5' "$D/t.json" || fail "X event"
-expect_rc 0 "$C" timeline "$D/ev.csv" --npus 1 --frequency 500MHz -o "$D/t.json"
+expect_rc 0 "$C" timeline "$D/ev.csv" --npus 1 --frequency 500MHz -o "$D/t.json" -f
 grep -qF '"ts":0.02,"dur":0.04' "$D/t.json" || fail "500MHz"
 
 bad() { # bad WANT_TEXT LINE...
@@ -39,7 +39,7 @@ bad "bad.csv:1: field 'garbage' is not key=value" 'issue,garbage'
 
 # Unmatched issues at the end: reported, kept as instant events.
 ok 'issue,npu_id=1,cycle=10,node_id=5,node_name=a'
-expect_rc 0 "$C" timeline "$D/ev.csv" --npus 2 --frequency 1 -o "$D/t.json"
+expect_rc 0 "$C" timeline "$D/ev.csv" --npus 2 --frequency 1 -o "$D/t.json" -f
 expect_err "ev.csv:1: warning: node 5 issued on npu 1 at cycle 10 never got a callback"
 grep -qF '"ph":"i"' "$D/t.json" || fail "unfinished instant event"
 # The simulator's event log (chakra sim --events) converts: 4 NPUs, one

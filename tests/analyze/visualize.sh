@@ -73,7 +73,7 @@ expect_rc 2 "$C" visualize "$T" -o "$D/x.txt"
 expect_err "cannot tell the format"
 expect_rc 2 "$C" visualize "$T" --range 9:3 -o "$D/x.dot"
 expect_rc 2 "$C" visualize "$T" --range 1:3 --around 2 -o "$D/x.dot"
-expect_rc 1 "$C" visualize "$T" --around 3 -o "$D/x.dot"
+expect_rc 1 "$C" visualize "$T" --around 3 -o "$D/x.dot" -f
 expect_err "--around 3: no node with that id"
 expect_rc 1 "$C" visualize "$T" -o "$D/all.png"
 expect_err "more than 300 nodes"

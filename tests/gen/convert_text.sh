@@ -74,7 +74,7 @@ node p1.layer_64_1_mlp0_fwd "$tmp/p.0.et" | grep -q "\"data_deps\":\[[0-9,]*$u[]
 # Nothing overwritten unasked; --force replaces.
 "$exe" convert text "$wl/MLP_ModelParallel.txt" --npus 16 -o "$tmp/mp" 2>"$tmp/err"
 [ $? -eq 1 ] || bad "overwrote without --force"
-grep -q "exists; use --force" "$tmp/err" || bad "no exists message"
+grep -q "exists; use -f (--force)" "$tmp/err" || bad "no exists message"
 "$exe" convert text "$wl/MLP_ModelParallel.txt" --npus 16 -o "$tmp/mp" --force || bad "--force"
 
 # Bad inputs: FILE:LINE: what, exit 1.

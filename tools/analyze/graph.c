@@ -4,104 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- id map ---- */
-
-static size_t hash64(uint64_t x)
-{
-	/* splitmix64 finaliser: node ids are often dense or strided. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return (size_t)x;
-}
-
-int ag_idmap_init(ag_idmap *m, size_t expected)
-{
-	size_t cap = 16;
-	while (cap < expected * 2)
-		cap <<= 1;
-	m->keys = malloc(cap * sizeof *m->keys);
-	m->vals = malloc(cap * sizeof *m->vals);
-	m->cap = cap;
-	m->count = 0;
-	if (!m->keys || !m->vals) {
-		ag_idmap_free(m);
-		return -1;
-	}
-	memset(m->vals, 0xff, cap * sizeof *m->vals);
-	return 0;
-}
-
-void ag_idmap_free(ag_idmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	m->keys = NULL;
-	m->vals = NULL;
-	m->cap = m->count = 0;
-}
-
-static int idmap_grow(ag_idmap *m)
-{
-	ag_idmap nm;
-	if (ag_idmap_init(&nm, m->cap) < 0)
-		return -1;
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->vals[i] != AG_NONE)
-			ag_idmap_put(&nm, m->keys[i], m->vals[i], NULL);
-	ag_idmap_free(m);
-	*m = nm;
-	return 0;
-}
-
-int ag_idmap_put(ag_idmap *m, uint64_t key, uint32_t val, uint32_t *old)
-{
-	if ((m->count + 1) * 2 > m->cap && idmap_grow(m) < 0)
-		return -1;
-	size_t mask = m->cap - 1, i = hash64(key) & mask;
-	while (m->vals[i] != AG_NONE) {
-		if (m->keys[i] == key) {
-			if (old)
-				*old = m->vals[i];
-			return 0;
-		}
-		i = (i + 1) & mask;
-	}
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->count++;
-	return 1;
-}
-
-uint32_t ag_idmap_get(const ag_idmap *m, uint64_t key)
-{
-	if (!m->cap)
-		return AG_NONE;
-	size_t mask = m->cap - 1, i = hash64(key) & mask;
-	while (m->vals[i] != AG_NONE) {
-		if (m->keys[i] == key)
-			return m->vals[i];
-		i = (i + 1) & mask;
-	}
-	return AG_NONE;
-}
-
-int ag_idmap_set(ag_idmap *m, uint64_t key, uint32_t val)
-{
-	if ((m->count + 1) * 2 > m->cap && idmap_grow(m) < 0)
-		return -1;
-	size_t mask = m->cap - 1, i = hash64(key) & mask;
-	while (m->vals[i] != AG_NONE && m->keys[i] != key)
-		i = (i + 1) & mask;
-	if (m->vals[i] == AG_NONE)
-		m->count++;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	return 0;
-}
-
 /* ---- graph ---- */
 
 void ag_graph_init(ag_graph *g, int kinds)
@@ -119,7 +21,7 @@ void ag_graph_free(ag_graph *g)
 	free(g->epidx);
 	free(g->coff);
 	free(g->child);
-	ag_idmap_free(&g->map);
+	tool_idmap_free(&g->map);
 	memset(g, 0, sizeof *g);
 }
 
@@ -170,7 +72,13 @@ long long ag_graph_add(ag_graph *g, const chakra_node *n)
 			return -1;
 		g->ncap = c1 < c2 ? c1 : c2;
 	}
-	g->id[g->n] = chakra_node_id(n);
+	uint64_t id = chakra_node_id(n);
+	int put = tool_idmap_put(&g->map, id, (uint32_t)g->n, NULL);
+	if (put < 0)
+		return -1;
+	if (put == 0 && g->dup_ids++ == 0)
+		g->first_dup_id = id;
+	g->id[g->n] = id;
 	g->eoff[g->n] = g->ne;
 	if ((g->kinds & AG_DATA) &&
 	    add_edges(g, chakra_node_data_deps(n), chakra_node_data_dep_count(n), 0) < 0)
@@ -191,26 +99,18 @@ int ag_graph_resolve(ag_graph *g, ag_problems *p)
 		if (!g->eoff)
 			return -1;
 	}
-	if (ag_idmap_init(&g->map, g->n) < 0)
-		return -1;
-	for (size_t i = 0; i < g->n; i++) {
-		uint32_t old;
-		int r = ag_idmap_put(&g->map, g->id[i], (uint32_t)i, &old);
-		if (r < 0)
-			return -1;
-		if (r == 0 && p->dup_ids++ == 0)
-			p->first_dup_id = g->id[i];
-	}
+	p->dup_ids = g->dup_ids;
+	p->first_dup_id = g->first_dup_id;
 	g->epidx = malloc((g->ne ? g->ne : 1) * sizeof *g->epidx);
 	if (!g->epidx)
 		return -1;
-	ag_idmap absent;
-	if (ag_idmap_init(&absent, 16) < 0)
+	tool_idmap absent;
+	if (tool_idmap_init(&absent, 16) < 0)
 		return -1;
 	for (size_t v = 0; v < g->n; v++) {
 		for (size_t e = g->eoff[v]; e < g->eoff[v + 1]; e++) {
 			uint64_t pid = g->eparent[e];
-			uint32_t pi = ag_idmap_get(&g->map, pid);
+			uint32_t pi = tool_idmap_get(&g->map, pid);
 			g->epidx[e] = AG_NONE;
 			if (pid == g->id[v]) {
 				if (p->self_deps++ == 0)
@@ -220,9 +120,9 @@ int ag_graph_resolve(ag_graph *g, ag_problems *p)
 					p->first_absent_id = pid;
 					p->first_absent_child = g->id[v];
 				}
-				int r = ag_idmap_put(&absent, pid, 0, NULL);
+				int r = tool_idmap_put(&absent, pid, 0, NULL);
 				if (r < 0) {
-					ag_idmap_free(&absent);
+					tool_idmap_free(&absent);
 					return -1;
 				}
 				p->absent_ids += (uint64_t)r;
@@ -231,7 +131,7 @@ int ag_graph_resolve(ag_graph *g, ag_problems *p)
 			}
 		}
 	}
-	ag_idmap_free(&absent);
+	tool_idmap_free(&absent);
 	/* The ids are no longer needed as parents: free the larger array. */
 	free(g->eparent);
 	g->eparent = NULL;

@@ -10,26 +10,12 @@
 #include <stdint.h>
 
 #include "chakra/chakra.h"
+#include "idmap.h"
 
 #define AG_NONE UINT32_MAX
 
 /* Which dependency lists to collect / follow. */
 enum { AG_DATA = 1, AG_CTRL = 2, AG_BOTH = 3 };
-
-/* id -> index hash map (open addressing; ids may be any uint64). */
-typedef struct ag_idmap {
-	uint64_t *keys;
-	uint32_t *vals; /* AG_NONE = empty slot */
-	size_t cap, count;
-} ag_idmap;
-
-int ag_idmap_init(ag_idmap *m, size_t expected);
-void ag_idmap_free(ag_idmap *m);
-/* 1 inserted, 0 already there (*old set), -1 out of memory. */
-int ag_idmap_put(ag_idmap *m, uint64_t key, uint32_t val, uint32_t *old);
-uint32_t ag_idmap_get(const ag_idmap *m, uint64_t key);
-/* Insert or overwrite (val must not be AG_NONE); -1 out of memory. */
-int ag_idmap_set(ag_idmap *m, uint64_t key, uint32_t val);
 
 /* Problems found while resolving; reported as warnings by the callers. */
 typedef struct ag_problems {
@@ -48,9 +34,10 @@ typedef struct ag_graph {
 	size_t ne, ecap;
 	uint64_t *eparent;  /* parent ids while collecting */
 	unsigned char *ectrl; /* 1 = control edge, 0 = data edge */
+	tool_idmap map;     /* id -> first index with that id (built by ag_graph_add) */
+	uint64_t dup_ids, first_dup_id; /* later nodes reusing an id */
 	/* After ag_graph_resolve: */
 	uint32_t *epidx;    /* parent index, AG_NONE when absent / self / dropped */
-	ag_idmap map;       /* id -> first index with that id */
 	/* After ag_graph_children: child CSR (index lists). */
 	size_t *coff;
 	uint32_t *child;
@@ -59,7 +46,8 @@ typedef struct ag_graph {
 void ag_graph_init(ag_graph *g, int kinds);
 void ag_graph_free(ag_graph *g);
 /* Append a node and its parents of the collected kinds; returns its index
- * or -1 on out of memory / more than 4G nodes. */
+ * or -1 on out of memory / more than 4G nodes. A node whose id is already
+ * in the graph is counted in dup_ids (the map keeps the first). */
 long long ag_graph_add(ag_graph *g, const chakra_node *n);
 /* Map parent ids to indices; fills *p (not_ordered excepted). -1 on OOM. */
 int ag_graph_resolve(ag_graph *g, ag_problems *p);

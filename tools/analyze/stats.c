@@ -6,11 +6,14 @@
  * (Kahn) over those compact arrays, so parents that appear after their
  * children, absent parents and cycles are all handled, the last two as
  * warnings. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "../common.h"
+#include "hint.h"
 #include "graph.h"
 #include "jsonout.h"
 
@@ -117,13 +120,13 @@ out:
 	return rc;
 }
 
-static int analyze_file(const char *path, int kinds, stats *s)
+static int analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s)
 {
 	memset(s, 0, sizeof *s);
 	s->file = path;
 	chakra_reader *r;
 	if (chakra_reader_open(&r, path, NULL) < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(path, chakra_reader_errmsg(r));
 		chakra_reader_close(r);
 		return -1;
 	}
@@ -139,6 +142,16 @@ static int analyze_file(const char *path, int kinds, stats *s)
 		long long idx = ag_graph_add(&g, n);
 		if (idx < 0) {
 			tool_err("%s: out of memory after %llu nodes", path, (unsigned long long)g.n);
+			goto out;
+		}
+		/* an endless or repetitive input (/dev/zero, a gzip of zeros: empty
+		 * nodes, all id 0) must not grow memory without bound */
+		if (max_dups && g.dup_ids > max_dups) {
+			tool_err("%s: byte %llu: more than %llu nodes reuse an earlier id (first: id %llu); "
+			         "stopped: this is not a usable trace (--max-errors N raises the limit, "
+			         "0 = none)",
+			         path, (unsigned long long)chakra_node_offset(n),
+			         (unsigned long long)max_dups, (unsigned long long)g.first_dup_id);
 			goto out;
 		}
 		if ((size_t)idx >= dcap) {
@@ -190,7 +203,7 @@ static int analyze_file(const char *path, int kinds, stats *s)
 	}
 	tool_progress_end(&prog);
 	if (nr < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(path, chakra_reader_errmsg(r));
 		goto out;
 	}
 	s->nodes = g.n;
@@ -330,50 +343,88 @@ static void json_stats(yajl_gen g, const stats *s, int kinds)
 
 /* ---- inputs: one file, or PREFIX.0.et[.gz], PREFIX.1.et[.gz], ... ---- */
 
-static int is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Path of rank r of prefix, or NULL when neither .et nor .et.gz exists. */
-static char *rank_path(const char *prefix, size_t r)
+/* Path of rank r of prefix: 1 found (*out set), 0 neither .et nor .et.gz
+ * exists, -1 one exists but is not a readable trace file (printed). */
+static int rank_path(const char *prefix, size_t r, char **out)
 {
 	size_t len = strlen(prefix) + 48;
 	char *p = malloc(len);
-	if (!p)
-		return NULL;
-	snprintf(p, len, "%s.%zu.et", prefix, r);
-	if (is_file(p))
-		return p;
-	snprintf(p, len, "%s.%zu.et.gz", prefix, r);
-	if (is_file(p))
-		return p;
+	if (!p) {
+		tool_err("out of memory");
+		return -1;
+	}
+	for (int gz = 0; gz < 2; gz++) {
+		struct stat st;
+		snprintf(p, len, "%s.%zu.et%s", prefix, r, gz ? ".gz" : "");
+		if (stat(p, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			tool_err("%s: is a directory, not rank %zu's trace", p, r);
+			free(p);
+			return -1;
+		}
+		*out = p;
+		return 1;
+	}
 	free(p);
-	return NULL;
+	return 0;
+}
+
+/* The highest N of PREFIX.N.et[.gz] in PREFIX's directory, or -1: ranks
+ * past a gap must not be dropped without a word. */
+static long long highest_rank(const char *prefix)
+{
+	const char *slash = strrchr(prefix, '/');
+	char *dir = slash ? strndup(prefix, (size_t)(slash - prefix) + 1) : strdup(".");
+	const char *base = slash ? slash + 1 : prefix;
+	size_t bl = strlen(base);
+	long long best = -1;
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		const char *nm = e->d_name;
+		if (strncmp(nm, base, bl) || nm[bl] != '.')
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(nm + bl + 1, &end, 10);
+		if (errno || end == nm + bl + 1 || nm[bl + 1] < '0' || nm[bl + 1] > '9' || v > (1ull << 40))
+			continue;
+		if ((!strcmp(end, ".et") || !strcmp(end, ".et.gz")) && (long long)v > best)
+			best = (long long)v;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return best;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: chakra stats TRACE|PREFIX [--json] [--deps data|ctrl|both] [--full-path]\n"
-	        "                    [-o OUT]\n\n"
+	        "                    [--max-errors N] [-o OUT [-f]]\n\n"
 	        "Counts by node type and collective type, bytes per collective (comm_size),\n"
 	        "total / CPU / GPU duration (is_cpu_op), critical path (longest path by\n"
 	        "duration_micros through the chosen dependencies; default data) with its nodes,\n"
 	        "depth (longest path in nodes) and width (most nodes at one depth level).\n"
-	        "PREFIX: every rank PREFIX.0.et, PREFIX.1.et, ... (or .et.gz), reported per rank.\n"
-	        "Dependencies on absent ids, self-dependencies and cycles are warnings.\n\n"
-	        "  --json        JSON output (all critical-path ids)\n"
-	        "  --deps KIND   data (default), ctrl or both\n"
-	        "  --full-path   list every critical-path id in text output\n"
-	        "  -o OUT        write to OUT instead of stdout\n");
+	        "PREFIX: every rank PREFIX.0.et, PREFIX.1.et, ... (or .et.gz), reported per rank;\n"
+	        "missing ranks are named. Dependencies on absent ids, self-dependencies and\n"
+	        "cycles are warnings.\n\n"
+	        "  --json          JSON output (all critical-path ids)\n"
+	        "  --deps KIND     data (default), ctrl or both\n"
+	        "  --full-path     list every critical-path id in text output\n"
+	        "  --max-errors N  stop when more than N nodes reuse an earlier id (default\n"
+	        "                  100; 0 = no limit): /dev/zero is not a trace\n"
+	        "  -o OUT          write to OUT instead of stdout\n"
+	        "  -f, --force     replace OUT if it exists\n");
 }
 
 int cmd_stats(int argc, char **argv)
 {
 	const char *input = NULL, *out = "-";
-	int json = 0, kinds = AG_DATA, full_path = 0;
+	int json = 0, kinds = AG_DATA, full_path = 0, force = 0;
+	uint64_t max_dups = 100;
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		int missing;
@@ -384,6 +435,8 @@ int cmd_stats(int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(argv[i], "--full-path")) {
 			full_path = 1;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
+			force = 1;
 		} else if ((v = tool_opt(argc, argv, &i, "--deps", &missing)) || missing) {
 			if (missing)
 				return tool_usage(argv[0], "--deps needs a value");
@@ -395,9 +448,15 @@ int cmd_stats(int argc, char **argv)
 				kinds = AG_BOTH;
 			else
 				return tool_usage(argv[0], "--deps: expected data, ctrl or both, got '%s'", v);
-		} else if ((v = tool_opt(argc, argv, &i, "-o", &missing)) || missing) {
+		} else if ((v = tool_opt(argc, argv, &i, "--max-errors", &missing)) || missing) {
 			if (missing)
-				return tool_usage(argv[0], "-o needs a value");
+				return tool_usage(argv[0], "--max-errors needs a number");
+			if (tool_parse_u64("--max-errors", v, &max_dups) < 0)
+				return 2;
+		} else if ((v = tool_opt(argc, argv, &i, "-o", &missing)) || missing ||
+		           (v = tool_opt(argc, argv, &i, "--output", &missing)) || missing) {
+			if (missing)
+				return tool_usage(argv[0], "%s needs a value", argv[i]);
 			out = v;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
@@ -410,33 +469,56 @@ int cmd_stats(int argc, char **argv)
 	if (!input)
 		return tool_usage(argv[0], "missing TRACE or PREFIX");
 
-	/* A file (or stdin) is one trace; otherwise a workload prefix. */
-	size_t nfiles = 0;
+	/* Anything that exists (a file, stdin, a device, a FIFO) is one trace;
+	 * otherwise a workload prefix. files[r] is NULL for a missing rank. */
+	size_t nfiles = 0, nmissing = 0;
 	char **files = NULL;
-	int workload = 0;
-	if (!strcmp(input, "-") || is_file(input)) {
+	int workload = 0, rc = 0;
+	struct stat st;
+	if (!strcmp(input, "-") || stat(input, &st) == 0) {
+		if (strcmp(input, "-") && S_ISDIR(st.st_mode))
+			return tool_err("%s: is a directory; expected a trace or a workload prefix "
+			                "(PREFIX for PREFIX.0.et, PREFIX.1.et, ...)", input);
 		files = malloc(sizeof *files);
 		if (!files || !(files[0] = strdup(input)))
 			return tool_err("out of memory");
 		nfiles = 1;
 	} else {
-		char *p;
 		workload = 1;
-		while ((p = rank_path(input, nfiles))) {
+		long long last = highest_rank(input);
+		for (size_t r = 0; (long long)r <= last; r++) {
 			char **nf = realloc(files, (nfiles + 1) * sizeof *nf);
 			if (!nf) {
-				free(p);
-				break;
+				rc = tool_err("out of memory");
+				goto done;
 			}
 			files = nf;
-			files[nfiles++] = p;
+			files[nfiles] = NULL;
+			int f = rank_path(input, r, &files[nfiles]);
+			nfiles++;
+			if (f < 0) {
+				rc = 1;
+				goto done;
+			}
+			nmissing += f == 0;
 		}
 		if (!nfiles)
 			return tool_err("%s: no such trace file, and no workload %s.0.et or %s.0.et.gz",
 			                input, input, input);
+		if (nmissing) {
+			char list[256] = "";
+			size_t pos = 0, shown = 0;
+			for (size_t r = 0; r < nfiles; r++)
+				if (!files[r] && shown++ < 10)
+					pos += (size_t)snprintf(list + pos, sizeof list - pos, "%s%zu",
+					                        shown > 1 ? ", " : "", r);
+			fprintf(stderr, "chakra: %s: warning: %zu of ranks 0..%zu missing (no %s.R.et or "
+			                ".et.gz for R = %s%s); the others are reported\n",
+			        input, nmissing, nfiles - 1, input, list, nmissing > 10 ? ", ..." : "");
+		}
 	}
-	int rc = 0;
-	if (tool_check_output(out, (const char *const *)files, (int)nfiles) < 0) {
+	/* refuse before the work, not after it */
+	if (tool_out_check(out, force, (const char *const *)files, (int)nfiles) < 0) {
 		rc = 1;
 		goto done;
 	}
@@ -446,56 +528,62 @@ int cmd_stats(int argc, char **argv)
 		goto done;
 	}
 	for (size_t k = 0; k < nfiles && !rc; k++)
-		if (analyze_file(files[k], kinds, &all[k]) < 0)
+		if (files[k] && analyze_file(files[k], kinds, max_dups, &all[k]) < 0)
 			rc = 1;
+	tool_out of;
+	if (!rc && tool_out_open(&of, out, force, (const char *const *)files, (int)nfiles) < 0)
+		rc = 1;
 	if (!rc) {
-		FILE *f = tool_fopen_out(out);
-		if (!f) {
-			rc = 1;
-		} else {
-			if (json) {
-				yajl_gen g = jo_open(f, 1);
-				if (!g) {
-					rc = tool_err("out of memory");
-				} else if (workload) {
-					yajl_gen_map_open(g);
-					jo_kv_str(g, "workload", input);
-					jo_kv_u64(g, "ranks", nfiles);
-					jo_str(g, "per_rank");
-					yajl_gen_array_open(g);
-					for (size_t k = 0; k < nfiles; k++)
+		FILE *f = of.f;
+		if (json) {
+			yajl_gen g = jo_open(f, 1);
+			if (workload) {
+				yajl_gen_map_open(g);
+				jo_kv_str(g, "workload", input);
+				jo_kv_u64(g, "ranks", nfiles - nmissing);
+				jo_str(g, "missing_ranks");
+				yajl_gen_array_open(g);
+				for (size_t k = 0; k < nfiles; k++)
+					if (!files[k])
+						jo_u64(g, k);
+				yajl_gen_array_close(g);
+				jo_str(g, "per_rank");
+				yajl_gen_array_open(g);
+				for (size_t k = 0; k < nfiles; k++)
+					if (files[k])
 						json_stats(g, &all[k], kinds);
-					yajl_gen_array_close(g);
-					yajl_gen_map_close(g);
-				} else {
-					json_stats(g, &all[0], kinds);
-				}
-				if (g)
-					yajl_gen_free(g);
-				fputc('\n', f);
+				yajl_gen_array_close(g);
+				yajl_gen_map_close(g);
 			} else {
-				if (workload) {
-					uint64_t nodes = 0, worst = 0;
-					size_t wr = 0;
-					for (size_t k = 0; k < nfiles; k++) {
-						nodes += all[k].nodes;
-						if (all[k].crit_dur > worst)
-							worst = all[k].crit_dur, wr = k;
-					}
-					fprintf(f, "workload: %s: %zu ranks, %llu nodes; longest critical path "
-					           "%llu us (rank %zu)\n",
-					        input, nfiles, (unsigned long long)nodes,
-					        (unsigned long long)worst, wr);
-				}
-				for (size_t k = 0; k < nfiles; k++) {
-					if (workload)
-						fprintf(f, "\n== rank %zu ==\n", k);
-					print_text(f, &all[k], kinds, full_path);
-				}
+				json_stats(g, &all[0], kinds);
 			}
-			if (tool_fclose_out(f, out) < 0)
-				rc = 1;
+			yajl_gen_free(g);
+			fputc('\n', f);
+		} else {
+			if (workload) {
+				uint64_t nodes = 0, worst = 0;
+				size_t wr = 0;
+				for (size_t k = 0; k < nfiles; k++) {
+					nodes += all[k].nodes;
+					if (all[k].crit_dur > worst)
+						worst = all[k].crit_dur, wr = k;
+				}
+				fprintf(f, "workload: %s: %zu ranks", input, nfiles - nmissing);
+				if (nmissing)
+					fprintf(f, " (%zu of 0..%zu missing)", nmissing, nfiles - 1);
+				fprintf(f, ", %llu nodes; longest critical path %llu us (rank %zu)\n",
+				        (unsigned long long)nodes, (unsigned long long)worst, wr);
+			}
+			for (size_t k = 0; k < nfiles; k++) {
+				if (!files[k])
+					continue;
+				if (workload)
+					fprintf(f, "\n== rank %zu ==\n", k);
+				print_text(f, &all[k], kinds, full_path);
+			}
 		}
+		if (tool_out_commit(&of) < 0)
+			rc = 1;
 	}
 	for (size_t k = 0; k < nfiles; k++)
 		free(all[k].path);

@@ -14,6 +14,7 @@
 
 #include "../common.h"
 #include "graph.h"
+#include "hint.h"
 #include "text.h"
 
 enum fmt { F_DOT, F_GRAPHML, F_SVG, F_PDF, F_PNG };
@@ -34,7 +35,7 @@ typedef struct pend_edge {
 } pend_edge;
 
 typedef struct vstate {
-	ag_idmap seen;    /* ids drawn */
+	tool_idmap seen;    /* ids drawn */
 	pend_edge *edges; /* parent edges of the drawn nodes */
 	size_t ne, ecap;
 	uint64_t nodes, dup_skipped;
@@ -51,7 +52,7 @@ static int select_around(const vopts *o, vstate *st)
 {
 	chakra_reader *r;
 	if (chakra_reader_open(&r, o->input, NULL) < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(o->input, chakra_reader_errmsg(r));
 		chakra_reader_close(r);
 		return -1;
 	}
@@ -70,7 +71,7 @@ static int select_around(const vopts *o, vstate *st)
 	}
 	tool_progress_end(&prog);
 	if (nr < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(o->input, chakra_reader_errmsg(r));
 		chakra_reader_close(r);
 		return -1;
 	}
@@ -78,7 +79,7 @@ static int select_around(const vopts *o, vstate *st)
 	ag_problems p;
 	if (ag_graph_resolve(&st->g, &p) < 0 || ag_graph_children(&st->g) < 0)
 		return tool_err("%s: out of memory", o->input), -1;
-	uint32_t c = ag_idmap_get(&st->g.map, o->center);
+	uint32_t c = tool_idmap_get(&st->g.map, o->center);
 	if (c == AG_NONE)
 		return tool_err("%s: --around %llu: no node with that id", o->input,
 		                (unsigned long long)o->center), -1;
@@ -209,11 +210,11 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 {
 	chakra_reader *r;
 	if (chakra_reader_open(&r, o->input, NULL) < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(o->input, chakra_reader_errmsg(r));
 		chakra_reader_close(r);
 		return -1;
 	}
-	if (ag_idmap_init(&st->seen, 64) < 0) {
+	if (tool_idmap_init(&st->seen, 64) < 0) {
 		chakra_reader_close(r);
 		return tool_err("out of memory"), -1;
 	}
@@ -243,7 +244,7 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 			tool_progress_update(&prog, idx);
 		if (!in_cut(o, st, idx, id))
 			continue;
-		int put = ag_idmap_put(&st->seen, id, 0, NULL);
+		int put = tool_idmap_put(&st->seen, id, 0, NULL);
 		if (put < 0) {
 			tool_err("out of memory");
 			goto out;
@@ -272,7 +273,7 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 	}
 	tool_progress_end(&prog);
 	if (nr < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(o->input, chakra_reader_errmsg(r));
 		goto out;
 	}
 	uint64_t drawn = 0, outside = 0, self = 0;
@@ -282,7 +283,7 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 			self++;
 			continue;
 		}
-		if (ag_idmap_get(&st->seen, pe->parent) == AG_NONE) {
+		if (tool_idmap_get(&st->seen, pe->parent) == AG_NONE) {
 			outside++;
 			continue;
 		}
@@ -396,6 +397,7 @@ static void usage(FILE *f)
 	        "by Graphviz's `dot` (found in PATH). Edges to nodes outside the cut are not\n"
 	        "drawn: the caption counts them.\n\n"
 	        "  -o, --output OUT   output file ('-' = stdout, DOT/GraphML only)\n"
+	        "  -f, --force        replace OUT if it exists\n"
 	        "  --format FMT       dot, graphml, svg, pdf or png (default: OUT's extension)\n"
 	        "  --range A:B        only nodes with A <= id <= B\n"
 	        "  --around ID        only nodes within --depth steps of node ID over data and\n"
@@ -426,7 +428,7 @@ int cmd_visualize(int argc, char **argv)
 {
 	vopts o = { .depth = 2, .name_chars = 40 };
 	const char *fmt = NULL;
-	int have_depth = 0, have_max = 0;
+	int have_depth = 0, have_max = 0, force = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		int missing = 0;
@@ -437,6 +439,8 @@ int cmd_visualize(int argc, char **argv)
 			o.durations = 1;
 		} else if (!strcmp(argv[i], "--sizes")) {
 			o.sizes = 1;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
+			force = 1;
 		} else if ((v = tool_opt(argc, argv, &i, "-o", &missing)) || missing ||
 		           (v = tool_opt(argc, argv, &i, "--output", &missing)) || missing) {
 			if (missing)
@@ -521,12 +525,17 @@ int cmd_visualize(int argc, char **argv)
 	int render = o.fmt >= F_SVG;
 	if (render && !strcmp(o.out, "-"))
 		return tool_usage(argv[0], "%s output needs a file, not stdout", fmt_names[o.fmt]);
-	if (o.cut == 2 && !strcmp(o.input, "-"))
-		return tool_usage(argv[0], "--around reads TRACE twice: give a file, not stdin");
+	struct stat ist;
+	if (o.cut == 2 && (!strcmp(o.input, "-") ||
+	                   (stat(o.input, &ist) == 0 && !S_ISREG(ist.st_mode))))
+		/* a pipe's data would be gone for the second pass, which would
+		 * then wait forever for a writer */
+		return tool_usage(argv[0], "--around reads TRACE twice: give a regular file, not stdin, "
+		                  "a pipe or a device");
 	if (!have_max)
 		o.max_nodes = render ? 300 : 0; /* dot: ~20 s at 300 nodes */
 	const char *inputs[] = { o.input };
-	if (tool_check_output(o.out, inputs, 1) < 0)
+	if (tool_out_check(o.out, force, inputs, 1) < 0)
 		return 1;
 
 	char *dot = NULL;
@@ -540,13 +549,15 @@ int cmd_visualize(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	int rc = 1;
 	char tmp[4096] = "";
+	tool_out of = { 0 };
 	FILE *f = NULL;
 	if (o.cut == 2 && select_around(&o, &st) < 0)
 		goto out;
 	if (render) {
+		/* the DOT text for Graphviz: a private temporary file */
 		const char *td = getenv("TMPDIR");
 		snprintf(tmp, sizeof tmp, "%s/chakra-visualize-XXXXXX", td && *td ? td : "/tmp");
-		int fd = mkstemp(tmp);
+		int fd = tool_mkstemp(tmp);
 		if (fd < 0) {
 			tool_err("%s: cannot create a temporary file: %s", tmp, strerror(errno));
 			tmp[0] = 0;
@@ -558,28 +569,36 @@ int cmd_visualize(int argc, char **argv)
 			tool_err("%s: %s", tmp, strerror(errno));
 			goto out;
 		}
-	} else if (!(f = tool_fopen_out(o.out))) {
-		goto out;
 	}
+	/* the output under the rule (temporary + rename): for a rendering,
+	 * Graphviz writes the temporary */
+	if (tool_out_open(&of, o.out, force, inputs, 1) < 0)
+		goto out;
+	if (!render)
+		f = of.f;
 	int wrc = write_graph(f, &o, &st, o.fmt == F_GRAPHML);
-	int crc = tool_fclose_out(f, render ? tmp : o.out);
+	int crc = render ? tool_fclose_out(f, tmp) : tool_out_close(&of);
 	f = NULL;
-	if (wrc < 0 || crc < 0) {
-		/* Never leave a half-written graph behind under the user's name. */
-		if (!render && strcmp(o.out, "-"))
-			remove(o.out);
-		goto out;
+	if (wrc < 0 || crc < 0)
+		goto out; /* nothing half-written is left under the user's name */
+	if (render) {
+		tool_out_close(&of);
+		if (run_dot(dot, fmt_names[o.fmt], tmp, of.tmp ? of.tmp : o.out) < 0)
+			goto out;
 	}
-	if (render && run_dot(dot, fmt_names[o.fmt], tmp, o.out) < 0)
+	if (tool_out_commit(&of) < 0)
 		goto out;
 	rc = 0;
 out:
+	if (f && f != of.f)
+		fclose(f);
+	tool_out_abort(&of);
 	if (tmp[0])
-		remove(tmp);
+		tool_tmp_remove(tmp);
 	free(dot);
 	free(st.edges);
 	free(st.sel);
-	ag_idmap_free(&st.seen);
+	tool_idmap_free(&st.seen);
 	ag_graph_free(&st.g);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "hint.h"
 
 typedef struct pass {
 	double best;
@@ -18,7 +19,7 @@ static int run(const char *path, int decode, pass *p)
 	chakra_reader *r;
 	double t0 = tool_now();
 	if (chakra_reader_open(&r, path, NULL) < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(path, chakra_reader_errmsg(r));
 		chakra_reader_close(r);
 		return -1;
 	}

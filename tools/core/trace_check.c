@@ -4,13 +4,16 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "chakra/chakra.h"
 #include "common.h"
+#include "hint.h"
+#include "idmap.h"
 
 #define NONE UINT32_MAX
 
-/* ---- growable arrays and an id -> index hash (open addressing) ---- */
+/* ---- growable arrays ---- */
 
 typedef struct vec {
 	void *p;
@@ -32,84 +35,6 @@ static int vec_push(vec *v, const void *x)
 	return 0;
 }
 
-typedef struct idmap {
-	uint64_t *keys;
-	uint32_t *vals; /* index + 1; 0 = empty slot */
-	size_t cap, n;
-} idmap;
-
-static size_t slot_of(uint64_t k, size_t mask)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & mask;
-}
-
-static int idmap_grow(idmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 4096;
-	uint64_t *keys = malloc(cap * sizeof *keys);
-	uint32_t *vals = calloc(cap, sizeof *vals);
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->vals[i]) {
-			size_t s = slot_of(m->keys[i], cap - 1);
-			while (vals[s])
-				s = (s + 1) & (cap - 1);
-			keys[s] = m->keys[i];
-			vals[s] = m->vals[i];
-		}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
-	return 0;
-}
-
-static uint32_t idmap_get(const idmap *m, uint64_t k)
-{
-	if (!m->cap)
-		return NONE;
-	size_t s = slot_of(k, m->cap - 1);
-	while (m->vals[s]) {
-		if (m->keys[s] == k)
-			return m->vals[s] - 1;
-		s = (s + 1) & (m->cap - 1);
-	}
-	return NONE;
-}
-
-/* Insert k -> v unless present; returns the existing value, NONE if
- * inserted, or NONE - 1 on allocation failure. */
-static uint32_t idmap_put(idmap *m, uint64_t k, uint32_t v)
-{
-	if ((m->n + 1) * 2 > m->cap && idmap_grow(m) < 0)
-		return NONE - 1;
-	size_t s = slot_of(k, m->cap - 1);
-	while (m->vals[s]) {
-		if (m->keys[s] == k)
-			return m->vals[s] - 1;
-		s = (s + 1) & (m->cap - 1);
-	}
-	m->keys[s] = k;
-	m->vals[s] = v + 1;
-	m->n++;
-	return NONE;
-}
-
-static void idmap_free(idmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof *m);
-}
-
 /* ---- the check ---- */
 
 typedef struct state {
@@ -121,7 +46,7 @@ typedef struct state {
 	vec ids, offs;          /* per node */
 	vec dstart, ddeps;      /* data deps: CSR (dstart has n+1 entries) */
 	vec cstart, cdeps;      /* ctrl deps */
-	idmap map;
+	tool_idmap map;
 	uint32_t *didx;         /* resolved data parents (NONE: absent or self) */
 	uint64_t shown_ctrl_absent, shown_ctrl_self, shown_noncanon;
 	/* --deep: canonical re-encoding check */
@@ -141,6 +66,12 @@ static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...) TO
 static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...)
 {
 	va_list ap;
+	/* --max-errors: past the cap errors are counted, not printed */
+	if (is_error && S->o->max_errors && S->r->errors >= S->o->max_errors) {
+		S->r->errors++;
+		S->r->errors_hidden++;
+		return;
+	}
 	fprintf(S->out, "%s:%" PRIu64 ": node %" PRIu64 ": %s", S->name, OFF(S, i), ID(S, i),
 	        is_error ? "" : "warning: ");
 	va_start(ap, fmt);
@@ -238,9 +169,11 @@ static int read_all(state *S)
 	uint64_t at = 0, zero = 0;
 	if (vec_push(&S->dstart, &zero) || vec_push(&S->cstart, &zero))
 		return oom(S);
-	if (S->o->deep && rc >= 0 && !strcmp(S->path, "-"))
+	struct stat st;
+	int seekable = strcmp(S->path, "-") && stat(S->path, &st) == 0 && S_ISREG(st.st_mode);
+	if (S->o->deep && rc >= 0 && !seekable)
 		fprintf(S->out, "%s: note: the --deep encoding check reads the input twice; "
-		        "skipped for stdin\n", S->name);
+		        "skipped for stdin, pipes and devices\n", S->name);
 	else if (S->o->deep && rc >= 0) {
 		S->b = chakra_builder_new();
 		if (!S->b || chakra_reader_open(&S->raw, S->path, NULL) < 0) {
@@ -266,13 +199,20 @@ static int read_all(state *S)
 		}
 		if (vec_push(&S->ids, &id) || vec_push(&S->offs, &off))
 			return oom(S);
-		uint32_t prev = idmap_put(&S->map, id, idx);
-		if (prev == NONE - 1)
+		uint32_t prev = NONE;
+		int put = tool_idmap_put(&S->map, id, idx, &prev);
+		if (put < 0)
 			return oom(S);
-		if (prev != NONE) {
+		if (put == 0) {
 			S->r->dup_ids++;
 			problem(S, idx, 1, "duplicate id (first used by the node at byte %" PRIu64 ")",
 			        OFF(S, prev));
+			/* an endless or repetitive input (/dev/zero, a gzip of zeros:
+			 * empty nodes, all id 0) must not be read forever */
+			if (S->o->max_errors && S->r->errors >= S->o->max_errors) {
+				S->r->stopped = 1;
+				break;
+			}
 		}
 		const uint64_t *d = chakra_node_data_deps(n);
 		for (size_t k = 0, c = chakra_node_data_dep_count(n); k < c; k++)
@@ -291,7 +231,12 @@ static int read_all(state *S)
 	}
 	tool_progress_end(&p);
 	S->r->nodes = S->ids.n;
-	if (rc < 0) {
+	const char *hint = rc < 0 ? tool_json_hint(S->path) : NULL;
+	if (hint) {
+		fprintf(S->out, "%s:0: error: %s\n", S->name, hint);
+		S->r->errors++;
+		S->r->read_failed = 1;
+	} else if (rc < 0) {
 		/* The reader's message starts with the file name; keep the rest. */
 		const char *msg = chakra_reader_errmsg(rd);
 		size_t pl = strlen(S->name);
@@ -311,7 +256,7 @@ static int check_deps(state *S)
 {
 	size_t n = S->ids.n;
 	S->didx = malloc((S->ddeps.n ? S->ddeps.n : 1) * sizeof *S->didx);
-	idmap absent = { 0 };
+	tool_idmap absent = { 0 };
 	if (!S->didx)
 		return oom(S);
 	int strict = S->o->strict;
@@ -323,7 +268,7 @@ static int check_deps(state *S)
 			if (d == id) {
 				S->r->data_self++;
 				problem(S, i, 1, "lists itself in data_deps (a node cannot wait for itself)");
-			} else if ((S->didx[e] = idmap_get(&S->map, d)) == NONE) {
+			} else if ((S->didx[e] = tool_idmap_get(&S->map, d)) == NONE) {
 				S->r->data_absent++;
 				problem(S, i, 1, "data dependency on id %" PRIu64 ", which is not in the file", d);
 			}
@@ -334,22 +279,21 @@ static int check_deps(state *S)
 				S->r->ctrl_self++;
 				if (show(S, strict, &S->shown_ctrl_self))
 					problem(S, i, strict, "lists itself in ctrl_deps");
-			} else if (idmap_get(&S->map, d) == NONE) {
+			} else if (tool_idmap_get(&S->map, d) == NONE) {
 				S->r->ctrl_absent_refs++;
-				uint32_t was = idmap_put(&absent, d, 0);
-				if (was == NONE - 1) {
-					idmap_free(&absent);
+				int was = tool_idmap_put(&absent, d, 0, NULL);
+				if (was < 0) {
+					tool_idmap_free(&absent);
 					return oom(S);
 				}
-				if (was == NONE)
-					S->r->ctrl_absent_ids++;
+				S->r->ctrl_absent_ids += (uint64_t)was;
 				if (show(S, strict, &S->shown_ctrl_absent))
 					problem(S, i, strict,
 					        "control dependency on id %" PRIu64 ", which is not in the file", d);
 			}
 		}
 	}
-	idmap_free(&absent);
+	tool_idmap_free(&absent);
 	return 0;
 }
 
@@ -502,7 +446,7 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 	S.cstart.elem = S.cdeps.elem = sizeof(uint64_t);
 	S.enc.elem = 1;
 	int rc = read_all(&S);
-	if (rc == 0 && !res->read_failed) {
+	if (rc == 0 && !res->read_failed && !res->stopped) {
 		rc = check_deps(&S);
 		if (rc == 0)
 			rc = find_cycles(&S);
@@ -522,10 +466,16 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 	if (res->ctrl_self)
 		fprintf(out, "%s: %s: %" PRIu64 " nodes list themselves in ctrl_deps%s\n", path, sev,
 		        res->ctrl_self, hidden_self ? " (first ones shown; --max-warnings 0 shows all)" : "");
-	fprintf(out, "%s: %" PRIu64 " nodes, %" PRIu64 " error(s), %" PRIu64 " warning(s)%s%s\n",
-	        path, res->nodes, res->errors, res->warnings,
+	if (res->errors_hidden)
+		fprintf(out, "%s: %" PRIu64 " more error(s) not shown (--max-errors %" PRIu64
+		        "; 0 shows all)\n", path, res->errors_hidden, o->max_errors);
+	if (res->stopped)
+		fprintf(out, "%s: stopped reading after %" PRIu64 " errors (--max-errors; 0 reads "
+		        "everything)\n", path, res->errors);
+	fprintf(out, "%s: %" PRIu64 " nodes%s, %" PRIu64 " error(s), %" PRIu64 " warning(s)%s%s\n",
+	        path, res->nodes, res->stopped ? " read" : "", res->errors, res->warnings,
 	        res->read_failed ? "; dependency checks skipped: the file could not be read to the end"
-	                         : "",
+	        : res->stopped ? "; dependency checks skipped" : "",
 	        res->errors ? "" : ": OK");
 	free(S.ids.p);
 	free(S.offs.p);
@@ -537,6 +487,6 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 	free(S.enc.p);
 	chakra_reader_close(S.raw);
 	chakra_builder_free(S.b);
-	idmap_free(&S.map);
+	tool_idmap_free(&S.map);
 	return res->errors || rc < 0 ? 1 : 0;
 }

@@ -12,6 +12,7 @@ typedef struct check_opts {
 	int strict;           /* control-dependency problems are errors */
 	int deep;             /* also decode every node with nanopb and compare */
 	uint64_t max_warn;    /* warning lines shown per kind (0 = all) */
+	uint64_t max_errors;  /* error lines shown (0 = all); reading stops there */
 } check_opts;
 
 typedef struct check_result {
@@ -20,6 +21,8 @@ typedef struct check_result {
 	uint64_t ctrl_absent_refs, ctrl_absent_ids, ctrl_self;
 	uint64_t noncanon;    /* --deep: nodes whose bytes re-encoding would change */
 	int read_failed;      /* framing/decoding stopped the pass */
+	int stopped;          /* max_errors reached while reading: the rest unread */
+	uint64_t errors_hidden; /* errors counted but not printed (max_errors) */
 } check_result;
 
 /* Check one trace; problem lines and a summary go to `out`. Returns 0 when

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "hint.h"
 #include "feedopts.h"
 
 static int help(void)
@@ -61,7 +62,7 @@ int cmd_feed(int argc, char **argv)
 	chakra_feeder *f;
 	int rc = chakra_feeder_open(&f, trace, &o);
 	if (rc < 0) {
-		tool_err("%s", chakra_feeder_errmsg(f));
+		tool_trace_err(trace, chakra_feeder_errmsg(f));
 		chakra_feeder_close(f);
 		return 1;
 	}
@@ -94,7 +95,7 @@ int cmd_feed(int argc, char **argv)
 	if (fflush(stdout) != 0 || ferror(stdout))
 		status = tool_err("writing the ids failed");
 	if (rc < 0)
-		status = tool_err("%s", chakra_feeder_errmsg(f));
+		status = tool_trace_err(trace, chakra_feeder_errmsg(f));
 	else if (chakra_feeder_warning_count(f))
 		fprintf(stderr, "chakra feed: %s: %llu control dependenc%s ignored (parent never appears, "
 		        "the node itself, or closing a cycle: %llu)\n", trace,

@@ -8,7 +8,7 @@
 
 static int help(void)
 {
-	puts("usage: chakra generate synthetic N -o FILE [--seed S] [--gzip] [--force]\n\n"
+	puts("usage: chakra generate synthetic N -o FILE [--seed S] [--gzip] [-f]\n\n"
 	     "Write a synthetic Chakra ET of N nodes with ids 0..N-1 in file order:\n"
 	     "about 80% COMP_NODE (name, duration_micros, is_cpu_op, num_ops,\n"
 	     "tensor_size) and 20% COMM_COLL_NODE all-reduces (comm_type, comm_size);\n"
@@ -17,7 +17,7 @@ static int help(void)
 	     "  -o, --output FILE  trace to write ('-' = stdout)\n"
 	     "  --seed S           random seed (default 1)\n"
 	     "  --gzip             gzip the output\n"
-	     "  --force            replace FILE if it exists");
+	     "  -f, --force        replace FILE if it exists");
 	return 0;
 }
 
@@ -55,7 +55,7 @@ int cmd_generate_synthetic(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--gzip")) {
 			gzip = 1;
-		} else if (!strcmp(argv[i], "--force")) {
+		} else if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f")) {
 			force = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
@@ -74,12 +74,16 @@ int cmd_generate_synthetic(int argc, char **argv)
 
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
 	wo.gzip = gzip;
-	wo.overwrite = force;
-	chakra_writer *w;
+	chakra_writer *w = NULL;
+	tool_out of;
+	if (tool_out_open(&of, out, force, NULL, 0) < 0)
+		return 1;
 	chakra_builder *b = chakra_builder_new();
-	if (!b)
+	if (!b) {
+		tool_out_abort(&of);
 		return tool_err("out of memory");
-	int rc = chakra_writer_open(&w, out, &wo);
+	}
+	int rc = chakra_writer_open_cb(&w, tool_out_write_cb, &of, &wo);
 	if (rc >= 0)
 		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
 	tool_progress prog;
@@ -146,8 +150,17 @@ int cmd_generate_synthetic(int argc, char **argv)
 	if (rc >= 0)
 		rc = chakra_writer_finish(w);
 	int status = 0;
-	if (rc < 0)
-		status = tool_err("%s: %s", out, w ? chakra_writer_errmsg(w) : chakra_strerror(rc));
+	if (rc < 0) {
+		/* a write error is the stream's (disk full...): say so */
+		if (ferror(of.f))
+			tool_out_close(&of);
+		else
+			tool_err("%s: %s", out, w ? chakra_writer_errmsg(w) : chakra_strerror(rc));
+		status = 1;
+		tool_out_abort(&of);
+	} else if (tool_out_commit(&of) < 0) {
+		status = 1;
+	}
 	chakra_writer_close(w);
 	chakra_builder_free(b);
 	return status;

@@ -139,6 +139,31 @@ static uint64_t coll(conv *c, const text_layer *l, int layer_index, int ph, uint
 	return gen_graph_coll(c->g, name, text_coll_chakra(l->coll[ph]), size, grp, &dep, 1);
 }
 
+/* comm_size is an int64 attribute in an ET: a size past INT64_MAX would be
+ * written negative (and one past UINT64_MAX as -1). Refuse before writing
+ * anything, naming the layer; never wrap. Dividing by a data-parallel
+ * degree only shrinks a size, so the undivided one is checked. */
+static int check_sizes(const text_workload *w, double scale, const char *path)
+{
+	static const char *const ph_names[] = { "forward", "input-gradient", "weight-gradient" };
+	for (uint32_t i = 0; i < w->nlayers; i++) {
+		const text_layer *l = &w->layers[i];
+		for (int ph = 0; ph < 3; ph++) {
+			if (l->coll[ph] == TC_NONE)
+				continue;
+			double sz = floor((double)l->comm_size[ph] * scale + 0.5);
+			if (sz < 9223372036854775808.0) /* 2^63 */
+				continue;
+			tool_err("%s:%d: layer %s: %s collective of %llu bytes%s is past the largest "
+			         "comm_size an ET holds (2^63-1 bytes)", path, l->line, l->name,
+			         ph_names[ph], (unsigned long long)l->comm_size[ph],
+			         scale != 1 ? " times --comm-scale" : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int is_transformer(text_policy p)
 {
 	return p == TP_HYBRID_TRANSFORMER || p == TP_HYBRID_TRANSFORMER_FWD_IN_BCKWD;
@@ -306,6 +331,10 @@ int cmd_convert_text(int argc, char **argv)
 	if (is_transformer(w.policy) && ((uint64_t)w.mp_group > npus || npus % (uint64_t)w.mp_group)) {
 		tool_err("%s: model_parallel_NPU_group %lld must divide --npus %llu", in,
 		         (long long)w.mp_group, (unsigned long long)npus);
+		text_workload_free(&w);
+		return 1;
+	}
+	if (check_sizes(&w, mscale, in) < 0) {
 		text_workload_free(&w);
 		return 1;
 	}

@@ -303,11 +303,9 @@ static uint32_t group_id(const kinds *ks, gen_group grp, uint32_t rank)
 	return 0;
 }
 
-static int write_groups(const gen_graph *g, const kinds *ks, const char *path)
+static int write_groups(const gen_graph *g, const kinds *ks, tool_out *o)
 {
-	FILE *f = tool_fopen_out(path);
-	if (!f)
-		return -1;
+	FILE *f = o->f;
 	fputs("{", f);
 	int first = 1;
 	for (size_t j = 0; j < ks->n; j++) {
@@ -324,24 +322,18 @@ static int write_groups(const gen_graph *g, const kinds *ks, const char *path)
 		}
 	}
 	fputs("\n}\n", f);
-	return tool_fclose_out(f, path);
+	return tool_out_close(o);
 }
 
-static int exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
-}
-
-static int write_rank(const gen_graph *g, const kinds *ks, uint32_t rank, const char *path,
+static int write_rank(const gen_graph *g, const kinds *ks, uint32_t rank, tool_out *out,
                       const gen_write_opts *o, chakra_builder *b, tool_progress *pr,
                       uint64_t *done)
 {
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
-	wo.overwrite = o->force;
 	wo.gzip = o->gzip;
 	chakra_writer *w = NULL;
-	int rc = chakra_writer_open(&w, path, &wo);
+	const char *path = out->path;
+	int rc = chakra_writer_open_cb(&w, tool_out_write_cb, out, &wo);
 	if (rc == 0)
 		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
 	int flags[16];
@@ -381,10 +373,14 @@ static int write_rank(const gen_graph *g, const kinds *ks, uint32_t rank, const 
 	}
 	if (rc == 0)
 		rc = chakra_writer_finish(w);
-	if (rc < 0)
+	if (rc < 0 && !ferror(out->f))
 		tool_err("%s: %s", path, w && *chakra_writer_errmsg(w) ? chakra_writer_errmsg(w)
 		                                                       : chakra_strerror(rc));
 	chakra_writer_close(w);
+	/* close now (a write error is reported here); the rename waits until
+	 * every file is complete */
+	if (tool_out_close(out) < 0)
+		rc = -1;
 	return rc < 0 ? -1 : 0;
 }
 
@@ -393,10 +389,13 @@ int gen_graph_write(const gen_graph *g, const gen_write_opts *o)
 	size_t plen = strlen(o->prefix) + 32;
 	char *path = malloc(plen);
 	char *gpath = NULL;
+	/* one name per rank: a tool_out keeps the path it was given */
+	char *paths = malloc((size_t)plen * (g->npus ? g->npus : 1));
+	tool_out *outs = NULL;
 	kinds ks = { NULL, 0 };
 	chakra_builder *b = chakra_builder_new();
 	int ret = 1;
-	if (!path || !b || kinds_build(g, &ks) < 0) {
+	if (!path || !paths || !b || kinds_build(g, &ks) < 0) {
 		tool_err("out of memory");
 		goto out;
 	}
@@ -414,38 +413,52 @@ int gen_graph_write(const gen_graph *g, const gen_write_opts *o)
 			goto out;
 		}
 	}
-	/* Check every output first so a refusal leaves nothing half written. */
+	/* Check every output first so a refusal leaves nothing half written,
+	 * and move the files into place only once all of them are complete. */
 	const char *in[1] = { o->input };
-	for (uint32_t r = 0; r <= g->npus; r++) {
-		const char *p = path;
-		if (r < g->npus)
+	uint32_t nout = g->npus + (gpath ? 1 : 0);
+	outs = calloc(nout, sizeof *outs);
+	if (!outs) {
+		tool_err("out of memory");
+		goto out;
+	}
+	for (uint32_t r = 0; r < nout; r++) {
+		const char *p = gpath;
+		if (r < g->npus) {
 			snprintf(path, plen, "%s.%u.et%s", o->prefix, r, o->gzip ? ".gz" : "");
-		else if (gpath)
-			p = gpath;
-		else
-			break;
-		if (tool_check_output(p, in, o->input ? 1 : 0) < 0)
-			goto out;
-		if (!o->force && strcmp(p, "-") && exists(p)) {
-			tool_err("%s exists; use --force to replace it", p);
-			goto out;
+			p = path;
 		}
+		if (tool_out_check(p, o->force, in, o->input ? 1 : 0) < 0)
+			goto out;
 	}
 	tool_progress pr;
 	uint64_t done = 0;
 	tool_progress_start(&pr, "writing", (uint64_t)g->n * g->npus);
-	for (uint32_t r = 0; r < g->npus; r++) {
-		snprintf(path, plen, "%s.%u.et%s", o->prefix, r, o->gzip ? ".gz" : "");
-		if (write_rank(g, &ks, r, path, o, b, &pr, &done) < 0) {
+	for (uint32_t r = 0; r < nout; r++) {
+		const char *p = gpath;
+		if (r < g->npus) {
+			snprintf(paths + (size_t)r * plen, plen, "%s.%u.et%s", o->prefix, r,
+			         o->gzip ? ".gz" : "");
+			p = paths + (size_t)r * plen;
+		}
+		if (tool_out_open(&outs[r], p, o->force, in, o->input ? 1 : 0) < 0 ||
+		    (r < g->npus ? write_rank(g, &ks, r, &outs[r], o, b, &pr, &done)
+		                 : write_groups(g, &ks, &outs[r])) < 0) {
 			tool_progress_end(&pr);
 			goto out;
 		}
 	}
 	tool_progress_end(&pr);
-	if (gpath && write_groups(g, &ks, gpath) < 0)
-		goto out;
+	for (uint32_t r = 0; r < nout; r++)
+		if (tool_out_commit(&outs[r]) < 0)
+			goto out;
 	ret = 0;
 out:
+	if (outs)
+		for (uint32_t r = 0; r < g->npus + (gpath ? 1 : 0); r++)
+			tool_out_abort(&outs[r]); /* nothing left to do after a commit */
+	free(outs);
+	free(paths);
 	chakra_builder_free(b);
 	free(ks.k);
 	free(path);

@@ -50,10 +50,12 @@ static int write_one(const char *path, chakra_builder *b, int force, int gzip, i
                      chakra_builder *b2)
 {
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
-	wo.overwrite = force;
 	wo.gzip = gzip;
 	chakra_writer *w = NULL;
-	int rc = chakra_writer_open(&w, path, &wo);
+	tool_out o; /* the output rule: temporary + rename, -f to replace */
+	if (tool_out_open(&o, path, force, NULL, 0) < 0)
+		return -1;
+	int rc = chakra_writer_open_cb(&w, tool_out_write_cb, &o, &wo);
 	if (rc == 0)
 		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
 	if (rc == 0)
@@ -62,11 +64,17 @@ static int write_one(const char *path, chakra_builder *b, int force, int gzip, i
 		rc = chakra_writer_write_node(w, b2);
 	if (rc == 0)
 		rc = chakra_writer_finish(w);
-	if (rc < 0)
+	if (rc < 0 && !ferror(o.f))
 		tool_err("%s: %s", path, w && *chakra_writer_errmsg(w) ? chakra_writer_errmsg(w)
 		                                                       : chakra_strerror(rc));
 	chakra_writer_close(w);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0) {
+		if (ferror(o.f))
+			tool_out_close(&o);
+		tool_out_abort(&o);
+		return -1;
+	}
+	return tool_out_commit(&o);
 }
 
 int cmd_generate_micro(int argc, char **argv)
@@ -136,15 +144,11 @@ int cmd_generate_micro(int argc, char **argv)
 		tool_err("out of memory");
 		goto out;
 	}
-	if (!force) {
-		for (uint64_t r = 0; r < npus; r++) {
-			struct stat st;
-			snprintf(path, plen, "%s.%llu.et%s", out, (unsigned long long)r, gzip ? ".gz" : "");
-			if (stat(path, &st) == 0) {
-				tool_err("%s exists; use --force to replace it", path);
-				goto out;
-			}
-		}
+	/* refuse before writing the first file */
+	for (uint64_t r = 0; r < npus; r++) {
+		snprintf(path, plen, "%s.%llu.et%s", out, (unsigned long long)r, gzip ? ".gz" : "");
+		if (tool_out_check(path, force, NULL, 0) < 0)
+			goto out;
 	}
 	tool_progress pr;
 	tool_progress_start(&pr, "writing", npus);
