@@ -18,9 +18,13 @@ n=0
 for f in "$D"/chakra/chakra.0.et.gz "$D"/astra-sim/microbenchmarks/*/*/*.et; do
 	case $f in *.gz) gzip -dc "$f" > "$T/orig.et" ;; *) cp "$f" "$T/orig.et" ;; esac
 	rm -f "$T/back.et"
-	"$C" jsonize "$f" -o "$T/j.json" || fail "jsonize $f"
+	"$C" jsonize "$f" -o "$T/j.json" -f || fail "jsonize $f"
 	"$C" pack "$T/j.json" -o "$T/back.et" || fail "pack of $f's JSON"
 	cmp -s "$T/orig.et" "$T/back.et" || fail "$f: jsonize+pack bytes differ"
+	# protobuf's JSON mapping (Chakra's chakra_jsonizer) both ways
+	"$C" jsonize --protobuf-json "$f" -o "$T/pb.json" -f || fail "jsonize --protobuf-json $f"
+	"$C" pack "$T/pb.json" -o "$T/back.et" -f || fail "pack of $f's protobuf JSON"
+	cmp -s "$T/orig.et" "$T/back.et" || fail "$f: jsonize --protobuf-json + pack bytes differ"
 	n=$((n + 1))
 done
 [ "$n" -eq 113 ] || fail "expected 113 real traces, found $n"
@@ -36,7 +40,7 @@ gzip -dc "$T/p.et.gz" | cmp -s - "$T/c.et" || fail "gzip pack differs"
 # the JSON of real microbenchmark files, field by field
 for c in all_reduce:0 all_gather:2 reduce_scatter:7 all_to_all:6; do
 	name=${c%:*} type=${c#*:}
-	"$C" jsonize "$D/astra-sim/microbenchmarks/$name/8npus_1MB/$name.3.et" -o "$T/m.json"
+	"$C" jsonize "$D/astra-sim/microbenchmarks/$name/8npus_1MB/$name.3.et" -o "$T/m.json" -f
 	expect_line "$T/m.json" '{"id":3,"name":"'"${name}"'_8npus_1MB","type":"COMM_COLL_NODE","ctrl_deps":[],"data_deps":[],"start_time_micros":0,"duration_micros":0,"attr":[{"name":"is_cpu_op","kind":"bool","value":false},{"name":"comm_type","kind":"int64","value":'"$type"'},{"name":"comm_size","kind":"int64","value":1048576}]}'
 done
 
@@ -47,6 +51,34 @@ expect_line "$T/s.json" '{"metadata":{"version":"0.0.4","attr":[{"name":"workloa
 expect_line "$T/s.json" '{"id":216,"name":"aten::flatten_dense_tensors(0)","type":"COMP_NODE","ctrl_deps":[3],"data_deps":[],"start_time_micros":0,"duration_micros":318,"attr":[{"name":"is_cpu_op","kind":"bool","value":true}]}'
 expect_line "$T/s.json" ',{"id":435,"name":"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)","type":"COMM_COLL_NODE","ctrl_deps":[434],"data_deps":[432,216,217],"start_time_micros":0,"duration_micros":28,"attr":[{"name":"is_cpu_op","kind":"bool","value":false}]}'
 [ "$(grep -c '"id":' "$T/s.json")" -eq 7 ] || fail "small_chakra: expected 7 nodes"
+
+# ---- 2b. protobuf's JSON mapping as Chakra's chakra_jsonizer writes it ----
+# (tests/data/chakra/chakra.0.first20.pbjson*: google.protobuf.json_format
+# on the metadata and first 20 nodes of chakra.0.et.gz; SOURCES.md)
+"$C" jsonize "$D/chakra/chakra.0.et.gz" | head -21 > "$T/first20.ref"
+for f in "$D/chakra/chakra.0.first20.pbjson" "$D/chakra/chakra.0.first20.pbjson.array"; do
+	"$C" pack "$f" -o "$T/pb20.et" -f || fail "pack $f"
+	"$C" jsonize "$T/pb20.et" | head -21 > "$T/first20.out"
+	cmp -s "$T/first20.ref" "$T/first20.out" || fail "$f: not the first 20 nodes of chakra.0.et.gz"
+	[ "$(grep -c '"id":' "$T/first20.out")" -eq 20 ] || fail "$f: expected 20 nodes"
+done
+# the first node, field by field, as MessageToJson writes it (the
+# reference's file is indented; ours one message per line)
+"$C" jsonize --protobuf-json "$D/astra-sim/microbenchmarks/all_to_all/8npus_1MB/all_to_all.3.et" -o "$T/m.pb" -f
+expect_line "$T/m.pb" '{"version":"0.0.4"}'
+expect_line "$T/m.pb" '{"id":"3","name":"all_to_all_8npus_1MB","type":"COMM_COLL_NODE","attr":[{"name":"is_cpu_op","boolVal":false},{"name":"comm_type","int64Val":"6"},{"name":"comm_size","int64Val":"1048576"}]}'
+"$C" jsonize --protobuf-json --pretty "$D/astra-sim/microbenchmarks/all_to_all/8npus_1MB/all_to_all.3.et" -o "$T/m.pbp" -f
+"$C" pack "$T/m.pbp" -o "$T/m.et" -f && cmp -s "$T/m.et" "$D/astra-sim/microbenchmarks/all_to_all/8npus_1MB/all_to_all.3.et" ||
+	fail "pretty protobuf JSON round trip"
+# names that are not UTF-8: protobuf's mapping cannot hold them (jsonize's
+# own form keeps the bytes)
+printf '{"metadata":{"version":"0.0.4"},"nodes":[{"id":5,"name":"ok"},{"id":6,"name":"bad\377"}]}' > "$T/u.json"
+"$C" pack "$T/u.json" -o "$T/u.et" -f || fail "pack u.json"
+"$C" jsonize --protobuf-json "$T/u.et" -o "$T/u.pb" 2> "$T/err" && fail "protobuf JSON of a non-UTF-8 name"
+expect_line "$T/err" "chakra: $T/u.et: byte 15: node 6: name is not valid UTF-8; protobuf's JSON mapping cannot hold it (plain 'chakra jsonize' keeps the bytes)"
+[ ! -e "$T/u.pb" ] || fail "a failed jsonize left its output"
+"$C" jsonize "$T/u.et" -o "$T/u2.json" -f && cmp -s "$T/u.json" "$T/u2.json" ||
+	{ "$C" pack "$T/u2.json" -o "$T/u2.et" -f && cmp -s "$T/u.et" "$T/u2.et"; } || fail "non-UTF-8 name round trip"
 
 # ---- 3. every attribute kind at its extremes survives both directions ----
 # (NaNs other than the plain quiet NaN keep their bits as "nan:0xBITS")
@@ -59,6 +91,13 @@ EOF
 "$C" jsonize "$T/k.et" -o "$T/k2.json" || fail "jsonize all kinds"
 # the JSON is already in canonical form, so it must come back unchanged
 cmp -s "$T/k.json" "$T/k2.json" || { fail "all-kinds JSON changed"; diff "$T/k.json" "$T/k2.json" >&2; }
+# ... and through protobuf's JSON mapping: the same bytes, except NaN
+# payloads, which the mapping cannot hold (all become "NaN", with a note)
+"$C" jsonize --protobuf-json "$T/k.et" -o "$T/k.pb" 2> "$T/err" || fail "jsonize --protobuf-json all kinds"
+expect_line "$T/err" "chakra: $T/k.et: note: 3 NaN value(s) with a payload or sign written as \"NaN\" (protobuf's JSON mapping has no other NaN)"
+sed -i 's/,{"name":"np","kind":"double","value":"nan:0xfff8000000000001"},{"name":"fp","kind":"float_list","value":\["nan:0x7fc3ffff","nan","nan:0xffc00000"\]}//' "$T/k.json"
+"$C" pack "$T/k.json" -o "$T/k4.et" -f && "$C" jsonize --protobuf-json "$T/k4.et" -o "$T/k4.pb" &&
+	"$C" pack "$T/k4.pb" -o "$T/k5.et" && cmp -s "$T/k4.et" "$T/k5.et" || fail "all kinds: protobuf JSON round trip"
 # key order inside objects does not matter to pack
 printf '%s' '{"nodes":[{"attr":[{"value":7,"kind":"int32","name":"x"}],"type":"COMP_NODE","id":5}],"metadata":{"attr":[],"version":"0.0.4"}}' > "$T/o.json"
 "$C" pack "$T/o.json" -o "$T/o.et" || fail "pack with nodes before metadata"
@@ -105,7 +144,8 @@ pack_err "$M"'{"id":1,"foo":2}]}' "chakra: $T/e.json:1: byte 66: node 1: unknown
 pack_err "$M"'{"id":1,' "chakra: $T/e.json:1: byte 59: node 1: invalid JSON: parse error: premature EOF"
 pack_err "$M"'{"id":1}]}xx' "chakra: $T/e.json:1: byte 62: invalid JSON: parse error: trailing garbage"
 pack_err '' "chakra: $T/e.json:1: byte 0: invalid JSON: parse error: premature EOF"
-pack_err '[]' "chakra: $T/e.json:1: byte 1: expected a JSON object at the top level, got an array"
+pack_err '[]' "chakra: $T/e.json:1: byte 2: empty array: expected the GlobalMetadata object, then Nodes"
+pack_err '7' "chakra: $T/e.json:1: byte 1: expected a JSON object at the top level, got a number"
 pack_err '{"nodes":[{"id":1}]}' "chakra: $T/e.json:1: byte 20: no \"metadata\" object"
 pack_err '{"workload_graph":[{"Id":1,"x":[1,"a"]}]}' "chakra: $T/e.json:1: byte 38: node 1: key 'x': array mixes value types"
 # never overwrite the input
@@ -127,6 +167,11 @@ expect_line "$T/v.out" "$F:95: node 216: warning: control dependency on id 3, wh
 [ "$(grep -c 'warning: lists itself in ctrl_deps' "$T/v.out")" -eq 383 ] || fail "expected 383 self ctrl lines"
 "$C" validate --strict "$F" > "$T/v.out"
 [ $? -eq 1 ] || fail "validate --strict chakra.0.et.gz: expected exit 1"
+expect_line "$T/v.out" "$F: 3664 nodes, 1660 error(s), 0 warning(s)"
+# --max-errors (default 100): the first 100 error lines, then a count
+[ "$(grep -c ': control dependency on id' "$T/v.out")" -eq 100 ] || fail "strict: expected 100 error lines"
+expect_line "$T/v.out" "$F: 1560 more error(s) not shown (--max-errors 100; 0 shows all)"
+"$C" validate --strict --max-errors 0 "$F" > "$T/v.out"
 expect_line "$T/v.out" "$F: 3664 nodes, 1660 error(s), 0 warning(s)"
 [ "$(grep -c ': control dependency on id' "$T/v.out")" -eq 1277 ] || fail "strict: expected 1277 error lines"
 "$C" validate --deep "$D"/astra-sim/microbenchmarks/all_to_all/16npus_1MB/*.et > "$T/v.out" ||
@@ -178,7 +223,7 @@ expect_line "$T/v.out" "$T/nc.et: 1 nodes, 0 error(s), 0 warning(s): OK"
 expect_line "$T/v.out" "$T/nc.et:4: node 1: warning: encoding is not canonical (4 bytes, 2 when re-encoded: unknown fields, repeated or over-long values); re-writing the trace will change these bytes"
 expect_line "$T/v.out" "$T/nc.et: warning: 1 nodes are not canonically encoded"
 "$C" validate --deep - < "$T/nc.et" > "$T/v.out" || fail "validate --deep stdin"
-expect_line "$T/v.out" "<stdin>: note: the --deep encoding check reads the input twice; skipped for stdin"
+expect_line "$T/v.out" "<stdin>: note: the --deep encoding check reads the input twice; skipped for stdin, pipes and devices"
 expect_line "$T/v.out" "<stdin>: 1 nodes, 0 error(s), 0 warning(s): OK"
 "$C" validate --deep "$F" > "$T/v.out"
 expect_line "$T/v.out" "$F: 3664 nodes, 0 error(s), 1660 warning(s): OK"

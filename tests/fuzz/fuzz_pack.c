@@ -1,37 +1,55 @@
-/* libFuzzer target: `chakra pack`'s JSON input (tools/core/json_in.c). The
- * input is the JSON text; when pack accepts it, the trace it wrote must
- * read back cleanly, every node cross-checked against nanopb: pack may
- * refuse input, but never write a file the reader rejects. */
+/* libFuzzer target: `chakra pack`'s JSON input (tools/core/json_in.c): the
+ * jsonize form, protobuf's JSON mapping and workload_graph JSON. The input
+ * is the JSON text, the trace goes to memory; when pack accepts the input,
+ * the trace must read back cleanly, every node cross-checked against
+ * nanopb: pack may refuse input, but never produce a trace the reader
+ * rejects. Everything stays in memory (no files): about 30x the executions
+ * per second of a run through a file. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "chakra/chakra.h"
-#include "fuzz_tmp.h"
 #include "fuzz_touch.h"
 #include "json_in.h"
 
+typedef struct membuf {
+	unsigned char *p;
+	size_t n, cap;
+} membuf;
+
+static int mem_write(void *data, const void *buf, size_t len)
+{
+	membuf *m = data;
+	if (m->n + len > m->cap) {
+		size_t cap = m->cap ? m->cap : 4096;
+		while (cap < m->n + len)
+			cap *= 2;
+		unsigned char *p = realloc(m->p, cap);
+		if (!p)
+			return -1;
+		m->p = p;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->n, buf, len);
+	m->n += len;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char inp[128], outp[128];
-	/* A real file: fmemopen cannot open an empty buffer. */
-	fuzz_tmp_write("in.json", data, size, inp, sizeof inp);
-	fuzz_tmp_path("out.et", outp, sizeof outp);
-	remove(outp);
-	FILE *in = fopen(inp, "rb");
-	if (!in)
-		abort();
+	static membuf out;
+	out.n = 0;
 	unsigned long long n = 0;
-	int rc = json_pack(in, "<fuzz>", outp, 0, &n);
-	fclose(in);
-	if (rc != 0) {
-		if (access(outp, F_OK) == 0)
-			fuzz_fail("pack failed but left an output file", rc, 0, outp);
+	json_pack_out po = { mem_write, &out, "<out>", 0 };
+	int rc = json_pack_mem(data, size, "<fuzz>", &po, &n);
+	if (rc != 0)
 		return 0;
-	}
 	chakra_reader_options o = CHAKRA_READER_OPTIONS_INIT;
 	o.verify_with_nanopb = 1;
 	chakra_reader *r;
-	if (chakra_reader_open(&r, outp, &o) < 0)
+	if (chakra_reader_open_buffer(&r, out.p, out.n, &o) < 0)
 		fuzz_fail("pack wrote a trace the reader cannot open", 0, 0, chakra_reader_errmsg(r));
 	fuzz_touch_metadata(chakra_reader_metadata(r));
 	const chakra_node *node;

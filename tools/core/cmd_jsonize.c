@@ -1,26 +1,37 @@
-/* chakra jsonize TRACE [-o OUT.json] [--pretty]: the whole trace as JSON,
- * streamed one node at a time (memory does not grow with the trace). */
+/* chakra jsonize TRACE [-o OUT.json] [--pretty] [--protobuf-json]: the
+ * whole trace as JSON, streamed one node at a time (memory does not grow
+ * with the trace). */
+#include <inttypes.h>
 #include <string.h>
 
 #include "common.h"
+#include "hint.h"
 #include "json_out.h"
 
 static int help(void)
 {
-	puts("usage: chakra jsonize TRACE [-o OUT.json] [--pretty]\n\n"
+	puts("usage: chakra jsonize TRACE [-o OUT.json] [-f] [--pretty] [--protobuf-json]\n\n"
 	     "Write every field of a Chakra ET (plain or gzip; '-' = stdin) as JSON:\n"
 	     "metadata version and attributes, then one object per node with every\n"
 	     "field, inputs/outputs when present and every attribute with its kind.\n"
 	     "'chakra pack' turns the JSON back into the identical bytes.\n\n"
 	     "  -o, --output FILE   write here instead of stdout ('-' = stdout)\n"
-	     "  --pretty            indent the output (default: one node per line)");
+	     "  -f, --force         replace FILE if it exists\n"
+	     "  --pretty            indent the output (default: one node per line)\n"
+	     "  --protobuf-json     protobuf's JSON mapping instead, as Chakra's\n"
+	     "                      chakra_jsonizer writes it: the GlobalMetadata object,\n"
+	     "                      then one object per node (camelCase keys, 64-bit\n"
+	     "                      integers as strings, enums by name, defaults left\n"
+	     "                      out). 'chakra pack' reads it back too. Strings must\n"
+	     "                      be UTF-8 and NaN payloads are not kept (the mapping\n"
+	     "                      cannot hold them)");
 	return 0;
 }
 
 int cmd_jsonize(int argc, char **argv)
 {
 	const char *in = NULL, *out = "-";
-	int pretty = 0;
+	int pretty = 0, protobuf = 0, force = 0;
 	for (int i = 1; i < argc; i++) {
 		if (tool_is_help(argv[i]))
 			return help();
@@ -31,6 +42,10 @@ int cmd_jsonize(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--pretty")) {
 			pretty = 1;
+		} else if (!strcmp(argv[i], "--protobuf-json")) {
+			protobuf = 1;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
+			force = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
 		} else if (in) {
@@ -42,45 +57,61 @@ int cmd_jsonize(int argc, char **argv)
 	if (!in)
 		return tool_usage(argv[0], "missing TRACE");
 	const char *inputs[] = { in };
-	if (tool_check_output(out, inputs, 1) < 0)
-		return 1;
 
 	chakra_reader *r;
 	if (chakra_reader_open(&r, in, NULL) < 0) {
-		tool_err("%s", chakra_reader_errmsg(r));
+		tool_trace_err(in, chakra_reader_errmsg(r));
 		chakra_reader_close(r);
 		return 1;
 	}
-	FILE *f = tool_fopen_out(out);
-	if (!f) {
+	tool_out out_f;
+	if (tool_out_open(&out_f, out, force, inputs, 1) < 0) {
 		chakra_reader_close(r);
 		return 1;
 	}
 	json_out o = { 0 };
+	o.protobuf = protobuf;
 	int rc = 0, status = 0;
 	tool_progress p;
 	tool_progress_start(&p, "jsonize", 0);
-	if (json_out_begin(&o, f, pretty, chakra_reader_metadata(r)) < 0) {
-		status = tool_err("%s: cannot write JSON", out);
+	if (json_out_begin(&o, out_f.f, pretty, chakra_reader_metadata(r)) < 0) {
+		status = o.err[0] ? tool_err("%s: metadata: %s; protobuf's JSON mapping cannot hold it "
+		                             "(plain 'chakra jsonize' keeps the bytes)", in, o.err)
+		                  : 1; /* a write error, reported by tool_out_commit */
 	} else {
 		const chakra_node *n;
 		while ((rc = chakra_reader_next(r, &n)) > 0) {
-			if (json_out_node(&o, n) < 0)
+			int wr = json_out_node(&o, n);
+			if (wr == -2) {
+				status = tool_err("%s: byte %" PRIu64 ": node %" PRIu64 ": %s; protobuf's JSON "
+				                  "mapping cannot hold it (plain 'chakra jsonize' keeps the bytes)",
+				                  in, chakra_node_offset(n), chakra_node_id(n), o.err);
 				break;
+			}
+			if (wr < 0)
+				break; /* write error: reported by tool_out_commit */
 			tool_progress_update(&p, chakra_reader_node_count(r));
 		}
 		tool_progress_end(&p);
 		if (rc < 0)
-			status = tool_err("%s", chakra_reader_errmsg(r));
-		else if (json_out_end(&o) < 0)
-			status = 1; /* reported by tool_fclose_out below */
+			status = tool_trace_err(in, chakra_reader_errmsg(r));
+		else if (!status && json_out_end(&o) < 0)
+			status = 1;
 	}
 	json_out_free(&o);
-	if (tool_fclose_out(f, out) < 0)
+	if (status || ferror(out_f.f)) {
+		/* never leave a JSON file that looks complete but is not */
+		if (ferror(out_f.f))
+			tool_out_close(&out_f);
+		tool_out_abort(&out_f);
 		status = 1;
-	/* Never leave a JSON file that looks complete but is not. */
-	if (status && strcmp(out, "-"))
-		remove(out);
+	} else if (tool_out_commit(&out_f) < 0) {
+		status = 1;
+	}
+	if (!status && o.nan_payloads)
+		fprintf(stderr, "chakra: %s: note: %" PRIu64 " NaN value(s) with a payload or sign written "
+		                "as \"NaN\" (protobuf's JSON mapping has no other NaN)\n",
+		        in, o.nan_payloads);
 	chakra_reader_close(r);
 	return status;
 }

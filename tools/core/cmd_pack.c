@@ -1,5 +1,6 @@
-/* chakra pack JSON -o TRACE.et [--gzip]: JSON (jsonize's form, or Chakra's
- * workload_graph JSON) back to a Chakra ET. The parsing lives in json_in.c. */
+/* chakra pack JSON -o TRACE.et [--gzip]: JSON (jsonize's form, protobuf's
+ * JSON mapping, or Chakra's workload_graph JSON) back to a Chakra ET. The
+ * parsing lives in json_in.c. */
 #include <errno.h>
 #include <string.h>
 
@@ -8,15 +9,22 @@
 
 static int help(void)
 {
-	puts("usage: chakra pack JSON -o TRACE.et [--gzip]\n\n"
-	     "Turn JSON into a Chakra ET. JSON is either what 'chakra jsonize' writes\n"
-	     "(the result has the identical bytes of the original trace) or Chakra's\n"
-	     "\"workload_graph\" JSON (keys Id, Name, NodeType, ctrlDeps, data_deps,\n"
-	     "runtime; other node keys become attributes, other top-level keys\n"
-	     "metadata attributes). The form is detected from the top-level keys.\n"
-	     "'-' reads stdin / writes stdout. On any error nothing is written.\n\n"
-	     "  -o, --output FILE   the trace to write (required; replaced if it exists,\n"
-	     "                      but never when it is the input)\n"
+	puts("usage: chakra pack JSON -o TRACE.et [-f] [--gzip]\n\n"
+	     "Turn JSON into a Chakra ET. JSON is one of:\n"
+	     "  - what 'chakra jsonize' writes (the result has the identical bytes of\n"
+	     "    the original trace);\n"
+	     "  - protobuf's JSON mapping, as Chakra's chakra_jsonizer and 'chakra\n"
+	     "    jsonize --protobuf-json' write it: the GlobalMetadata object, then\n"
+	     "    one object per Node, back to back or in one array (camelCase or\n"
+	     "    original field names, integers as numbers or strings);\n"
+	     "  - Chakra's \"workload_graph\" JSON (keys Id, Name, NodeType, ctrlDeps,\n"
+	     "    data_deps, runtime; other node keys become attributes, other\n"
+	     "    top-level keys metadata attributes).\n"
+	     "The form is detected from the top level. A key given twice in one\n"
+	     "object is an error. '-' reads stdin / writes stdout. On any error\n"
+	     "nothing is written.\n\n"
+	     "  -o, --output FILE   the trace to write (required)\n"
+	     "  -f, --force         replace FILE if it exists (never when it is the input)\n"
 	     "  --gzip              gzip the output");
 	return 0;
 }
@@ -24,7 +32,7 @@ static int help(void)
 int cmd_pack(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
-	int gzip = 0;
+	int gzip = 0, force = 0;
 	for (int i = 1; i < argc; i++) {
 		if (tool_is_help(argv[i]))
 			return help();
@@ -35,6 +43,8 @@ int cmd_pack(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--gzip")) {
 			gzip = 1;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
+			force = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
 		} else if (in) {
@@ -48,14 +58,23 @@ int cmd_pack(int argc, char **argv)
 	if (!out)
 		return tool_usage(argv[0], "missing -o TRACE.et");
 	const char *inputs[] = { in };
-	if (tool_check_output(out, inputs, 1) < 0)
-		return 1;
 	int is_stdin = !strcmp(in, "-");
 	FILE *f = is_stdin ? stdin : fopen(in, "rb");
 	if (!f)
 		return tool_err("%s: cannot open: %s", in, strerror(errno));
-	int rc = json_pack(f, is_stdin ? "<stdin>" : in, out, gzip, NULL);
+	tool_out o;
+	if (tool_out_open(&o, out, force, inputs, 1) < 0) {
+		if (!is_stdin)
+			fclose(f);
+		return 1;
+	}
+	json_pack_out po = { tool_out_write_cb, &o, out, gzip };
+	int rc = json_pack(f, is_stdin ? "<stdin>" : in, &po, NULL);
 	if (!is_stdin)
 		fclose(f);
-	return rc;
+	if (rc) {
+		tool_out_abort(&o);
+		return rc;
+	}
+	return tool_out_commit(&o) < 0 ? 1 : 0;
 }

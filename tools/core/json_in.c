@@ -4,6 +4,13 @@
  * next value fills. Attribute values are kept as tokens until the
  * attribute object ends, because "kind" may come after "value".
  *
+ * Three forms, told apart by the top level: jsonize's {"metadata","nodes"},
+ * Chakra's {"workload_graph", ...} and protobuf's JSON mapping (Chakra's
+ * chakra_jsonizer): a GlobalMetadata object followed by one object per
+ * Node, back to back or inside one array. Every object's keys are checked
+ * for duplicates (a bit per known key; names of free-form attribute keys
+ * are sorted and compared when the object ends).
+ *
  * The metadata must precede the nodes in the .et file but may follow them
  * in the JSON (workload_graph files put workload_name/ngpus/soc last): nodes
  * seen before the metadata is complete are spooled, framed, to an
@@ -13,6 +20,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +29,13 @@
 #include "chakra/chakra.h"
 #include "common.h"
 #include "json_num.h"
+#include "jsonout.h"
 
 enum frame {
 	F_TOP, F_META, F_ATTRS, F_ATTR, F_VALLIST, F_NODES, F_NODE, F_DEPS, F_IO,
-	F_WG_NODES, F_WG_NODE, F_WG_LIST
+	F_WG_NODES, F_WG_NODE, F_WG_LIST,
+	/* protobuf form */
+	F_PB_TOPARR, F_PB_META, F_PB_NODE, F_PB_ATTRS, F_PB_ATTR, F_PB_LIST
 };
 
 enum tok_type { T_NUM, T_STR, T_BOOL, T_NULL };
@@ -33,8 +44,8 @@ typedef struct tok {
 	size_t off, len; /* in pool; T_BOOL: len = value */
 } tok;
 
-/* Form of the input, from its top-level keys. */
-enum { FORM_UNKNOWN, FORM_OURS, FORM_WG };
+/* Form of the input, from its top level. */
+enum { FORM_UNKNOWN, FORM_OURS, FORM_WG, FORM_PB, FORM_PB_ARRAY };
 
 enum key_id {
 	K_OTHER = 0,
@@ -63,6 +74,14 @@ enum key_id {
 	K_values,
 	K_version,
 	K_workload_graph,
+	/* protobuf's lowerCamelCase names (the original names above are
+	 * accepted too, as protobuf's parser does) */
+	K_dataDeps,
+	K_startTimeMicros,
+	K_durationMicros,
+	K_docString,
+	K_pbval,   /* a member of AttributeProto's value oneof; kind in key_kind */
+	K_COUNT
 };
 
 static const char *const key_names[] = {
@@ -92,27 +111,119 @@ static const char *const key_names[] = {
 	"values",
 	"version",
 	"workload_graph",
+	"dataDeps",
+	"startTimeMicros",
+	"durationMicros",
+	"docString",
 };
 
-/* Map keys are resolved once to an id, so each value is dispatched by
- * integer compares instead of a chain of strcmp. */
-static int key_lookup(const char *k, size_t len)
+/* Map keys are resolved once to an id (through a small hash table built on
+ * first use), so each value is dispatched by integer compares. The table
+ * also holds the 60 names of the oneof members ("int64Val", "int64_val",
+ * "int64List", ...), all K_pbval with their kind. */
+typedef struct key_ent {
+	char name[24];
+	unsigned char len, kid, kind;
+} key_ent;
+static key_ent key_tab[256];
+
+static unsigned key_hash(const char *k, size_t len)
 {
-	static size_t lens[sizeof key_names / sizeof *key_names];
-	if (!lens[1])
-		for (size_t i = 1; i < sizeof key_names / sizeof *key_names; i++)
-			lens[i] = strlen(key_names[i]);
-	for (size_t i = 1; i < sizeof key_names / sizeof *key_names; i++)
-		if (lens[i] == len && k[0] == key_names[i][0] && !memcmp(k, key_names[i], len))
-			return (int)i;
+	unsigned h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)k[i]) * 16777619u;
+	return h;
+}
+
+static void key_add(const char *name, int kid, int kind)
+{
+	size_t len = strlen(name);
+	unsigned i = key_hash(name, len) & 255;
+	while (key_tab[i].len)
+		i = (i + 1) & 255;
+	memcpy(key_tab[i].name, name, len);
+	key_tab[i].len = (unsigned char)len;
+	key_tab[i].kid = (unsigned char)kid;
+	key_tab[i].kind = (unsigned char)kind;
+}
+
+static void key_init(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	for (int i = 1; i < K_pbval; i++)
+		key_add(key_names[i], i, 0);
+	for (int k = CHAKRA_ATTR_DOUBLE; k <= CHAKRA_ATTR_BYTES_LIST; k++) {
+		const char *kn = chakra_attr_kind_name(k);
+		char camel[24], snake[24];
+		size_t n = strlen(kn);
+		if (k % 2 == 0) { /* "int64_list": as is, and "int64List" */
+			snprintf(snake, sizeof snake, "%s", kn);
+			snprintf(camel, sizeof camel, "%.*sList", (int)(n - 5), kn);
+		} else {
+			snprintf(snake, sizeof snake, "%s_val", kn);
+			snprintf(camel, sizeof camel, "%sVal", kn);
+		}
+		key_add(snake, K_pbval, k);
+		key_add(camel, K_pbval, k);
+	}
+}
+
+static int key_lookup(const char *k, size_t len, int *kind)
+{
+	if (len == 0 || len >= sizeof key_tab[0].name)
+		return K_OTHER;
+	for (unsigned i = key_hash(k, len) & 255; key_tab[i].len; i = (i + 1) & 255)
+		if (key_tab[i].len == len && !memcmp(key_tab[i].name, k, len)) {
+			*kind = key_tab[i].kind;
+			return key_tab[i].kid;
+		}
 	return K_OTHER;
 }
 
+/* For duplicate detection in the protobuf form, the two spellings of a
+ * field are one key. */
+static int key_canon(int kid)
+{
+	switch (kid) {
+	case K_dataDeps: return K_data_deps;
+	case K_ctrlDeps: return K_ctrl_deps;
+	case K_startTimeMicros: return K_start_time_micros;
+	case K_durationMicros: return K_duration_micros;
+	case K_docString: return K_doc_string;
+	default: return kid;
+	}
+}
+
 #define MAX_DEPTH 16
+/* Nodes that arrive before the metadata (workload_graph files put it last)
+ * are spooled in memory up to this size, then in an anonymous file. */
+#define SPOOL_MEM ((size_t)8 << 20)
+
+typedef struct spool {
+	unsigned char *mem;
+	size_t len, cap, rd;
+	FILE *f;
+	int err;
+} spool;
+
+/* Free-form keys of one object (workload_graph attributes), checked for
+ * duplicates when the object ends: sorting has no worst case that chosen
+ * names could trigger, as a hash could. */
+typedef struct keyset {
+	char *pool;
+	size_t plen, pcap;
+	size_t *off; /* entries: offset of a size_t length then the bytes */
+	size_t n, cap;
+} keyset;
 
 typedef struct pack {
 	const char *in_name, *out;
 	int gzip;
+	chakra_write_cb cb;
+	void *cb_data;
 	yajl_handle h;
 	/* position of the current chunk */
 	const unsigned char *chunk;
@@ -121,11 +232,16 @@ typedef struct pack {
 	int failed;
 
 	int stack[MAX_DEPTH];
+	uint64_t seen[MAX_DEPTH]; /* per object frame: known keys met (1 << kid) */
 	int depth;
+	int top_done;      /* the first top-level value is complete */
 	char key[64];      /* last map key (truncated copy, for messages) */
 	int kid;           /* its enum key_id */
+	int key_kind;      /* K_pbval: the attribute kind the key names */
+	keyset ks_top, ks_node; /* workload_graph free-form keys */
+	int version_pending;    /* top-level "version" before the form is known */
 	char *wkey;        /* full last key in a workload_graph node / top level */
-	size_t wkey_cap;
+	size_t wkey_cap, wkey_len;
 	int form;
 	const char *first_extra_key_set; /* a top-level key only workload_graph allows */
 	char first_extra_key[64];
@@ -147,9 +263,10 @@ typedef struct pack {
 
 	/* output */
 	chakra_writer *w;
-	FILE *spool;
+	spool sp;
 	chakra_writer *sw;
 	uint64_t nodes;
+	int pb; /* protobuf form: strings may hold integers, bytes are base64 */
 } pack;
 
 /* ---- errors with position ---- */
@@ -207,18 +324,53 @@ static const char *tok_name(int type)
 
 static int spool_write(void *data, const void *buf, size_t len)
 {
-	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
+	spool *sp = data;
+	if (!sp->f && sp->len + len <= SPOOL_MEM) {
+		if (sp->len + len > sp->cap) {
+			size_t cap = sp->cap ? sp->cap : 1 << 16;
+			while (cap < sp->len + len)
+				cap *= 2;
+			unsigned char *m = realloc(sp->mem, cap);
+			if (!m)
+				return -1;
+			sp->mem = m;
+			sp->cap = cap;
+		}
+		memcpy(sp->mem + sp->len, buf, len);
+		sp->len += len;
+		return 0;
+	}
+	if (!sp->f) {
+		if (!(sp->f = tmpfile())) {
+			sp->err = errno;
+			return -1;
+		}
+		if (fwrite(sp->mem, 1, sp->len, sp->f) != sp->len)
+			return -1;
+		free(sp->mem);
+		sp->mem = NULL;
+		sp->len = sp->cap = 0;
+	}
+	return fwrite(buf, 1, len, sp->f) == len ? 0 : -1;
 }
 
 static long spool_read(void *data, void *buf, size_t cap)
 {
-	size_t n = fread(buf, 1, cap, (FILE *)data);
-	return n == 0 && ferror((FILE *)data) ? -1 : (long)n;
+	spool *sp = data;
+	if (!sp->f) {
+		size_t n = sp->len - sp->rd < cap ? sp->len - sp->rd : cap;
+		memcpy(buf, sp->mem + sp->rd, n);
+		sp->rd += n;
+		return (long)n;
+	}
+	size_t n = fread(buf, 1, cap, sp->f);
+	return n == 0 && ferror(sp->f) ? -1 : (long)n;
 }
 
 static int writer_fail(pack *P, chakra_writer *w, const char *what)
 {
-	return fail(P, "%s: %s", what, w ? chakra_writer_errmsg(w) : "cannot open");
+	/* no writer: opening it failed, and only for want of memory */
+	return fail(P, "%s: %s", what, w ? chakra_writer_errmsg(w) : "out of memory");
 }
 
 static int sink_node(pack *P)
@@ -228,15 +380,13 @@ static int sink_node(pack *P)
 			return writer_fail(P, P->w, P->out);
 	} else {
 		if (!P->sw) {
-			P->spool = tmpfile();
-			if (!P->spool)
-				return fail(P, "cannot create a temporary file: %s", strerror(errno));
-			if (chakra_writer_open_cb(&P->sw, spool_write, P->spool, NULL) < 0 ||
+			if (chakra_writer_open_cb(&P->sw, spool_write, &P->sp, NULL) < 0 ||
 			    chakra_writer_write_metadata(P->sw, "spool", NULL) < 0)
 				return writer_fail(P, P->sw, "temporary file");
 		}
 		if (chakra_writer_write_node(P->sw, P->node) < 0)
-			return writer_fail(P, P->sw, "temporary file");
+			return P->sp.err ? fail(P, "cannot create a temporary file: %s", strerror(P->sp.err))
+			                 : writer_fail(P, P->sw, "temporary file");
 	}
 	P->nodes++;
 	return 1;
@@ -247,21 +397,21 @@ static int finalize_meta(pack *P)
 {
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
 	wo.gzip = P->gzip;
-	wo.overwrite = 1; /* -o is explicit; inputs are protected by tool_check_output */
-	if (chakra_writer_open(&P->w, P->out, &wo) < 0)
+	if (chakra_writer_open_cb(&P->w, P->cb, P->cb_data, &wo) < 0)
 		return writer_fail(P, P->w, P->out);
 	if (chakra_writer_write_metadata(P->w, P->version ? P->version : "", P->meta) < 0)
 		return writer_fail(P, P->w, P->out);
 	P->meta_final = 1;
 	if (!P->sw)
 		return 1;
-	if (chakra_writer_finish(P->sw) < 0 || fflush(P->spool) != 0)
+	if (chakra_writer_finish(P->sw) < 0 || (P->sp.f && fflush(P->sp.f) != 0))
 		return writer_fail(P, P->sw, "temporary file");
-	rewind(P->spool);
+	if (P->sp.f)
+		rewind(P->sp.f);
 	chakra_reader *r;
 	chakra_reader_options ro = CHAKRA_READER_OPTIONS_INIT;
 	ro.display_name = "temporary file";
-	int rc = chakra_reader_open_cb(&r, spool_read, P->spool, &ro);
+	int rc = chakra_reader_open_cb(&r, spool_read, &P->sp, &ro);
 	const void *m;
 	size_t len;
 	while (rc >= 0 && (rc = chakra_reader_next_raw(r, &m, &len)) > 0)
@@ -359,6 +509,60 @@ static int unhex(pack *P, tok *t, size_t *len)
 	return 1;
 }
 
+static int b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62; /* standard and URL-safe alphabets, as protobuf accepts */
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+/* Decode a base64 token in place; padding optional. */
+static int unb64(pack *P, tok *t, size_t *len)
+{
+	char *s = P->pool + t->off;
+	size_t n = t->len, o = 0;
+	while (n && s[n - 1] == '=')
+		n--;
+	if (t->len - n > 2 || n % 4 == 1)
+		return fail(P, "attribute '%s': bytes value is not base64", attr_name(P));
+	uint32_t acc = 0;
+	int bits = 0;
+	for (size_t i = 0; i < n; i++) {
+		int v = b64val((unsigned char)s[i]);
+		if (v < 0)
+			return fail(P, "attribute '%s': bytes value is not base64 (character %zu)",
+			            attr_name(P), i);
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			s[o++] = (char)(acc >> bits & 0xff);
+		}
+	}
+	*len = o;
+	return 1;
+}
+
+/* A protobuf-JSON string holding an integer: digits, optional leading '-'. */
+static int pb_intstr(const char *s, size_t len)
+{
+	size_t i = len && s[0] == '-';
+	if (i == len)
+		return 0;
+	for (; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
 static int kind_signed(int k)
 {
 	return k == CHAKRA_ATTR_INT32 || k == CHAKRA_ATTR_INT64 || k == CHAKRA_ATTR_SINT32 ||
@@ -383,7 +587,9 @@ static int tok_int(pack *P, const tok *t, int k, uint64_t *out)
 		*out = t->len;
 		return 1;
 	}
-	if (t->type != T_NUM)
+	/* protobuf's mapping writes 64-bit integers as strings (and accepts
+	 * strings for any integer) */
+	if (t->type != T_NUM && !(P->pb && t->type == T_STR && pb_intstr(P->pool + t->off, t->len)))
 		return fail(P, "attribute '%s' (%s): expected an integer, got %s", attr_name(P), kn,
 		            tok_name(t->type));
 	const char *s = P->pool + t->off;
@@ -407,6 +613,19 @@ static int tok_int(pack *P, const tok *t, int k, uint64_t *out)
 static int tok_real(pack *P, const tok *t, int k, double *out)
 {
 	const char *kn = chakra_attr_kind_name(k);
+	if (P->pb && t->type == T_STR) {
+		const char *s = P->pool + t->off;
+		if (!strcmp(s, "NaN"))
+			*out = k == CHAKRA_ATTR_FLOAT ? (double)nanf("") : nan("");
+		else if (!strcmp(s, "Infinity"))
+			*out = INFINITY;
+		else if (!strcmp(s, "-Infinity"))
+			*out = -INFINITY;
+		else if (!t->len || json_num_real(s, t->len, 0, k == CHAKRA_ATTR_FLOAT, out) < 0)
+			return fail(P, "attribute '%s' (%s): string \"%.40s\" is not a number (only "
+			               "\"NaN\", \"Infinity\", \"-Infinity\" or digits)", attr_name(P), kn, s);
+		return 1;
+	}
 	if (t->type != T_NUM && t->type != T_STR)
 		return fail(P, "attribute '%s' (%s): expected a number or \"nan\"/\"inf\"/\"-inf\", got %s",
 		            attr_name(P), kn, tok_name(t->type));
@@ -456,7 +675,7 @@ static int attr_emit(pack *P, chakra_builder *b, int kind)
 		for (size_t i = 0; i < n && ok; i++) {
 			lens[i] = P->toks[i].len;
 			if (k == CHAKRA_ATTR_BYTES)
-				ok = unhex(P, &P->toks[i], &lens[i]);
+				ok = P->pb ? unb64(P, &P->toks[i], &lens[i]) : unhex(P, &P->toks[i], &lens[i]);
 			v[i] = P->pool + P->toks[i].off;
 		}
 		if (ok)
@@ -572,18 +791,94 @@ static const char *ev_name(int ev, int type)
 static int key_is(const pack *P, int k) { return P->kid == k; }
 #define KEY(k) key_is(P, k)
 
+static int is_object_frame(int f)
+{
+	return f == F_TOP || f == F_META || f == F_ATTR || f == F_NODE || f == F_IO ||
+	       f == F_WG_NODE || f == F_PB_META || f == F_PB_NODE || f == F_PB_ATTR ||
+	       f == F_PB_LIST;
+}
+
 static int push(pack *P, int f)
 {
 	if (P->depth >= MAX_DEPTH)
 		return fail(P, "nesting too deep");
+	P->seen[P->depth] = 0;
 	P->stack[P->depth++] = f;
 	return 1;
 }
 
+/* ---- free-form keys: duplicates found by sorting when the object ends ---- */
+
+static int keyset_add(pack *P, keyset *k, const char *s, size_t len)
+{
+	size_t need = k->plen + sizeof(size_t) + len;
+	if (need > k->pcap) {
+		size_t cap = k->pcap ? k->pcap : 1024;
+		while (cap < need)
+			cap *= 2;
+		char *np = realloc(k->pool, cap);
+		if (!np)
+			return fail(P, "out of memory");
+		k->pool = np;
+		k->pcap = cap;
+	}
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 64;
+		size_t *no = realloc(k->off, cap * sizeof *no);
+		if (!no)
+			return fail(P, "out of memory");
+		k->off = no;
+		k->cap = cap;
+	}
+	k->off[k->n++] = k->plen;
+	memcpy(k->pool + k->plen, &len, sizeof len);
+	memcpy(k->pool + k->plen + sizeof len, s, len);
+	k->plen = need;
+	return 1;
+}
+
+static const char *ks_pool; /* for the qsort comparator */
+
+static int ks_cmp(const void *a, const void *b)
+{
+	size_t la, lb;
+	const char *pa = ks_pool + *(const size_t *)a, *pb = ks_pool + *(const size_t *)b;
+	memcpy(&la, pa, sizeof la);
+	memcpy(&lb, pb, sizeof lb);
+	int c = memcmp(pa + sizeof la, pb + sizeof lb, la < lb ? la : lb);
+	return c ? c : (la > lb) - (la < lb);
+}
+
+/* Fail on a key given twice, then empty the set. */
+static int keyset_check(pack *P, keyset *k, const char *where)
+{
+	int ok = 1;
+	if (k->n > 1) {
+		ks_pool = k->pool;
+		qsort(k->off, k->n, sizeof *k->off, ks_cmp);
+		for (size_t i = 1; i < k->n && ok; i++)
+			if (ks_cmp(&k->off[i - 1], &k->off[i]) == 0) {
+				size_t len;
+				memcpy(&len, k->pool + k->off[i], sizeof len);
+				ok = fail(P, "key \"%.*s\" appears twice in %s", (int)(len > 60 ? 60 : len),
+				          k->pool + k->off[i] + sizeof len, where);
+			}
+	}
+	k->n = k->plen = 0;
+	return ok;
+}
+
+static void keyset_free(keyset *k)
+{
+	free(k->pool);
+	free(k->off);
+}
+
+/* ---- values ---- */
 
 static int want_u64(pack *P, int ev, int type, const char *s, size_t len, uint64_t *out)
 {
-	if (ev != EV_SCALAR || type != T_NUM)
+	if (ev != EV_SCALAR || (type != T_NUM && !(P->pb && type == T_STR && pb_intstr(s, len))))
 		return fail(P, "\"%s\": expected a non-negative integer, got %s", P->key,
 		            ev_name(ev, type));
 	if (json_num_u64(s, len, out) < 0)
@@ -601,7 +896,7 @@ static int want_str(pack *P, int ev, int type)
 
 static int set_type(pack *P, int ev, int type, const char *s, size_t len)
 {
-	if (ev == EV_SCALAR && type == T_STR) {
+	if (ev == EV_SCALAR && type == T_STR && !(P->pb && pb_intstr(s, len))) {
 		int t = chakra_node_type_from_name(s);
 		if (t < 0)
 			return fail(P, "unknown node type \"%.*s\"", (int)(len > 40 ? 40 : len), s);
@@ -609,8 +904,8 @@ static int set_type(pack *P, int ev, int type, const char *s, size_t len)
 		return 1;
 	}
 	int64_t v;
-	if (ev != EV_SCALAR || type != T_NUM || json_num_i64(s, len, &v) < 0 || v < INT32_MIN ||
-	    v > INT32_MAX)
+	if (ev != EV_SCALAR || (type != T_NUM && !(P->pb && type == T_STR)) ||
+	    json_num_i64(s, len, &v) < 0 || v < INT32_MIN || v > INT32_MAX)
 		return fail(P, "\"%s\": expected a node type name or a 32-bit integer, got %s", P->key,
 		            ev_name(ev, type));
 	chakra_builder_set_type(P->node, (int)v);
@@ -622,6 +917,7 @@ static int node_begin(pack *P, int frame)
 	chakra_builder_reset(P->node);
 	P->in_node = 1;
 	P->node_has_id = 0;
+	P->ks_node.n = P->ks_node.plen = 0;
 	return push(P, frame);
 }
 
@@ -636,22 +932,160 @@ static int set_id(pack *P, int ev, int type, const char *s, size_t len)
 	return 1;
 }
 
+/* workload_graph: the top-level "version" held back while the form was
+ * unknown is an ordinary metadata attribute. */
+static int flush_version(pack *P)
+{
+	if (!P->version_pending)
+		return 1;
+	P->version_pending = 0;
+	attr_begin(P);
+	if (!pool_add(P, "version", 7, &P->a_name))
+		return 0;
+	P->a_name_len = 7;
+	P->a_have_value = 1;
+	int ok = tok_add(P, T_STR, P->version, strlen(P->version)) && attr_infer(P, P->meta) &&
+	         keyset_add(P, &P->ks_top, "version", 7);
+	free(P->version);
+	P->version = NULL;
+	return ok;
+}
+
 static int set_form(pack *P, int form)
 {
 	if (P->form != FORM_UNKNOWN && P->form != form)
-		return fail(P, "top-level key \"%s\" mixes the jsonize form (metadata/nodes) with the "
-		               "workload_graph form", P->key);
+		return fail(P, "top-level key \"%s\" mixes the jsonize form (metadata/nodes), the "
+		               "workload_graph form and protobuf's JSON (version/attr)", P->key);
 	P->form = form;
-	if (form == FORM_OURS && P->first_extra_key_set)
+	P->pb = form == FORM_PB || form == FORM_PB_ARRAY;
+	if (form == FORM_OURS && (P->first_extra_key_set || P->version_pending))
 		return fail(P, "unknown top-level key \"%s\" (expected \"metadata\" and \"nodes\")",
-		            P->first_extra_key);
+		            P->version_pending ? "version" : P->first_extra_key);
+	if (form == FORM_PB && P->first_extra_key_set)
+		return fail(P, "unknown key \"%s\" in protobuf JSON's GlobalMetadata (expected version, "
+		               "attr)", P->first_extra_key);
+	if (form == FORM_WG)
+		return flush_version(P);
 	return 1;
+}
+
+/* GlobalMetadata in protobuf's form (the top-level object of the stream,
+ * or the array's first element). */
+static int pb_meta_value(pack *P, int ev, int type, const char *s)
+{
+	if (KEY(K_version)) {
+		if (ev == EV_SCALAR && type == T_NULL)
+			return 1;
+		if (!want_str(P, ev, type))
+			return 0;
+		free(P->version);
+		P->version = strdup(s);
+		return P->version ? 1 : fail(P, "out of memory");
+	}
+	if (KEY(K_attr)) {
+		if (ev == EV_SCALAR && type == T_NULL)
+			return 1;
+		if (ev != EV_ARRAY)
+			return fail(P, "\"attr\": expected an array, got %s", ev_name(ev, type));
+		P->attrs_meta = 1;
+		return push(P, F_PB_ATTRS);
+	}
+	return fail(P, "unknown key \"%s\" in GlobalMetadata (expected version, attr)", P->key);
+}
+
+static int pb_node_value(pack *P, int ev, int type, const char *s, size_t len)
+{
+	uint64_t u;
+	if (ev == EV_SCALAR && type == T_NULL && P->kid != K_OTHER)
+		return 1; /* null: the field keeps its default, as protobuf reads it */
+	switch (key_canon(P->kid)) {
+	case K_id:
+		return set_id(P, ev, type, s, len);
+	case K_name:
+		return want_str(P, ev, type) &&
+		       (chakra_builder_set_name(P->node, s, len) == 0 || fail(P, "out of memory"));
+	case K_type:
+		return set_type(P, ev, type, s, len);
+	case K_ctrl_deps:
+	case K_data_deps:
+		if (ev != EV_ARRAY)
+			return fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
+		P->deps_ctrl = key_canon(P->kid) == K_ctrl_deps;
+		return push(P, F_DEPS);
+	case K_start_time_micros:
+	case K_duration_micros:
+		if (!want_u64(P, ev, type, s, len, &u))
+			return 0;
+		if (key_canon(P->kid) == K_start_time_micros)
+			chakra_builder_set_start_time_micros(P->node, u);
+		else
+			chakra_builder_set_duration_micros(P->node, u);
+		return 1;
+	case K_inputs:
+	case K_outputs:
+		if (ev != EV_MAP)
+			return fail(P, "\"%s\": expected an object, got %s", P->key, ev_name(ev, type));
+		P->io_which = KEY(K_inputs) ? CHAKRA_IO_INPUTS : CHAKRA_IO_OUTPUTS;
+		if (chakra_builder_set_io(P->node, (chakra_io)P->io_which, CHAKRA_IO_VALUES, "", 0))
+			return fail(P, "out of memory");
+		return push(P, F_IO);
+	case K_attr:
+		if (ev != EV_ARRAY)
+			return fail(P, "\"attr\": expected an array, got %s", ev_name(ev, type));
+		P->attrs_meta = 0;
+		return push(P, F_PB_ATTRS);
+	}
+	return fail(P, "unknown key \"%s\" in node (protobuf JSON: id, name, type, ctrlDeps, "
+	               "dataDeps, startTimeMicros, durationMicros, inputs, outputs, attr)", P->key);
+}
+
+static int pb_attr_value(pack *P, int ev, int type, const char *s, size_t len)
+{
+	if (ev == EV_SCALAR && type == T_NULL && P->kid != K_OTHER)
+		return 1;
+	if (KEY(K_name) || key_canon(P->kid) == K_doc_string) {
+		if (!want_str(P, ev, type))
+			return 0;
+		int nm = KEY(K_name);
+		P->a_name_len = nm ? len : P->a_name_len;
+		P->a_doc_len = nm ? P->a_doc_len : len;
+		return pool_add(P, s, len, nm ? &P->a_name : &P->a_doc);
+	}
+	if (!KEY(K_pbval))
+		return fail(P, "unknown key \"%s\" in attribute (expected name, docString and one "
+		               "value such as int64Val or stringList)", P->key);
+	P->a_kind = P->key_kind;
+	P->a_have_kind = 1;
+	P->a_have_value = 1;
+	if (P->key_kind % 2 == 0) { /* a list: {"values": [...]} */
+		if (ev != EV_MAP)
+			return fail(P, "\"%s\": expected an object {\"values\": [...]}, got %s", P->key,
+			            ev_name(ev, type));
+		P->a_is_list = 1;
+		return push(P, F_PB_LIST);
+	}
+	if (ev != EV_SCALAR)
+		return fail(P, "\"%s\": expected a scalar, got %s", P->key, ev_name(ev, type));
+	return tok_add(P, type, s, len);
 }
 
 /* A value (scalar, or the start of a map/array) arrived. */
 static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 {
 	if (P->depth == 0) {
+		if (P->top_done) {
+			/* protobuf's stream: the messages after the GlobalMetadata */
+			if (P->form != FORM_PB)
+				return fail(P, "more than one JSON value at the top level");
+			if (ev != EV_MAP)
+				return fail(P, "expected a Node object, got %s", ev_name(ev, type));
+			return node_begin(P, F_PB_NODE);
+		}
+		if (ev == EV_ARRAY) {
+			if (!set_form(P, FORM_PB_ARRAY))
+				return 0;
+			return push(P, F_PB_TOPARR);
+		}
 		if (ev != EV_MAP)
 			return fail(P, "expected a JSON object at the top level, got %s", ev_name(ev, type));
 		return push(P, F_TOP);
@@ -659,13 +1093,13 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 	uint64_t u;
 	switch (P->stack[P->depth - 1]) {
 	case F_TOP:
+		if (P->form == FORM_PB)
+			return pb_meta_value(P, ev, type, s);
 		if (KEY(K_metadata)) {
 			if (!set_form(P, FORM_OURS))
 				return 0;
 			if (ev != EV_MAP)
 				return fail(P, "\"metadata\": expected an object, got %s", ev_name(ev, type));
-			if (P->meta_seen)
-				return fail(P, "\"metadata\" appears twice");
 			P->meta_seen = 1;
 			return push(P, F_META);
 		}
@@ -683,10 +1117,27 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 				return fail(P, "\"workload_graph\": expected an array, got %s", ev_name(ev, type));
 			return push(P, F_WG_NODES);
 		}
+		if (P->form == FORM_UNKNOWN && KEY(K_attr) && ev == EV_ARRAY) {
+			/* only protobuf's GlobalMetadata has an array "attr" here */
+			if (!set_form(P, FORM_PB))
+				return 0;
+			return pb_meta_value(P, ev, type, s);
+		}
+		if (P->form == FORM_UNKNOWN && KEY(K_version) && !P->first_extra_key_set &&
+		    ev == EV_SCALAR && type == T_STR) {
+			/* protobuf's metadata, or a workload_graph attribute: the
+			 * next keys tell */
+			free(P->version);
+			P->version = strdup(s);
+			P->version_pending = 1;
+			return P->version ? 1 : fail(P, "out of memory");
+		}
 		/* workload_graph files: other top-level keys are metadata attributes. */
 		if (P->form == FORM_OURS)
 			return fail(P, "unknown top-level key \"%s\" (expected \"metadata\" and \"nodes\")",
 			            P->wkey);
+		if (!flush_version(P))
+			return 0;
 		if (!P->first_extra_key_set) {
 			snprintf(P->first_extra_key, sizeof P->first_extra_key, "%s", P->wkey);
 			P->first_extra_key_set = P->first_extra_key;
@@ -695,11 +1146,12 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			return fail(P, "top-level key \"%s\": expected a scalar, got %s", P->wkey,
 			            ev_name(ev, type));
 		attr_begin(P);
-		if (!pool_add(P, P->wkey, strlen(P->wkey), &P->a_name))
+		if (!pool_add(P, P->wkey, P->wkey_len, &P->a_name))
 			return 0;
-		P->a_name_len = strlen(P->wkey);
+		P->a_name_len = P->wkey_len;
 		P->a_have_value = 1;
-		return tok_add(P, type, s, len) && attr_infer(P, P->meta);
+		return keyset_add(P, &P->ks_top, P->wkey, P->wkey_len) && tok_add(P, type, s, len) &&
+		       attr_infer(P, P->meta);
 	case F_META:
 		if (KEY(K_version)) {
 			if (!want_str(P, ev, type))
@@ -746,8 +1198,6 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 			return 1;
 		}
 		if (KEY(K_value)) {
-			if (P->a_have_value)
-				return fail(P, "attribute has two values");
 			P->a_have_value = 1;
 			if (ev == EV_ARRAY) {
 				P->a_is_list = 1;
@@ -824,6 +1274,8 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		if (f < 0)
 			return fail(P, "unknown key \"%s\" in inputs/outputs (expected values, shapes, types)",
 			            P->key);
+		if (P->pb && ev == EV_SCALAR && type == T_NULL)
+			return 1;
 		if (!want_str(P, ev, type))
 			return 0;
 		return chakra_builder_set_io(P->node, (chakra_io)P->io_which, (chakra_io_field)f, s, len) == 0
@@ -853,15 +1305,44 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		if (ev == EV_MAP)
 			return fail(P, "key \"%s\": objects are not supported as attribute values", P->wkey);
 		attr_begin(P);
-		if (!pool_add(P, P->wkey, strlen(P->wkey), &P->a_name))
+		if (!pool_add(P, P->wkey, P->wkey_len, &P->a_name) ||
+		    !keyset_add(P, &P->ks_node, P->wkey, P->wkey_len))
 			return 0;
-		P->a_name_len = strlen(P->wkey);
+		P->a_name_len = P->wkey_len;
 		P->a_have_value = 1;
 		if (ev == EV_ARRAY) {
 			P->a_is_list = 1;
 			return push(P, F_WG_LIST);
 		}
 		return tok_add(P, type, s, len) && attr_infer(P, P->node);
+	case F_PB_TOPARR:
+		if (ev != EV_MAP)
+			return fail(P, "protobuf JSON array: expected objects (GlobalMetadata, then Nodes), "
+			               "got %s", ev_name(ev, type));
+		if (!P->meta_seen) {
+			P->meta_seen = 1;
+			return push(P, F_PB_META);
+		}
+		return node_begin(P, F_PB_NODE);
+	case F_PB_META:
+		return pb_meta_value(P, ev, type, s);
+	case F_PB_NODE:
+		return pb_node_value(P, ev, type, s, len);
+	case F_PB_ATTRS:
+		if (ev != EV_MAP)
+			return fail(P, "attribute list: expected an object, got %s", ev_name(ev, type));
+		attr_begin(P);
+		return push(P, F_PB_ATTR);
+	case F_PB_ATTR:
+		return pb_attr_value(P, ev, type, s, len);
+	case F_PB_LIST:
+		if (!KEY(K_values))
+			return fail(P, "unknown key \"%s\" in a list value (expected \"values\")", P->key);
+		if (ev == EV_SCALAR && type == T_NULL)
+			return 1;
+		if (ev != EV_ARRAY)
+			return fail(P, "\"values\": expected an array, got %s", ev_name(ev, type));
+		return push(P, F_VALLIST);
 	}
 	return fail(P, "internal error: bad parser state");
 }
@@ -896,8 +1377,7 @@ static int cb_number(void *c, const char *s, size_t len)
 static int cb_string(void *c, const unsigned char *s, size_t len)
 {
 	pack *P = c;
-	/* yajl's buffer is not NUL-terminated: copy through the scratch key
-	 * buffer's sibling (the pool would be reset by attr_begin). */
+	/* yajl's buffer is not NUL-terminated */
 	char small[256];
 	char *t = len < sizeof small ? small : malloc(len + 1);
 	if (!t)
@@ -919,7 +1399,8 @@ static int cb_map_key(void *c, const unsigned char *s, size_t len)
 	size_t n = len < sizeof P->key - 1 ? len : sizeof P->key - 1;
 	memcpy(P->key, s, n);
 	P->key[n] = 0;
-	P->kid = len < sizeof P->key - 1 ? key_lookup(P->key, len) : K_OTHER;
+	P->key_kind = 0;
+	P->kid = key_lookup((const char *)s, len, &P->key_kind);
 	if (len + 1 > P->wkey_cap) {
 		char *w = realloc(P->wkey, len + 1);
 		if (!w)
@@ -929,6 +1410,20 @@ static int cb_map_key(void *c, const unsigned char *s, size_t len)
 	}
 	memcpy(P->wkey, s, len);
 	P->wkey[len] = 0;
+	P->wkey_len = len;
+	/* a known key twice in one object (two spellings of one protobuf
+	 * field, or two members of the value oneof, count as the same) */
+	if (P->kid != K_OTHER && P->depth > 0 && is_object_frame(P->stack[P->depth - 1])) {
+		int f = P->stack[P->depth - 1];
+		int pbf = P->pb || f == F_PB_META || f == F_PB_NODE || f == F_PB_ATTR;
+		uint64_t bit = (uint64_t)1 << (pbf ? key_canon(P->kid) : P->kid);
+		if (P->seen[P->depth - 1] & bit)
+			return fail(P, P->kid == K_pbval
+			                   ? "attribute has two values (\"%s\" and another member of the "
+			                     "value oneof)"
+			                   : "key \"%s\" appears twice in one object", P->key);
+		P->seen[P->depth - 1] |= bit;
+	}
 	return 1;
 }
 
@@ -939,20 +1434,39 @@ static int cb_end_map(void *c)
 	switch (f) {
 	case F_ATTR:
 		return attr_end(P);
+	case F_PB_ATTR:
+		return attr_emit(P, P->attrs_meta ? P->meta : P->node,
+		                 P->a_have_kind ? P->a_kind : CHAKRA_ATTR_NONE);
 	case F_NODE:
 	case F_WG_NODE:
+	case F_PB_NODE:
+		if (f == F_WG_NODE && !keyset_check(P, &P->ks_node, "a node"))
+			return 0;
 		if (!sink_node(P))
 			return 0;
 		P->in_node = 0;
 		return 1;
 	case F_META:
+	case F_PB_META:
 		return finalize_meta(P);
 	case F_TOP:
-		if (P->form == FORM_UNKNOWN)
-			return fail(P, "no \"metadata\"/\"nodes\" (jsonize form) or \"workload_graph\" key");
+		P->top_done = 1;
+		if (P->form == FORM_UNKNOWN) {
+			if (P->first_extra_key_set)
+				return fail(P, "no \"metadata\"/\"nodes\" (jsonize form), \"workload_graph\" key "
+				               "or protobuf GlobalMetadata (version, attr)");
+			/* {} or {"version": ...}: protobuf's GlobalMetadata */
+			P->version_pending = 0;
+			if (!set_form(P, FORM_PB))
+				return 0;
+		}
+		if (P->form == FORM_PB)
+			return finalize_meta(P);
 		if (P->form == FORM_OURS && !P->meta_final)
 			return fail(P, "no \"metadata\" object");
 		if (P->form == FORM_WG) {
+			if (!keyset_check(P, &P->ks_top, "the top-level object"))
+				return 0;
 			free(P->version);
 			/* The schema version the reference tools write (et-format.md). */
 			P->version = strdup("0.0.4");
@@ -971,6 +1485,11 @@ static int cb_end_array(void *c)
 	int f = P->stack[--P->depth];
 	if (f == F_WG_LIST)
 		return attr_infer(P, P->node);
+	if (f == F_PB_TOPARR) {
+		P->top_done = 1;
+		if (!P->meta_seen)
+			return fail(P, "empty array: expected the GlobalMetadata object, then Nodes");
+	}
 	return 1;
 }
 
@@ -985,6 +1504,11 @@ static void report_yajl(pack *P, const unsigned char *buf, size_t len)
 {
 	if (P->failed)
 		return;
+	if (P->top_done && P->form != FORM_PB) {
+		/* only protobuf's stream has more than one top-level value */
+		fail(P, "invalid JSON: parse error: trailing garbage");
+		return;
+	}
 	unsigned char *e = yajl_get_error(P->h, 0, buf, len);
 	char msg[256];
 	snprintf(msg, sizeof msg, "%s", e ? (const char *)e : "parse error");
@@ -997,57 +1521,73 @@ static void report_yajl(pack *P, const unsigned char *buf, size_t len)
 	fail(P, "invalid JSON: %s", msg);
 }
 
-int json_pack(FILE *in, const char *in_name, const char *out, int gzip, unsigned long long *n_nodes)
+static int feed(pack *P, const unsigned char *buf, size_t n)
 {
+	P->chunk = buf;
+	if (yajl_parse(P->h, buf, n) != yajl_status_ok) {
+		report_yajl(P, buf, n);
+		return -1;
+	}
+	P->chunk_base += n;
+	P->lines_before += count_lines(buf, n);
+	return 0;
+}
+
+/* Either from `in` or from (mem, mem_len). */
+static int run(const char *in_name, FILE *in, const void *mem, size_t mem_len,
+               const json_pack_out *out, unsigned long long *n_nodes)
+{
+	key_init();
 	pack *P = calloc(1, sizeof *P);
 	if (!P)
 		return tool_err("out of memory");
 	P->in_name = in_name;
-	P->out = out;
-	P->gzip = gzip;
+	P->out = out->name;
+	P->gzip = out->gzip;
+	P->cb = out->cb;
+	P->cb_data = out->data;
 	P->node = chakra_builder_new();
 	P->meta = chakra_builder_new();
-	P->h = yajl_alloc(&callbacks, NULL, P);
+	P->h = yajl_alloc(&callbacks, tool_yajl_alloc(), P);
 	int status = 1;
+	unsigned char *buf = NULL;
 	if (!P->node || !P->meta || !P->h) {
 		tool_err("out of memory");
 		goto done;
 	}
-	/* Names in real traces need not be UTF-8; jsonize writes them as is. */
+	/* Names in real traces need not be UTF-8; jsonize writes them as is.
+	 * Protobuf's stream puts messages back to back. */
 	yajl_config(P->h, yajl_dont_validate_strings, 1);
-	enum { CHUNK = 1 << 16 };
-	unsigned char *buf = malloc(CHUNK);
-	if (!buf) {
-		tool_err("out of memory");
-		goto done;
-	}
-	size_t n;
-	yajl_status st = yajl_status_ok;
-	while ((n = fread(buf, 1, CHUNK, in)) > 0) {
-		P->chunk = buf;
-		st = yajl_parse(P->h, buf, n);
-		if (st != yajl_status_ok) {
-			report_yajl(P, buf, n);
-			break;
+	yajl_config(P->h, yajl_allow_multiple_values, 1);
+	if (in) {
+		enum { CHUNK = 1 << 16 };
+		buf = malloc(CHUNK);
+		if (!buf) {
+			tool_err("out of memory");
+			goto done;
 		}
-		P->chunk_base += n;
-		P->lines_before += count_lines(buf, n);
+		size_t n;
+		while ((n = fread(buf, 1, CHUNK, in)) > 0)
+			if (feed(P, buf, n) < 0)
+				break;
+		if (!P->failed && ferror(in))
+			fail(P, "read error: %s", strerror(errno));
+	} else if (mem_len) {
+		feed(P, mem, mem_len);
 	}
-	if (!P->failed && ferror(in))
-		fail(P, "read error: %s", strerror(errno));
 	if (!P->failed) {
 		P->chunk = NULL;
-		st = yajl_complete_parse(P->h);
-		if (st != yajl_status_ok)
+		if (yajl_complete_parse(P->h) != yajl_status_ok)
 			report_yajl(P, NULL, 0);
 	}
-	free(buf);
 	if (!P->failed && P->chunk_base == 0)
 		fail(P, "empty input");
+	if (!P->failed && P->depth > 0)
+		fail(P, "input ends inside an object or array");
 	if (!P->failed && !P->meta_final)
 		fail(P, "input ends before the document is complete");
 	if (!P->failed && chakra_writer_finish(P->w) < 0)
-		writer_fail(P, P->w, out);
+		writer_fail(P, P->w, out->name);
 	if (P->failed)
 		tool_err("%s", P->err);
 	else
@@ -1055,19 +1595,33 @@ int json_pack(FILE *in, const char *in_name, const char *out, int gzip, unsigned
 	if (n_nodes)
 		*n_nodes = P->nodes;
 done:
+	free(buf);
 	if (P->h)
 		yajl_free(P->h);
-	/* close without finish drops the temporary output */
 	chakra_writer_close(P->w);
 	chakra_writer_close(P->sw);
-	if (P->spool)
-		fclose(P->spool);
+	if (P->sp.f)
+		fclose(P->sp.f);
+	free(P->sp.mem);
 	chakra_builder_free(P->node);
 	chakra_builder_free(P->meta);
+	keyset_free(&P->ks_top);
+	keyset_free(&P->ks_node);
 	free(P->version);
 	free(P->pool);
 	free(P->toks);
 	free(P->wkey);
 	free(P);
 	return status;
+}
+
+int json_pack(FILE *in, const char *in_name, const json_pack_out *out, unsigned long long *n_nodes)
+{
+	return run(in_name, in, NULL, 0, out, n_nodes);
+}
+
+int json_pack_mem(const void *buf, size_t len, const char *in_name, const json_pack_out *out,
+                  unsigned long long *n_nodes)
+{
+	return run(in_name, NULL, buf, len, out, n_nodes);
 }
