@@ -146,6 +146,9 @@ def main():
                 t.flush()
                 pack[name + ".json"] = subprocess.run(
                     [exe, "jsonize", t.name], check=True, capture_output=True).stdout
+                pack[name + ".pb.json"] = subprocess.run(
+                    [exe, "jsonize", "--protobuf-json", t.name], check=True,
+                    capture_output=True).stdout
     sim = {}
     for d, sel in (("network", 0), ("system", 1)):
         base = os.path.join(SHARED, "data/astra-sim", d)
@@ -157,8 +160,31 @@ def main():
     for fn in sorted(os.listdir(base)):
         if fn.endswith(".txt"):
             text[fn] = open(os.path.join(base, fn), "rb").read()
+    # timeline: byte 0 = NPU count - 1, then the log (ours, ASTRA-sim's
+    # with and without its logger prefix, nested nodes)
+    def ev(kind, npu, cyc, nid, name, astra=False, prefix=""):
+        if astra:
+            return (f"{prefix}{kind},sys->id={npu}, tick={cyc}, node->id={nid}, "
+                    f"node->name={name}, node->type=4\n")
+        return f"{kind},npu_id={npu},cycle={cyc},node_id={nid},node_name={name}\n"
+    pre = "[2024-05-01T10:00:00+0000] [D] <workload>: "
+    timeline = {
+        "ours": b"\x01" + (ev("issue", 0, 100, 3, "gemm, fwd") + ev("issue", 1, 150, 3, "ar") +
+                           ev("callback", 0, 400, 3, "gemm, fwd") +
+                           ev("callback", 1, 900, 3, "ar")).encode(),
+        "astra-prefixed": b"\x01" + ("[2024-05-01T10:00:00+0000] [I] <main>: ring of 2 NPUs\n" +
+                                     ev("issue", 0, 100, 3, "gemm, fwd", True, pre) +
+                                     ev("issue", 1, 150, 3, "ar", True, pre) +
+                                     ev("callback", 0, 400, 3, "gemm, fwd", True, pre) +
+                                     ev("callback", 1, 900, 3, "ar", True, pre)).encode(),
+        "astra-bare": b"\x03" + (ev("issue", 2, 5, 1, "a", True) +
+                                 ev("callback", 2, 9, 1, "a", True)).encode(),
+        "nested": b"\x00" + ("".join(ev("issue", 0, i, i, f"n{i}") for i in range(8)) +
+                             "".join(ev("callback", 0, 20 - i, i, f"n{i}")
+                                     for i in reversed(range(8)))).encode(),
+    }
     for d, seeds in (("reader", reader), ("feeder", feeder), ("pack", pack),
-                     ("sim_config", sim), ("text", text)):
+                     ("sim_config", sim), ("text", text), ("timeline", timeline)):
         os.makedirs(os.path.join("tests/fuzz/corpus", d), exist_ok=True)
         for name, data in seeds.items():
             with open(os.path.join("tests/fuzz/corpus", d, name), "wb") as f:
