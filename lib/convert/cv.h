@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <string.h>
 
 #define CHAKRA_EXPERIMENTAL
 #include "chakra/experimental/convert.h"
@@ -68,8 +69,25 @@ typedef struct cv_buf {
 	char *p;
 	size_t len, cap;
 } cv_buf;
-int chakra__cv_buf_add(cv_buf *b, const void *s, size_t n);
-int chakra__cv_buf_addc(cv_buf *b, char c);
+int chakra__cv_buf_grow(cv_buf *b, const void *s, size_t n); /* slow path of _add */
+static inline int chakra__cv_buf_add(cv_buf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		return chakra__cv_buf_grow(b, s, n);
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+static inline int chakra__cv_buf_addc(cv_buf *b, char c)
+{
+	if (b->len + 2 > b->cap)
+		return chakra__cv_buf_grow(b, &c, 1);
+	b->p[b->len++] = c;
+	b->p[b->len] = 0;
+	return 0;
+}
 /* JSON string literal (quotes and escapes). */
 int chakra__cv_buf_add_jstr(cv_buf *b, const char *s, size_t n);
 void chakra__cv_buf_free(cv_buf *b);
@@ -106,10 +124,33 @@ uint32_t chakra__cv_map_get(const cv_map *m, uint64_t key); /* CV_NONE if absent
 int chakra__cv_map_put(cv_map *m, uint64_t key, uint32_t val); /* replaces */
 void chakra__cv_map_free(cv_map *m);
 
+/* A key for a pair of 64-bit values (pid, tid), (device, stream). */
+static inline uint64_t cv_pair_key(int64_t a, int64_t b)
+{
+	uint64_t x = (uint64_t)a * 0x9e3779b97f4a7c15ull;
+	return (x ^ (x >> 29)) + (uint64_t)b * 0xc2b2ae3d27d4eb4full;
+}
+
 /* ---- numbers ---- */
 /* JSON number text to int64: exact for integers; a number with a fraction
  * or exponent is accepted when it is integral. 0 or -1. */
 int chakra__cv_parse_i64(const char *s, size_t n, int64_t *out);
+/* The common case inline: up to 18 digits, optional minus. */
+static inline int cv_parse_i64(const char *s, size_t n, int64_t *out)
+{
+	size_t i = n && s[0] == '-';
+	if (n - i == 0 || n - i > 18)
+		return chakra__cv_parse_i64(s, n, out);
+	int64_t v = 0;
+	for (size_t k = i; k < n; k++) {
+		unsigned d = (unsigned)(s[k] - '0');
+		if (d > 9)
+			return chakra__cv_parse_i64(s, n, out);
+		v = v * 10 + d;
+	}
+	*out = i ? -v : v;
+	return 0;
+}
 /* Microseconds (integer or decimal, e.g. "4458676522690.655") to
  * nanoseconds, exactly for up to 3 decimals, rounded beyond. 0 or -1. */
 int chakra__cv_parse_us_ns(const char *s, size_t n, int64_t *out);
@@ -149,6 +190,7 @@ typedef struct cv_jctx {
 	const char *unit;      /* "node" / "event" */
 	int64_t index;         /* current unit, -1 before the first */
 	int64_t chunk_base;    /* byte offset of the chunk being parsed */
+	yajl_handle h;         /* the parser (its position inside the chunk) */
 	int depth;
 } cv_jctx;
 /* Set an error at the current unit; returns 0 (YAJL: stop parsing). */

@@ -61,7 +61,7 @@ typedef struct dv {
 	uint32_t *lastrec; /* CPU-side event -> last cudaEventRecord before it, same thread */
 	uint8_t *inwin;    /* device event included / runtime significant */
 	int64_t *lkey;     /* device event: launch time (else own start) */
-	cv_map rt_corr, sync_corr;
+	cv_map rt_corr, sync_corr, thmap, stmap;
 	stream_t *st;
 	size_t nst, stcap;
 	thread_t *th;
@@ -122,34 +122,56 @@ static void msort(uint32_t *v, size_t n, const int64_t *k1, const int64_t *k2, u
 	memcpy(v, tmp, n * sizeof *v);
 }
 
+/* Threads and streams by (pid, tid) / (device, stream), through a map; a
+ * (vanishingly rare) key collision falls back to a scan. */
 static uint32_t thread_of(dv *d, int64_t pid, int64_t tid)
 {
-	for (size_t i = 0; i < d->nth; i++)
-		if (d->th[i].pid == pid && d->th[i].tid == tid)
-			return (uint32_t)i;
-	thread_t *t = CV_PUSH(d->th, d->nth, d->thcap);
-	if (!t)
+	uint64_t key = cv_pair_key(pid, tid);
+	uint32_t t = chakra__cv_map_get(&d->thmap, key);
+	if (t != CV_NONE && d->th[t].pid == pid && d->th[t].tid == tid)
+		return t;
+	if (t != CV_NONE)
+		for (size_t i = 0; i < d->nth; i++)
+			if (d->th[i].pid == pid && d->th[i].tid == tid)
+				return (uint32_t)i;
+	thread_t *n = CV_PUSH(d->th, d->nth, d->thcap);
+	if (!n)
 		return CV_NONE;
-	memset(t, 0, sizeof *t);
-	t->pid = pid;
-	t->tid = tid;
-	return (uint32_t)(d->nth - 1);
+	memset(n, 0, sizeof *n);
+	n->pid = pid;
+	n->tid = tid;
+	t = (uint32_t)(d->nth - 1);
+	if (chakra__cv_map_get(&d->thmap, key) == CV_NONE && chakra__cv_map_put(&d->thmap, key, t) < 0)
+		return CV_NONE;
+	return t;
 }
+
+/* More GPU streams than any real trace has: every host wait looks at each
+ * stream, so a hostile file could make that quadratic. */
+#define MAX_STREAMS 4096
 
 static uint32_t stream_of(dv *d, int64_t dev, int64_t stream, int create)
 {
-	for (size_t i = 0; i < d->nst; i++)
-		if (d->st[i].device == dev && d->st[i].stream == stream)
-			return (uint32_t)i;
-	if (!create)
+	uint64_t key = cv_pair_key(dev, stream);
+	uint32_t s = chakra__cv_map_get(&d->stmap, key);
+	if (s != CV_NONE && d->st[s].device == dev && d->st[s].stream == stream)
+		return s;
+	if (s != CV_NONE)
+		for (size_t i = 0; i < d->nst; i++)
+			if (d->st[i].device == dev && d->st[i].stream == stream)
+				return (uint32_t)i;
+	if (!create || d->nst >= MAX_STREAMS)
 		return CV_NONE;
-	stream_t *s = CV_PUSH(d->st, d->nst, d->stcap);
-	if (!s)
+	stream_t *n = CV_PUSH(d->st, d->nst, d->stcap);
+	if (!n)
 		return CV_NONE;
-	memset(s, 0, sizeof *s);
-	s->device = dev;
-	s->stream = stream;
-	return (uint32_t)(d->nst - 1);
+	memset(n, 0, sizeof *n);
+	n->device = dev;
+	n->stream = stream;
+	s = (uint32_t)(d->nst - 1);
+	if (chakra__cv_map_get(&d->stmap, key) == CV_NONE && chakra__cv_map_put(&d->stmap, key, s) < 0)
+		return CV_NONE;
+	return s;
 }
 
 static int rt_kind(const char *nm)
@@ -270,6 +292,10 @@ static int index_device(dv *d)
 			continue;
 		d->inwin[i] = 1;
 		uint32_t s = stream_of(d, e->pid, e->stream, 1);
+		if (s == CV_NONE && d->nst >= MAX_STREAMS)
+			return chakra__cv_fail(d->err, CHAKRA_ECORRUPT, d->file, "event", e->index, -1,
+			                       "more than %d GPU streams (device %lld, stream %lld)",
+			                       MAX_STREAMS, (long long)e->pid, (long long)e->stream);
 		if (s == CV_NONE)
 			return nomem(d);
 		uint32_t *p = CV_PUSH(d->st[s].ops, d->st[s].n, d->st[s].cap);
@@ -423,7 +449,7 @@ static void anchor_linked(dv *d)
 		if (d->k->ev[i].kind != CV_K_RUNTIME || !d->inwin[i])
 			continue;
 		uint32_t j = d->par[i], steps = 0;
-		while (j != CV_NONE && d->o->link[j] == CV_NONE && steps++ < 10000)
+		while (j != CV_NONE && d->o->link[j] == CV_NONE && steps++ < 256)
 			j = d->par[j];
 		d->anchor[i] = j != CV_NONE ? d->o->link[j] : CV_NONE;
 	}
@@ -669,6 +695,18 @@ static int host_waits(dv *d, uint32_t a, uint32_t s_node)
 	return chakra__cv_graph_edge(d->g, d->node[a], to, 0);
 }
 
+/* The `sync` attribute of a node that blocks until device work is done. */
+static int mark_sync(dv *d, uint32_t node, int rk)
+{
+	const char *k = rk == RT_DEVSYNC ? "device" : rk == RT_STREAMSYNC ? "stream"
+	              : rk == RT_EVENTSYNC ? "event" : "copy";
+	uint32_t s = chakra__cv_intern(&d->g->strs, k, strlen(k));
+	if (s == CV_NONE)
+		return -1;
+	d->g->nodes[node].sync = s;
+	return 0;
+}
+
 static int host_syncs(dv *d)
 {
 	cv_kin *k = d->k;
@@ -680,6 +718,9 @@ static int host_syncs(dv *d)
 		uint32_t sn = d->anchor[i];
 		if (sn == CV_NONE)
 			continue;
+		if (rk == RT_MEMCPY_SYNC || rk == RT_DEVSYNC || rk == RT_STREAMSYNC || rk == RT_EVENTSYNC)
+			if (mark_sync(d, sn, rk) < 0)
+				return nomem(d);
 		if (rk == RT_MEMCPY_SYNC) {
 			/* the copy it launched */
 			for (size_t s = 0; s < d->nst; s++) {
@@ -745,6 +786,8 @@ static int host_syncs(dv *d)
 			uint32_t r = d->launch[a];
 			if (d->rtkind[r] == RT_MEMCPY_SYNC)
 				continue; /* done above */
+			if (d->anchor[r] != CV_NONE && mark_sync(d, d->anchor[r], RT_MEMCPY_SYNC) < 0)
+				return nomem(d);
 			if (host_waits(d, a, d->anchor[r]) < 0)
 				return nomem(d);
 		}
@@ -920,6 +963,8 @@ out:
 	free(d.anchor), free(d.rtkind), free(d.inwin), free(d.lkey), free(d.next_cpu);
 	free(d.lastrec);
 	chakra__cv_map_free(&d.rt_corr);
+	chakra__cv_map_free(&d.thmap);
+	chakra__cv_map_free(&d.stmap);
 	chakra__cv_map_free(&d.sync_corr);
 	return rc;
 }

@@ -174,10 +174,24 @@ static int key_of(int c, const char *s, size_t n)
 }
 
 /* ---- capture of values/shapes ---- */
+/* The JSON text of inputs/outputs is built only when it will be written. */
+static int txt_c(ctx *x, char c)
+{
+	return x->et->keep_io ? chakra__cv_buf_addc(&x->text[x->cap_field], c) : 0;
+}
+
+static int txt(ctx *x, char kind, const char *s, size_t n)
+{
+	if (!x->et->keep_io)
+		return 0;
+	cv_buf *b = &x->text[x->cap_field];
+	return kind == 's' ? chakra__cv_buf_add_jstr(b, s, n) : chakra__cv_buf_add(b, s, n);
+}
+
 static int cap_sep(ctx *x, int d)
 {
 	/* d = depth of the container receiving the value */
-	if (!x->first[d] && chakra__cv_buf_addc(&x->text[x->cap_field], ',') < 0)
+	if (!x->first[d] && txt_c(x, ',') < 0)
 		return -1;
 	x->first[d] = 0;
 	return 0;
@@ -192,15 +206,7 @@ static elem *cur_elem(ctx *x)
 /* A scalar inside a capture at container depth d. */
 static int cap_scalar(ctx *x, int d, char kind, const char *s, size_t n, int64_t iv, int is_int)
 {
-	cv_buf *b = &x->text[x->cap_field];
-	if (cap_sep(x, d) < 0)
-		return -1;
-	int r;
-	if (kind == 's')
-		r = chakra__cv_buf_add_jstr(b, s, n);
-	else
-		r = chakra__cv_buf_add(b, s, n);
-	if (r < 0)
+	if (cap_sep(x, d) < 0 || txt(x, kind, s, n) < 0)
 		return -1;
 	int rel = d - x->cap_base; /* 0: direct element of the values array */
 	int f = x->cap_field;
@@ -272,7 +278,7 @@ static int cap_open(ctx *x, int d, int is_map)
 			x->ts[d].n++;
 		}
 	}
-	if (chakra__cv_buf_addc(&x->text[x->cap_field], is_map ? '{' : '[') < 0)
+	if (txt_c(x, is_map ? '{' : '[') < 0)
 		return -1;
 	x->first[d + 1] = 1;
 	memset(&x->ts[d + 1], 0, sizeof x->ts[d + 1]);
@@ -282,7 +288,7 @@ static int cap_open(ctx *x, int d, int is_map)
 static int cap_close(ctx *x, int d, int is_map)
 {
 	/* d = depth of the closing container */
-	if (chakra__cv_buf_addc(&x->text[x->cap_field], is_map ? '}' : ']') < 0)
+	if (txt_c(x, is_map ? '}' : ']') < 0)
 		return -1;
 	if (!is_map && d > x->cap_base) {
 		tstate *t = &x->ts[d];
@@ -556,7 +562,8 @@ static int node_end(ctx *x)
 		}
 	}
 	derive_num_ops(x, n);
-	if ((n->flags & CV_ET_RPC) && parse_rpc(x, n, et->tensors + n->tin, n->tin_n) < 0)
+	if ((n->flags & CV_ET_RPC) &&
+	    parse_rpc(x, n, n->tin_n ? et->tensors + n->tin : NULL, n->tin_n) < 0)
 		return nomem(x);
 	if (n->flags & CV_ET_PGINIT) {
 		for (size_t i = 0; i < x->nel[F_IN_VAL]; i++) {
@@ -605,7 +612,29 @@ static int node_end(ctx *x)
 static void attr_apply(ctx *x)
 {
 	const char *an = sb(x, x->a_name);
+	size_t al = x->a_name_len;
 	int64_t v = x->a_ival;
+	/* the six bookkeeping attributes every node has, without strcmp */
+	if (al <= 9) {
+		int64_t *q = NULL;
+		switch (al) {
+		case 3: if (!memcmp(an, "tid", 3)) q = &x->tid; break;
+		case 5:
+			if (!memcmp(an, "rf_id", 5)) q = &x->rf;
+			else if (!memcmp(an, "scope", 5)) q = &x->scope;
+			break;
+		case 6:
+			if (!memcmp(an, "seq_id", 6)) q = &x->seq;
+			else if (!memcmp(an, "fw_tid", 6)) q = &x->fwtid;
+			break;
+		case 9: if (!memcmp(an, "fw_parent", 9)) q = &x->fwparent; break;
+		}
+		if (q) {
+			if (x->a_kind == 'n' && x->a_is_int)
+				*q = v;
+			return;
+		}
+	}
 	int isint = x->a_kind == 'n' && x->a_is_int;
 	uint32_t *soff = NULL, *slen = NULL;
 	int64_t *iv = NULL;
@@ -644,7 +673,7 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	if (c == C_SKIP)
 		return 1;
 	int64_t iv = 0;
-	int is_int = kind == 'n' && chakra__cv_parse_i64(s, n, &iv) == 0;
+	int is_int = kind == 'n' && cv_parse_i64(s, n, &iv) == 0;
 	if (c == C_CAP || c == C_CAPIN)
 		return cap_scalar(x, d, kind, s, n, iv, is_int) < 0 ? nomem(x) : 1;
 	if (d == 0)
@@ -731,9 +760,10 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	if (c == C_TYPES) {
 		int dir = x->iodir[d];
 		cv_buf *b = &x->types[dir];
-		if (b->len > 1 && chakra__cv_buf_addc(b, ',') < 0)
+		int io = x->et->keep_io;
+		if (io && b->len > 1 && chakra__cv_buf_addc(b, ',') < 0)
 			return nomem(x);
-		if (b->len == 0 && chakra__cv_buf_addc(b, '[') < 0)
+		if (io && b->len == 0 && chakra__cv_buf_addc(b, '[') < 0)
 			return nomem(x);
 		if (kind == 's') {
 			uint32_t len = 0, off = sbuf_add(x, s, n, &len);
@@ -743,9 +773,9 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 			p[2 * x->ntys[dir]] = off;
 			p[2 * x->ntys[dir] + 1] = len;
 			x->ntys[dir]++;
-			if (chakra__cv_buf_add_jstr(b, s, n) < 0)
+			if (io && chakra__cv_buf_add_jstr(b, s, n) < 0)
 				return nomem(x);
-		} else if (chakra__cv_buf_add(b, s, n) < 0) {
+		} else if (io && chakra__cv_buf_add(b, s, n) < 0) {
 			return nomem(x);
 		}
 		return 1;
@@ -843,7 +873,7 @@ static int open_container(ctx *x, int is_map)
 			x->cap_base = d + 1;
 			x->text[field].len = 0;
 			x->nel[field] = 0;
-			if (chakra__cv_buf_addc(&x->text[field], '[') < 0)
+			if (txt_c(x, '[') < 0)
 				return nomem(x);
 			x->first[d + 1] = 1;
 			memset(&x->ts[d + 1], 0, sizeof x->ts[d + 1]);
@@ -861,7 +891,7 @@ static int open_container(ctx *x, int is_map)
 			x->cap_base = d + 1;
 			x->text[field].len = 0;
 			x->nel[field] = 0;
-			if (chakra__cv_buf_addc(&x->text[field], '[') < 0)
+			if (txt_c(x, '[') < 0)
 				return nomem(x);
 			x->first[d + 1] = 1;
 			memset(&x->ts[d + 1], 0, sizeof x->ts[d + 1]);
@@ -901,7 +931,7 @@ static int close_container(ctx *x, int is_map)
 	x->j.depth = d - 1;
 	switch (c) {
 	case C_CAP:
-		if (chakra__cv_buf_addc(&x->text[x->cap_field], ']') < 0)
+		if (txt_c(x, ']') < 0)
 			return nomem(x);
 		break;
 	case C_CAPIN:
@@ -917,9 +947,9 @@ static int close_container(ctx *x, int is_map)
 	case C_TYPES: {
 		int dir = x->iodir[d];
 		cv_buf *b = &x->types[dir];
-		if (b->len == 0 && chakra__cv_buf_addc(b, '[') < 0)
+		if (x->et->keep_io && b->len == 0 && chakra__cv_buf_addc(b, '[') < 0)
 			return nomem(x);
-		if (chakra__cv_buf_addc(b, ']') < 0)
+		if (x->et->keep_io && chakra__cv_buf_addc(b, ']') < 0)
 			return nomem(x);
 		break;
 	}
@@ -943,9 +973,7 @@ static int cb_key(void *p, const unsigned char *s, size_t n)
 	int d = x->j.depth;
 	int c = x->c[d];
 	if (c == C_CAP || c == C_CAPIN) {
-		cv_buf *b = &x->text[x->cap_field];
-		if (cap_sep(x, d) < 0 || chakra__cv_buf_add_jstr(b, (const char *)s, n) < 0 ||
-		    chakra__cv_buf_addc(b, ':') < 0)
+		if (cap_sep(x, d) < 0 || txt(x, 's', (const char *)s, n) < 0 || txt_c(x, ':') < 0)
 			return nomem(x);
 		x->first[d] = 1; /* the value takes no comma */
 		return 1;

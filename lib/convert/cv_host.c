@@ -400,9 +400,7 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 		/* tensors: inputs read from outside the op depend on their latest
 		 * producer; outputs anywhere in the op make it the producer */
 		uint64_t tbytes = 0;
-		seen.n = 0;
-		if (seen.cap)
-			memset(seen.vals, 0xff, seen.cap * sizeof *seen.vals);
+		uint32_t gen = (uint32_t)k; /* `seen` holds this op's tensors when = gen */
 		for (size_t j = 0; j < nsub; j++) {
 			const cv_etnode *d = &et->nodes[sub[j]];
 			for (uint32_t t = 0; t < d->tin_n; t++) {
@@ -410,9 +408,9 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 				if (!tt->sid)
 					continue;
 				uint64_t key = tkey(tt);
-				if (j == 0 && chakra__cv_map_get(&seen, key) == CV_NONE) {
+				if (j == 0 && chakra__cv_map_get(&seen, key) != gen) {
 					tbytes += tt->bytes;
-					if (chakra__cv_map_put(&seen, key, 1) < 0)
+					if (chakra__cv_map_put(&seen, key, gen) < 0)
 						goto nomem;
 				}
 				uint32_t p = chakra__cv_map_get(&producer, key);
@@ -424,9 +422,9 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 				if (!tt->sid)
 					continue;
 				uint64_t key = tkey(tt);
-				if (j == 0 && chakra__cv_map_get(&seen, key) == CV_NONE) {
+				if (j == 0 && chakra__cv_map_get(&seen, key) != gen) {
 					tbytes += tt->bytes;
-					if (chakra__cv_map_put(&seen, key, 1) < 0)
+					if (chakra__cv_map_put(&seen, key, gen) < 0)
 						goto nomem;
 				}
 				if (chakra__cv_map_put(&producer, key, gi) < 0)

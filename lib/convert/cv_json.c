@@ -19,7 +19,9 @@ int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	chakra__cv_fail(c->err, code, c->name, c->unit, c->index, c->chunk_base, "%s", what);
+	/* inside a callback the parser's count is its position in the chunk */
+	int64_t off = c->chunk_base + (c->h ? (int64_t)yajl_get_bytes_consumed(c->h) : 0);
+	chakra__cv_fail(c->err, code, c->name, c->unit, c->index, off, "%s", what);
 	return 0;
 }
 
@@ -159,10 +161,12 @@ int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jct
 	yajl_handle h = yajl_alloc(cb, NULL, c);
 	if (!h)
 		return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory");
+	c->h = h;
 	int rc = src->buf ? run_mem(h, c, src->buf, src->len) : run_file(h, c, src->path);
 	if (rc == 0)
 		rc = finish(h, c);
 	yajl_free(h);
+	c->h = NULL;
 	if (rc < 0)
 		return c->err->code ? c->err->code : CHAKRA_ECORRUPT;
 	return 0;

@@ -145,7 +145,7 @@ static int kind_of_cat(const char *s, size_t n)
 static int int_of(char kind, const char *s, size_t n, int64_t *out)
 {
 	if (kind == 'n')
-		return chakra__cv_parse_i64(s, n, out);
+		return cv_parse_i64(s, n, out);
 	if (kind != 's' || !n || n > 20)
 		return -1;
 	char tmp[24];

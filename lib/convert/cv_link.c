@@ -157,21 +157,31 @@ static void sort_e(const cv_et *et, uint32_t *v, size_t n, uint32_t *tmp)
 	memcpy(v, tmp, n * sizeof *v);
 }
 
-static seq *seq_get(seq **s, size_t *n, size_t *cap, int64_t pid, int64_t tid)
+static seq *seq_get(seq **s, size_t *n, size_t *cap, cv_map *m, int64_t pid, int64_t tid)
 {
-	for (size_t i = 0; i < *n; i++)
-		if ((*s)[i].pid == pid && (*s)[i].tid == tid)
-			return &(*s)[i];
+	uint64_t key = cv_pair_key(pid, tid);
+	uint32_t i = chakra__cv_map_get(m, key);
+	if (i != CV_NONE && (*s)[i].pid == pid && (*s)[i].tid == tid)
+		return &(*s)[i];
+	if (i != CV_NONE)
+		for (size_t j = 0; j < *n; j++)
+			if ((*s)[j].pid == pid && (*s)[j].tid == tid)
+				return &(*s)[j];
 	seq *q = CV_PUSH(*s, *n, *cap);
 	if (!q)
 		return NULL;
 	memset(q, 0, sizeof *q);
 	q->pid = pid;
 	q->tid = tid;
+	if (i == CV_NONE && chakra__cv_map_put(m, key, (uint32_t)(*n - 1)) < 0)
+		return NULL;
 	return q;
 }
 
 #define LOOKAHEAD 48
+/* Name-order alignment looks at this many threads on each side at most
+ * (real traces have a handful; a hostile file must not make it quadratic). */
+#define MAX_ALIGN_THREADS 16
 
 /* Greedy in-order matching of es[ea..eb) into ks[ka..kb); returns matches. */
 static size_t greedy(const lk *l, const seq *es, size_t ea, size_t eb, const seq *ks, size_t ka,
@@ -222,14 +232,14 @@ static size_t by_order(const lk *l, uint32_t *ket)
 	seq *es = NULL, *ks = NULL;
 	size_t nes = 0, escap = 0, nks = 0, kscap = 0, linked = 0;
 	uint32_t *tmp = malloc((et->n > k->n ? et->n : k->n) * sizeof *tmp + 4);
-	cv_map anchor = { 0 };
+	cv_map anchor = { 0 }, esm = { 0 }, ksm = { 0 };
 	if (!tmp)
 		goto fail;
 	for (size_t i = 0; i < et->n; i++) {
 		ket[i] = CV_NONE;
 		if (!linkable(&et->nodes[i]))
 			continue;
-		seq *q = seq_get(&es, &nes, &escap, 0, et->nodes[i].tid);
+		seq *q = seq_get(&es, &nes, &escap, &esm, 0, et->nodes[i].tid);
 		if (!q || !CV_PUSH(q->v, q->n, q->cap))
 			goto fail;
 		q->v[q->n - 1] = (uint32_t)i;
@@ -237,7 +247,7 @@ static size_t by_order(const lk *l, uint32_t *ket)
 	for (size_t i = 0; i < k->n; i++) {
 		if (!is_cpu(&k->ev[i]))
 			continue;
-		seq *q = seq_get(&ks, &nks, &kscap, k->ev[i].pid, k->ev[i].tid);
+		seq *q = seq_get(&ks, &nks, &kscap, &ksm, k->ev[i].pid, k->ev[i].tid);
 		if (!q || !CV_PUSH(q->v, q->n, q->cap))
 			goto fail;
 		q->v[q->n - 1] = (uint32_t)i;
@@ -249,8 +259,9 @@ static size_t by_order(const lk *l, uint32_t *ket)
 	/* threads with anchors first; the others are then placed in time
 	 * between the ops of the aligned threads that surround them in id
 	 * (start) order */
+	size_t nkt = nks < MAX_ALIGN_THREADS ? nks : MAX_ALIGN_THREADS;
 	for (int pass = 0; pass < 2; pass++)
-	for (size_t t = 0; t < nes; t++) {
+	for (size_t t = 0; t < nes && t < MAX_ALIGN_THREADS; t++) {
 		seq *e = &es[t];
 		if (pass == 1 && e->key)
 			continue;
@@ -258,7 +269,7 @@ static size_t by_order(const lk *l, uint32_t *ket)
 		 * thread holding most of them, else the one whose start matches
 		 * best */
 		size_t best_k = (size_t)-1, best_votes = 0;
-		for (size_t q = 0; q < nks; q++) {
+		for (size_t q = 0; q < nkt; q++) {
 			chakra__cv_map_free(&anchor);
 			for (size_t j = 0; j < ks[q].n; j++) {
 				const cv_kev *v = &k->ev[ks[q].v[j]];
@@ -290,7 +301,7 @@ static size_t by_order(const lk *l, uint32_t *ket)
 		if (best_k == (size_t)-1) {
 			/* no anchors: the thread and start where the first ops match best */
 			size_t best = 0;
-			size_t probe = e->n < 200 ? e->n : 200;
+			size_t probe = e->n < 64 ? e->n : 64;
 			int64_t tl = INT64_MIN, tu = INT64_MAX;
 			if (e->n) {
 				uint64_t x = et->nodes[e->v[0]].id, lo_id = 0, hi_id = UINT64_MAX;
@@ -308,10 +319,10 @@ static size_t by_order(const lk *l, uint32_t *ket)
 				}
 			}
 			for (int bounded = 1; bounded >= 0 && best_k == (size_t)-1; bounded--)
-			for (size_t q = 0; q < nks; q++) {
+			for (size_t q = 0; q < nkt; q++) {
 				uint32_t want = e->n ? l->kname[et->nodes[e->v[0]].name] : CV_NONE;
 				size_t tried = 0;
-				for (size_t p = 0; p < ks[q].n && tried < 256; p++) {
+				for (size_t p = 0; p < ks[q].n && tried < 64; p++) {
 					if (k->ev[ks[q].v[p]].name != want)
 						continue;
 					if (bounded && (k->ev[ks[q].v[p]].ts < tl || k->ev[ks[q].v[p]].ts > tu))
@@ -375,6 +386,8 @@ out:
 		free(ks[i].v);
 	free(es), free(ks), free(tmp);
 	chakra__cv_map_free(&anchor);
+	chakra__cv_map_free(&esm);
+	chakra__cv_map_free(&ksm);
 	return linked;
 }
 

@@ -97,7 +97,7 @@ static int write_groups(const char *path, const cv_groups *all, long nranks, int
 				fprintf(f, "%s%lld", j ? ", " : "", (long long)g->ranks[j]);
 		} else {
 			/* no list: every rank (PyTorch writes [] for the default group) */
-			long m = g->size > 0 ? (long)g->size : nranks;
+			long m = g->size > 0 && g->size <= MAX_RANKS ? (long)g->size : nranks;
 			for (long j = 0; j < m; j++)
 				fprintf(f, "%s%ld", j ? ", " : "", j);
 		}

@@ -57,7 +57,7 @@ void *chakra__cv_grow(void *p, size_t *cap, size_t need, size_t elem)
 	return q;
 }
 
-int chakra__cv_buf_add(cv_buf *b, const void *s, size_t n)
+int chakra__cv_buf_grow(cv_buf *b, const void *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t c = b->cap ? b->cap : 256;
@@ -77,16 +77,6 @@ int chakra__cv_buf_add(cv_buf *b, const void *s, size_t n)
 	b->len += n;
 	b->p[b->len] = 0;
 	return 0;
-}
-
-int chakra__cv_buf_addc(cv_buf *b, char c)
-{
-	if (b->len + 2 <= b->cap) {
-		b->p[b->len++] = c;
-		b->p[b->len] = 0;
-		return 0;
-	}
-	return chakra__cv_buf_add(b, &c, 1);
 }
 
 int chakra__cv_buf_add_jstr(cv_buf *b, const char *s, size_t n)
@@ -126,11 +116,20 @@ void chakra__cv_buf_free(cv_buf *b)
 }
 
 /* ---- string table ---- */
+/* Eight bytes at a time (names and operator schemas are long). */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s + i, n - i);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
 }
 
