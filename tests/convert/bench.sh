@@ -1,0 +1,26 @@
+#!/bin/sh
+# Benchmark (suite 'bench'): the ResNet-50 host ET alone and with its Kineto
+# trace, beside the YAJL-only floor, against the reference tool chain's
+# figures (Chakra's Python converter: 4.0 s / 145 MiB for the ET; trace
+# linker 11.4 s + converter 5.3 s, 288 MiB peak, for the pair; measured on a
+# 2-core machine like this one, ../shared/README.md). Targets: 50x faster at
+# <= 1/5 of the memory. Run it on an idle machine: the times are wall clock.
+set -u
+exe=${CHAKRA_EXE:?}
+data=${CHAKRA_SHARED:?}/data
+et=$data/pytorch/param-resnet50-ddp/resnet_1gpu_et.json.gz
+k=$data/kineto/hta-nccl/nccl_data.json.gz
+[ -f "$et" ] && [ -f "$k" ] || exit 77
+out=$("$exe" bench convert --et "$et" --kineto "$k" --repeat "${BENCH_REPEAT:-5}") || exit 1
+echo "$out"
+echo "$out" | awk '
+	/ET: convert/           { et_t = $3; et_m = $5 }
+	/ET\+Kineto: convert/   { p_t = $3; p_m = $5 }
+	END {
+		fail = 0
+		printf "  ET alone:  %.3f s = %.0fx faster than the reference 4.0 s; %.1f MiB = 1/%.0f of its 145 MiB\n", et_t, 4.0 / et_t, et_m, 145 / et_m
+		printf "  ET+Kineto: %.3f s = %.0fx faster than the reference 16.7 s; %.1f MiB = 1/%.0f of its 288 MiB\n", p_t, 16.7 / p_t, p_m, 288 / p_m
+		if (4.0 / et_t < 50 || 16.7 / p_t < 50) { print "  time target (50x) missed"; fail = 1 }
+		if (145 / et_m < 5 || 288 / p_m < 5) { print "  memory target (1/5) missed"; fail = 1 }
+		exit fail
+	}'
