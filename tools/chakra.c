@@ -11,6 +11,7 @@
 #include "analyze/commands.def"
 #include "gen/commands.def"
 #include "convert/commands.def"
+#include "perf/commands.def"
 #undef CMD
 
 static const struct cmd {
@@ -25,6 +26,7 @@ static const struct cmd {
 #include "analyze/commands.def"
 #include "gen/commands.def"
 #include "convert/commands.def"
+#include "perf/commands.def"
 #undef CMD
 	{ NULL, NULL, NULL }
 };

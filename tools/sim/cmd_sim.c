@@ -192,8 +192,13 @@ typedef struct pending {
 	const char *opt, *arg;
 } pending;
 
+int cmd_sim_replay(int argc, char **argv); /* tools/perf/cmd_replay.c */
+
 int cmd_sim(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--replay"))
+			return cmd_sim_replay(argc, argv);
 	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
 	const char *timeline = NULL, *events = NULL, *model = "unaware", *window = NULL;
 	const char *deps = NULL;

@@ -1,0 +1,475 @@
+/* Chakra ETs into a replay graph: one op per node, on the thread (tid) or
+ * stream (device, stream) the node names, with its recorded start and
+ * duration; data and control dependencies become edges (docs/replay.md,
+ * "Input"). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "chakra/reader.h"
+#include "pf_impl.h"
+
+typedef struct pend {
+	uint32_t op;
+	uint64_t parent;
+} pend;
+
+static int str_eq(const char *s, size_t n, const char *lit)
+{
+	return n == strlen(lit) && !memcmp(s, lit, n);
+}
+
+static int get_i64(const chakra_node *n, const char *name, int64_t *out)
+{
+	int rc = chakra_node_get_int(n, name, out);
+	if (rc == CHAKRA_ERANGE) {
+		uint64_t u;
+		rc = chakra_node_get_uint(n, name, &u);
+		if (!rc)
+			*out = u > INT64_MAX ? INT64_MAX : (int64_t)u;
+	}
+	return rc;
+}
+
+static int meta_i64(const chakra_metadata *m, const char *name, int64_t *out)
+{
+	const chakra_attr *a = m ? chakra_metadata_attr_find(m, name) : NULL;
+	return a ? chakra_attr_int(a, out) : CHAKRA_ENOTFOUND;
+}
+
+/* A process group from a METADATA node (pg_name, pg_ranks). */
+static int add_group(chakra_perf *r, const chakra_node *n)
+{
+	const char *name;
+	size_t nl;
+	const chakra_attr *a = chakra_node_attr_find(n, "pg_ranks");
+	if (chakra_node_pg_name(n, &name, &nl) || !nl || !a || !chakra_attr_is_list(a))
+		return 0;
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (r->groups[i].name_len == nl && !memcmp(pf_str(r, r->groups[i].name_off), name, nl))
+			return 0; /* every rank lists the same groups */
+	size_t cnt = chakra_attr_list_len(a);
+	uint32_t *ranks = malloc((cnt ? cnt : 1) * sizeof *ranks);
+	uint32_t off = chakra__pf_pool_add(r, name, nl);
+	pf_group *g = ranks && off != PF_NONE ? PF_PUSH(r->groups, r->ngroups, r->groups_cap) : NULL;
+	if (!g) {
+		free(ranks);
+		return CHAKRA_ENOMEM;
+	}
+	for (size_t i = 0; i < cnt; i++) {
+		int64_t v = 0;
+		chakra_attr_list_int(a, i, &v);
+		ranks[i] = v < 0 || v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	}
+	g->name_off = off;
+	g->name_len = (uint32_t)nl;
+	g->ranks = ranks;
+	g->n = cnt;
+	return 0;
+}
+
+/* The user annotations the converter keeps in the metadata (names,
+ * starts, durations as parallel lists). */
+static int read_annotations(chakra_perf *r, const chakra_metadata *m, uint32_t rank)
+{
+	const chakra_attr *an = m ? chakra_metadata_attr_find(m, "annotation_names") : NULL;
+	const chakra_attr *as = m ? chakra_metadata_attr_find(m, "annotation_start_nanos") : NULL;
+	const chakra_attr *ad = m ? chakra_metadata_attr_find(m, "annotation_duration_nanos") : NULL;
+	if (!an || !as || !chakra_attr_is_list(an) || !chakra_attr_is_list(as))
+		return 0;
+	size_t n = chakra_attr_list_len(an);
+	if (chakra_attr_list_len(as) < n)
+		n = chakra_attr_list_len(as);
+	pf_rank *k = &r->ranks[rank];
+	for (size_t i = 0; i < n; i++) {
+		const char *s;
+		size_t l;
+		int64_t st = 0, du = 0;
+		if (chakra_attr_list_string(an, i, &s, &l) || chakra_attr_list_int(as, i, &st))
+			continue;
+		if (ad && chakra_attr_list_int(ad, i, &du))
+			du = 0;
+		uint32_t off = chakra__pf_pool_add(r, s, l);
+		struct pf_annot *a = off != PF_NONE ? PF_PUSH(k->annot, k->nannot, k->annot_cap) : NULL;
+		if (!a)
+			return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+		a->name_off = off;
+		a->name_len = (uint32_t)l;
+		a->start = st;
+		a->dur = du;
+	}
+	return 0;
+}
+
+int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, size_t len,
+                            uint32_t rank)
+{
+	if (!r || (!path && !buf))
+		return CHAKRA_EINVAL;
+	chakra_reader *rd = NULL;
+	chakra_reader_options ro = CHAKRA_READER_OPTIONS_INIT;
+	ro.display_name = path;
+	int rc = buf ? chakra_reader_open_buffer(&rd, buf, len, &ro)
+	             : chakra_reader_open(&rd, path, &ro);
+	const char *fname = path ? path : "<memory>";
+	pf_map ids = { 0 };
+	pend *pd = NULL;
+	size_t npd = 0, pdcap = 0;
+	if (rc < 0) {
+		rc = chakra__pf_fail(r, rc, "%s", rd ? chakra_reader_errmsg(rd) : chakra_strerror(rc));
+		goto out;
+	}
+	if (!chakra__pf_rank(r, rank)) {
+		rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+		goto out;
+	}
+	const chakra_node *n;
+	while ((rc = chakra_reader_next(rd, &n)) > 0) {
+		uint64_t id = chakra_node_id(n);
+		if (chakra__pf_map_get(&ids, id) != PF_NONE) {
+			rc = chakra__pf_fail(r, CHAKRA_EDUP, "%s: node %llu (index %llu): duplicate id",
+			                     fname, (unsigned long long)id,
+			                     (unsigned long long)chakra_node_index(n));
+			goto out;
+		}
+		int type = chakra_node_type_of(n);
+		if (type == CHAKRA_METADATA_NODE) {
+			if (add_group(r, n) || chakra__pf_map_put(&ids, id, PF_NONE - 1)) {
+				rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+				goto out;
+			}
+			continue;
+		}
+		int is_cpu = 0;
+		chakra_node_is_cpu_op(n, &is_cpu);
+		int is_comm = type == CHAKRA_COMM_COLL_NODE || type == CHAKRA_COMM_SEND_NODE ||
+		              type == CHAKRA_COMM_RECV_NODE;
+		const char *cat = NULL;
+		size_t catn = 0;
+		chakra_node_get_string(n, "kineto_cat", &cat, &catn);
+		int64_t tid = 0, stream = 0, device = 0;
+		int have_stream = get_i64(n, "stream", &stream) == 0;
+		get_i64(n, "tid", &tid);
+		get_i64(n, "device", &device);
+		chakra_perf_op op;
+		memset(&op, 0, sizeof op);
+		int64_t res;
+		if (is_cpu) {
+			op.kind = cat && str_eq(cat, catn, "cuda_runtime") ? CHAKRA_PERF_CALL
+			                                                   : CHAKRA_PERF_CPU;
+			res = chakra_perf_resource(r, rank, 0, 0, tid);
+		} else {
+			op.kind = is_comm ? CHAKRA_PERF_COMM
+			          : (cat && (str_eq(cat, catn, "gpu_memcpy") ||
+			                     str_eq(cat, catn, "gpu_memset"))) ||
+			                    type == CHAKRA_MEM_LOAD_NODE || type == CHAKRA_MEM_STORE_NODE
+			          ? CHAKRA_PERF_MEMORY : CHAKRA_PERF_KERNEL;
+			/* without a stream (generated workloads): one compute and one
+			 * communication queue per rank, as the analytical simulator */
+			res = have_stream ? chakra_perf_resource(r, rank, 1, device, stream)
+			                  : chakra_perf_resource(r, rank, 1, -1, is_comm ? -2 : -1);
+		}
+		if (res < 0) {
+			rc = (int)res;
+			goto out;
+		}
+		op.resource = (uint32_t)res;
+		int64_t v;
+		if (!get_i64(n, "start_time_nanos", &v))
+			op.start_ns = v;
+		else if (chakra_node_start_time_micros(n))
+			op.start_ns = (int64_t)chakra_node_start_time_micros(n) * 1000;
+		else
+			op.start_ns = CHAKRA_PERF_NO_TIME;
+		if (!get_i64(n, "duration_nanos", &v))
+			op.dur_ns = v < 0 ? 0 : v;
+		else if (is_comm && !chakra_node_duration_micros(n))
+			op.dur_ns = -1; /* the network model decides */
+		else
+			op.dur_ns = (int64_t)chakra_node_duration_micros(n) * 1000;
+		op.name = chakra_node_name(n, &op.name_len);
+		op.id = id;
+		char pgbuf[256];
+		if (is_comm) {
+			int64_t ct = 0;
+			uint64_t cs = 0;
+			const char *pg;
+			size_t pgl;
+			chakra_node_comm_type(n, &ct);
+			chakra_node_comm_size(n, &cs);
+			op.comm_type = type == CHAKRA_COMM_COLL_NODE ? (int)ct : -1 - (type - CHAKRA_COMM_SEND_NODE);
+			op.comm_size = cs;
+			if (!chakra_node_pg_name(n, &pg, &pgl) && pgl && pgl < sizeof pgbuf) {
+				memcpy(pgbuf, pg, pgl);
+				pgbuf[pgl] = 0;
+				op.pg_name = pgbuf;
+			}
+		}
+		int64_t idx = chakra_perf_op_add(r, &op);
+		if (idx < 0) {
+			rc = (int)idx;
+			goto out;
+		}
+		if (chakra__pf_map_put(&ids, id, (uint32_t)idx)) {
+			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (int w = 0; w < 2; w++) {
+			size_t cnt = w ? chakra_node_ctrl_dep_count(n) : chakra_node_data_dep_count(n);
+			const uint64_t *d = w ? chakra_node_ctrl_deps(n) : chakra_node_data_deps(n);
+			for (size_t i = 0; i < cnt; i++) {
+				pend *p = PF_PUSH(pd, npd, pdcap);
+				if (!p) {
+					rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+					goto out;
+				}
+				p->op = (uint32_t)idx;
+				p->parent = d[i];
+			}
+		}
+	}
+	if (rc < 0) {
+		rc = chakra__pf_fail(r, rc, "%s", chakra_reader_errmsg(rd));
+		goto out;
+	}
+	for (size_t i = 0; i < npd; i++) {
+		uint32_t from = chakra__pf_map_get(&ids, pd[i].parent);
+		if (from == PF_NONE) {
+			r->unknown_deps++;
+			continue;
+		}
+		if (from == PF_NONE - 1)
+			continue; /* a METADATA node: no time */
+		if ((rc = chakra_perf_edge_add(r, from, pd[i].op)) < 0)
+			goto out;
+	}
+	int64_t w0, w1;
+	const chakra_metadata *m = chakra_reader_metadata(rd);
+	if ((rc = read_annotations(r, m, rank)) < 0)
+		goto out;
+	if (!meta_i64(m, "window_start_nanos", &w0) && !meta_i64(m, "window_end_nanos", &w1) &&
+	    w1 >= w0 && (rc = chakra_perf_window(r, rank, w0, w1, -1)) < 0)
+		goto out;
+	rc = 0;
+out:
+	chakra_reader_close(rd);
+	chakra__pf_map_free(&ids);
+	free(pd);
+	return rc;
+}
+
+static int exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int chakra_perf_load(chakra_perf *r, const char *prefix)
+{
+	if (!r || !prefix)
+		return CHAKRA_EINVAL;
+	size_t len = strlen(prefix) + 32;
+	char *p = malloc(len);
+	if (!p)
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	int rc = 0;
+	uint32_t k = 0;
+	for (;; k++) {
+		snprintf(p, len, "%s.%u.et", prefix, k);
+		if (!exists(p)) {
+			snprintf(p, len, "%s.%u.et.gz", prefix, k);
+			if (!exists(p))
+				break;
+		}
+		if ((rc = chakra_perf_load_file(r, p, NULL, 0, k)) < 0)
+			break;
+	}
+	if (!rc && k == 0) {
+		if (exists(prefix)) {
+			/* one file: the rank it says it is (for its groups), else 0 */
+			chakra_reader *rd = NULL;
+			int64_t rank = 0;
+			if (chakra_reader_open(&rd, prefix, NULL) == 0 &&
+			    (meta_i64(chakra_reader_metadata(rd), "rank", &rank) || rank < 0 ||
+			     rank > (1 << 20)))
+				rank = 0;
+			chakra_reader_close(rd);
+			rc = chakra_perf_load_file(r, prefix, NULL, 0, (uint32_t)rank);
+		} else
+			rc = chakra__pf_fail(r, CHAKRA_EIO, "%s: no workload: neither %s.0.et(.gz) nor "
+			                     "a file %s exists", prefix, prefix, prefix);
+	}
+	free(p);
+	return rc;
+}
+
+/* ---- windows between annotations ---- */
+
+static int annot_starts(const chakra_perf *r, uint32_t rank, const char *name, int64_t *out,
+                        size_t cap)
+{
+	const pf_rank *k = &r->ranks[rank];
+	size_t n = 0, nl = strlen(name);
+	for (size_t i = 0; i < k->nannot; i++) {
+		const struct pf_annot *a = &k->annot[i];
+		if (a->name_len == nl && !memcmp(pf_str(r, a->name_off), name, nl)) {
+			if (out && n < cap)
+				out[n] = a->start;
+			n++;
+		}
+	}
+	return (int)(n > INT32_MAX ? INT32_MAX : n);
+}
+
+int64_t chakra_perf_between_count(const chakra_perf *r, const char *annotation)
+{
+	if (!r || !annotation)
+		return CHAKRA_EINVAL;
+	int64_t best = -1;
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		if (!r->ranks[k].present)
+			continue;
+		int n = annot_starts(r, k, annotation, NULL, 0);
+		int64_t w = n > 0 ? n - 1 : 0;
+		if (best < 0 || w < best)
+			best = w;
+	}
+	return best < 0 ? 0 : best;
+}
+
+static int cmp_i64s(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int chakra_perf_between(const chakra_perf *r, const char *annotation, uint64_t k,
+                          chakra_perf **out)
+{
+	if (!r || !annotation || !out)
+		return CHAKRA_EINVAL;
+	*out = NULL;
+	int64_t cnt = chakra_perf_between_count(r, annotation);
+	chakra_perf *d = NULL;
+	int rc = chakra_perf_new(&d);
+	*out = d;
+	if (rc < 0)
+		return rc;
+	if ((uint64_t)cnt <= k)
+		return chakra__pf_fail(d, CHAKRA_EINVAL, "no window %llu between annotations '%s' "
+		                       "(there are %lld)", (unsigned long long)k, annotation,
+		                       (long long)cnt);
+	size_t n = r->nops_user;
+	int64_t *a = malloc(2 * (r->nranks ? r->nranks : 1) * sizeof *a);
+	uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+	uint8_t *sel = calloc(n ? n : 1, 1);
+	int64_t *starts = NULL;
+	if (!a || !map || !sel) {
+		rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (uint32_t q = 0; q < r->nranks; q++) {
+		a[2 * q] = a[2 * q + 1] = 0;
+		if (!r->ranks[q].present)
+			continue;
+		int m = annot_starts(r, q, annotation, NULL, 0);
+		free(starts);
+		starts = malloc((size_t)(m ? m : 1) * sizeof *starts);
+		if (!starts) {
+			rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
+			goto done;
+		}
+		annot_starts(r, q, annotation, starts, (size_t)m);
+		qsort(starts, (size_t)m, sizeof *starts, cmp_i64s);
+		a[2 * q] = starts[k];
+		a[2 * q + 1] = starts[k + 1];
+	}
+	/* host ops that start in the window, then what they launch */
+	for (size_t i = 0; i < n; i++) {
+		const pf_op *o = &r->ops[i];
+		int64_t lo = a[2 * o->rank], hi = a[2 * o->rank + 1];
+		if (!r->res[o->res].gpu)
+			sel[i] = o->timed && o->rs0 >= lo && o->rs0 < hi;
+	}
+	uint8_t *launched = calloc(n ? n : 1, 1);
+	if (!launched) {
+		rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < r->nxe; i++) {
+		uint32_t u = r->xe[i].from, v = r->xe[i].to;
+		if (!r->res[r->ops[u].res].gpu && r->res[r->ops[v].res].gpu) {
+			launched[v] = 1;
+			if (sel[u])
+				sel[v] = 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const pf_op *o = &r->ops[i];
+		if (r->res[o->res].gpu && !launched[i])
+			sel[i] = o->timed && o->rs0 >= a[2 * o->rank] && o->rs0 < a[2 * o->rank + 1];
+	}
+	free(launched);
+	for (size_t i = 0; i < r->ngroups && !rc; i++) {
+		const pf_group *g = &r->groups[i];
+		uint32_t off = chakra__pf_pool_add(d, pf_str(r, g->name_off), g->name_len);
+		pf_group *x = off != PF_NONE ? PF_PUSH(d->groups, d->ngroups, d->groups_cap) : NULL;
+		uint32_t *rk = malloc((g->n ? g->n : 1) * sizeof *rk);
+		if (!x || !rk) {
+			free(rk);
+			rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
+			break;
+		}
+		memcpy(rk, g->ranks, g->n * sizeof *rk);
+		x->name_off = off;
+		x->name_len = g->name_len;
+		x->ranks = rk;
+		x->n = g->n;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		map[i] = PF_NONE;
+		if (!sel[i])
+			continue;
+		const pf_op *o = &r->ops[i];
+		const pf_res *x = &r->res[o->res];
+		int64_t res = chakra_perf_resource(d, o->rank, x->gpu, x->device, x->id);
+		if (res < 0) {
+			rc = (int)res;
+			break;
+		}
+		chakra_perf_op op;
+		memset(&op, 0, sizeof op);
+		op.resource = (uint32_t)res;
+		op.kind = (chakra_perf_kind)o->kind0;
+		op.start_ns = o->timed ? o->rs0 : CHAKRA_PERF_NO_TIME;
+		op.dur_ns = o->rd;
+		op.name = pf_str(r, o->name_off);
+		op.name_len = o->name_len;
+		op.id = o->id;
+		op.comm_type = o->comm_type;
+		op.comm_size = o->comm_size;
+		op.pg_name = o->pg_len ? pf_str(r, o->pg_off) : NULL;
+		int64_t idx = chakra_perf_op_add(d, &op);
+		if (idx < 0) {
+			rc = (int)idx;
+			break;
+		}
+		map[i] = (uint32_t)idx;
+	}
+	for (size_t i = 0; i < r->nxe && !rc; i++) {
+		uint32_t u = r->xe[i].from, v = r->xe[i].to;
+		if (sel[u] && sel[v])
+			rc = chakra_perf_edge_add(d, map[u], map[v]);
+	}
+	for (uint32_t q = 0; q < r->nranks && !rc; q++)
+		if (r->ranks[q].present && q < d->nranks && d->ranks[q].present)
+			rc = chakra_perf_window(d, q, a[2 * q], a[2 * q + 1], -1);
+done:
+	free(a);
+	free(map);
+	free(sel);
+	free(starts);
+	return rc < 0 ? rc : 0;
+}

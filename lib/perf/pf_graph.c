@@ -1,0 +1,494 @@
+/* The replay graph: resources, ops, edges as the caller adds them, and the
+ * handle's bookkeeping (strings, errors, accessors). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pf_impl.h"
+
+void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 16;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / elem)
+			return NULL;
+		c *= 2;
+	}
+	void *q = realloc(p, c * elem);
+	if (!q)
+		return NULL;
+	*cap = c;
+	return q;
+}
+
+uint64_t chakra__pf_hash(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+uint32_t chakra__pf_map_get(const pf_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return PF_NONE;
+	size_t mask = m->cap - 1;
+	for (size_t i = chakra__pf_hash(key) & mask;; i = (i + 1) & mask) {
+		if (m->vals[i] == PF_NONE)
+			return PF_NONE;
+		if (m->keys[i] == key)
+			return m->vals[i];
+	}
+}
+
+static int map_grow(pf_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	uint64_t *k = malloc(cap * sizeof *k);
+	uint32_t *v = malloc(cap * sizeof *v);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return CHAKRA_ENOMEM;
+	}
+	memset(v, 0xff, cap * sizeof *v);
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->vals[i] == PF_NONE)
+			continue;
+		size_t j = chakra__pf_hash(m->keys[i]) & (cap - 1);
+		while (v[j] != PF_NONE)
+			j = (j + 1) & (cap - 1);
+		k[j] = m->keys[i];
+		v[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = k;
+	m->vals = v;
+	m->cap = cap;
+	return 0;
+}
+
+int chakra__pf_map_put(pf_map *m, uint64_t key, uint32_t val)
+{
+	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+		return CHAKRA_ENOMEM;
+	size_t mask = m->cap - 1;
+	for (size_t i = chakra__pf_hash(key) & mask;; i = (i + 1) & mask) {
+		if (m->vals[i] == PF_NONE) {
+			m->keys[i] = key;
+			m->vals[i] = val;
+			m->n++;
+			return 0;
+		}
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return 0;
+		}
+	}
+}
+
+void chakra__pf_map_free(pf_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}
+
+int chakra__pf_fail(chakra_perf *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof r->err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+uint32_t chakra__pf_pool_add(chakra_perf *r, const char *s, size_t n)
+{
+	if (n > UINT32_MAX / 2 || r->pool_n + n + 1 > UINT32_MAX)
+		return PF_NONE;
+	if (!PF_RESERVE(r->pool, r->pool_cap, r->pool_n + n + 1))
+		return PF_NONE;
+	uint32_t off = (uint32_t)r->pool_n;
+	if (n)
+		memcpy(r->pool + off, s, n);
+	r->pool[off + n] = 0;
+	r->pool_n += n + 1;
+	return off;
+}
+
+pf_rank *chakra__pf_rank(chakra_perf *r, uint32_t rank)
+{
+	if (rank >= r->nranks) {
+		if (rank > (1u << 24))
+			return NULL;
+		if (!PF_RESERVE(r->ranks, r->ranks_cap, (size_t)rank + 1))
+			return NULL;
+		memset(r->ranks + r->nranks, 0, ((size_t)rank + 1 - r->nranks) * sizeof *r->ranks);
+		for (size_t i = r->nranks; i <= rank; i++) {
+			r->ranks[i].thread = -1;
+			r->ranks[i].mark0 = r->ranks[i].mark1 = PF_NONE;
+		}
+		r->nranks = (size_t)rank + 1;
+	}
+	r->ranks[rank].present = 1;
+	return &r->ranks[rank];
+}
+
+const char *chakra__pf_opname(const chakra_perf *r, uint32_t op, char *buf, size_t len)
+{
+	const pf_op *o = &r->ops[op];
+	if (o->kind == CHAKRA_PERF_MARK)
+		snprintf(buf, len, "rank %u iteration %s", o->rank,
+		         op == r->ranks[o->rank].mark0 ? "start" : "end");
+	else
+		snprintf(buf, len, "rank %u node %llu (%.80s)", o->rank, (unsigned long long)o->id,
+		         pf_str(r, o->name_off));
+	return buf;
+}
+
+static const char *const kind_names[CHAKRA_PERF_KIND_COUNT] = {
+	"cpu", "call", "sync", "kernel", "memory", "comm", "mark"
+};
+static const char *const edge_names[CHAKRA_PERF_EDGE_KIND_COUNT] = {
+	"program", "stream", "launch", "event", "sync", "thread", "window", "peer", "next"
+};
+
+const char *chakra_perf_kind_name(int kind)
+{
+	return kind >= 0 && kind < CHAKRA_PERF_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+const char *chakra_perf_edge_kind_name(int kind)
+{
+	if (kind == -1)
+		return "own";
+	return kind >= 0 && kind < CHAKRA_PERF_EDGE_KIND_COUNT ? edge_names[kind] : "?";
+}
+
+int chakra_perf_options_init(chakra_perf_options *opts, unsigned version)
+{
+	if (!opts || version != CHAKRA_PERF_OPTIONS_VERSION)
+		return CHAKRA_EINVAL;
+	chakra_perf_options d = CHAKRA_PERF_OPTIONS_INIT;
+	*opts = d;
+	return 0;
+}
+
+int chakra_perf_new(chakra_perf **out)
+{
+	if (!out)
+		return CHAKRA_EINVAL;
+	chakra_perf *r = calloc(1, sizeof *r);
+	*out = r;
+	if (!r)
+		return CHAKRA_ENOMEM;
+	if (chakra__pf_pool_add(r, "", 0) == PF_NONE) {
+		free(r);
+		*out = NULL;
+		return CHAKRA_ENOMEM;
+	}
+	return 0;
+}
+
+static void free_results(chakra_perf *r)
+{
+	free(r->val);
+	free(r->arg);
+	free(r->ends);
+	free(r->path);
+	r->val = NULL;
+	r->arg = NULL;
+	r->ends = NULL;
+	r->path = NULL;
+	r->npath = r->path_cap = 0;
+	r->ran = 0;
+}
+
+void chakra_perf_free(chakra_perf *r)
+{
+	if (!r)
+		return;
+	free_results(r);
+	free(r->pool);
+	free(r->res);
+	chakra__pf_map_free(&r->res_map);
+	free(r->ops);
+	free(r->xe);
+	for (size_t i = 0; i < r->nranks; i++)
+		free(r->ranks[i].annot);
+	free(r->ranks);
+	for (size_t i = 0; i < r->ngroups; i++)
+		free(r->groups[i].ranks);
+	free(r->groups);
+	free(r->order);
+	free(r->in_first);
+	free(r->in);
+	free(r->topo);
+	free(r->colls);
+	free(r->coll_members);
+	chakra__pf_net_free(r);
+	free(r);
+}
+
+const char *chakra_perf_errmsg(const chakra_perf *r)
+{
+	return r ? r->err : "no replay handle";
+}
+
+int64_t chakra_perf_resource(chakra_perf *r, uint32_t rank, int gpu, int64_t device, int64_t id)
+{
+	if (!r)
+		return CHAKRA_EINVAL;
+	uint64_t key = chakra__pf_hash(((uint64_t)rank << 1 | (gpu != 0)) ^
+	                               chakra__pf_hash((uint64_t)device * 0x9e3779b97f4a7c15ULL ^
+	                                               (uint64_t)id));
+	/* The map holds the first resource with this hash; collisions chain
+	 * through a linear search of the (few) resources. */
+	uint32_t i = chakra__pf_map_get(&r->res_map, key);
+	if (i != PF_NONE) {
+		for (size_t k = i; k < r->nres; k++) {
+			const pf_res *x = &r->res[k];
+			if (x->rank == rank && x->gpu == (gpu != 0) && x->device == device && x->id == id)
+				return (int64_t)k;
+		}
+	}
+	if (!chakra__pf_rank(r, rank))
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	pf_res *x = PF_PUSH(r->res, r->nres, r->res_cap);
+	if (!x)
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	memset(x, 0, sizeof *x);
+	x->rank = rank;
+	x->gpu = gpu != 0;
+	x->device = device;
+	x->id = id;
+	if (i == PF_NONE && chakra__pf_map_put(&r->res_map, key, (uint32_t)(r->nres - 1)))
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	r->prepared_dirty = 1;
+	return (int64_t)(r->nres - 1);
+}
+
+int64_t chakra_perf_op_add(chakra_perf *r, const chakra_perf_op *op)
+{
+	if (!r || !op)
+		return CHAKRA_EINVAL;
+	if (op->resource >= r->nres)
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "op %llu: resource %u does not exist",
+		                       (unsigned long long)op->id, op->resource);
+	if (op->kind != CHAKRA_PERF_CPU && op->kind != CHAKRA_PERF_CALL &&
+	    op->kind != CHAKRA_PERF_KERNEL && op->kind != CHAKRA_PERF_MEMORY &&
+	    op->kind != CHAKRA_PERF_COMM)
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "op %llu: kind %d cannot be added",
+		                       (unsigned long long)op->id, (int)op->kind);
+	int gpu = r->res[op->resource].gpu;
+	if (gpu != pf_is_gpu_kind(op->kind))
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "op %llu: a %s op on a %s resource",
+		                       (unsigned long long)op->id, chakra_perf_kind_name(op->kind),
+		                       gpu ? "GPU stream" : "CPU thread");
+	if (r->nops_user != r->nops) {
+		r->nops = r->nops_user; /* drop the markers of an earlier run */
+		for (size_t k = 0; k < r->nranks; k++)
+			r->ranks[k].mark0 = r->ranks[k].mark1 = PF_NONE;
+	}
+	if (r->nops >= UINT32_MAX / 2 - 8)
+		return chakra__pf_fail(r, CHAKRA_ERANGE, "too many ops");
+	size_t nl = op->name ? (op->name_len == (size_t)-1 ? strlen(op->name) : op->name_len) : 0;
+	uint32_t off = chakra__pf_pool_add(r, op->name, nl);
+	size_t pl = op->pg_name ? strlen(op->pg_name) : 0;
+	uint32_t pgoff = pl ? chakra__pf_pool_add(r, op->pg_name, pl) : 0;
+	pf_op *o = PF_PUSH(r->ops, r->nops, r->ops_cap);
+	if (off == PF_NONE || pgoff == PF_NONE || !o)
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	memset(o, 0, sizeof *o);
+	o->res = op->resource;
+	o->rank = r->res[op->resource].rank;
+	o->kind = o->kind0 = (uint8_t)op->kind;
+	o->timed = op->start_ns != CHAKRA_PERF_NO_TIME;
+	o->rs0 = o->rs = o->timed ? op->start_ns : 0;
+	o->rd = op->dur_ns;
+	o->name_off = off;
+	o->name_len = (uint32_t)nl;
+	o->id = op->id;
+	o->coll = PF_NONE;
+	o->comm_type = op->comm_type;
+	o->comm_size = op->comm_size;
+	o->pg_off = pgoff;
+	o->pg_len = (uint32_t)pl;
+	o->add = (uint32_t)(r->nops - 1);
+	if (o->timed)
+		r->ranks[o->rank].timed = 1;
+	r->nops_user = r->nops;
+	r->prepared_dirty = 1;
+	return (int64_t)(r->nops - 1);
+}
+
+int chakra_perf_edge_add(chakra_perf *r, uint64_t from, uint64_t to)
+{
+	if (!r || from >= r->nops_user || to >= r->nops_user)
+		return r ? chakra__pf_fail(r, CHAKRA_EINVAL, "edge %llu -> %llu: no such op",
+		                           (unsigned long long)from, (unsigned long long)to)
+		         : CHAKRA_EINVAL;
+	if (r->ops[from].rank != r->ops[to].rank) {
+		char a[160], b[160];
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "edge %s -> %s crosses ranks (collectives "
+		                       "are matched by the engine)",
+		                       chakra__pf_opname(r, (uint32_t)from, a, sizeof a),
+		                       chakra__pf_opname(r, (uint32_t)to, b, sizeof b));
+	}
+	if (from == to)
+		return 0;
+	pf_xedge *e = PF_PUSH(r->xe, r->nxe, r->xe_cap);
+	if (!e)
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	e->from = (uint32_t)from;
+	e->to = (uint32_t)to;
+	r->prepared_dirty = 1;
+	return 0;
+}
+
+int chakra_perf_window(chakra_perf *r, uint32_t rank, int64_t start_ns, int64_t end_ns,
+                         int64_t thread)
+{
+	if (!r)
+		return CHAKRA_EINVAL;
+	if (end_ns < start_ns)
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "rank %u: window ends (%lld) before it "
+		                       "starts (%lld)", rank, (long long)end_ns, (long long)start_ns);
+	if (thread >= 0 && ((size_t)thread >= r->nres || r->res[thread].gpu ||
+	                    r->res[thread].rank != rank))
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "rank %u: window thread %lld is not one of "
+		                       "its CPU threads", rank, (long long)thread);
+	pf_rank *k = chakra__pf_rank(r, rank);
+	if (!k)
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	k->have_window = 1;
+	k->w0 = start_ns;
+	k->w1 = end_ns;
+	k->thread = thread;
+	r->prepared_dirty = 1;
+	return 0;
+}
+
+/* ---- results ---- */
+
+const chakra_perf_breakdown *chakra_perf_breakdown_of(const chakra_perf *r, int64_t rank)
+{
+	if (!r || !r->ran)
+		return NULL;
+	if (rank < 0)
+		rank = r->crit_rank;
+	if ((uint64_t)rank >= r->nranks || !r->ranks[rank].present)
+		return NULL;
+	return &r->ranks[rank].bd;
+}
+
+uint32_t chakra_perf_ranks(const chakra_perf *r)
+{
+	return r ? (uint32_t)r->nranks : 0;
+}
+
+uint64_t chakra_perf_op_count(const chakra_perf *r)
+{
+	if (!r)
+		return 0;
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->nops; i++)
+		n += r->ops[i].kind != CHAKRA_PERF_MARK;
+	return n;
+}
+
+uint64_t chakra_perf_edge_count(const chakra_perf *r)
+{
+	return r ? r->nxe : 0;
+}
+
+uint32_t chakra_perf_critical_rank(const chakra_perf *r)
+{
+	return r ? r->crit_rank : 0;
+}
+
+unsigned chakra_perf_iterations(const chakra_perf *r)
+{
+	return r && r->ran ? r->copies : 0;
+}
+
+uint64_t chakra_perf_unknown_deps(const chakra_perf *r)
+{
+	return r ? r->unknown_deps : 0;
+}
+
+uint64_t chakra_perf_dropped_edges(const chakra_perf *r)
+{
+	return r ? r->dropped_edges : 0;
+}
+
+uint64_t chakra_perf_thread_waits(const chakra_perf *r)
+{
+	return r ? r->thread_waits : 0;
+}
+
+size_t chakra_perf_resource_count(const chakra_perf *r)
+{
+	return r ? r->nres : 0;
+}
+
+int chakra_perf_resource_info_of(const chakra_perf *r, size_t i,
+                                   chakra_perf_resource_info *out)
+{
+	if (!r || !out || i >= r->nres)
+		return CHAKRA_EINVAL;
+	const pf_res *x = &r->res[i];
+	memset(out, 0, sizeof *out);
+	out->rank = x->rank;
+	out->gpu = x->gpu;
+	out->device = x->device;
+	out->id = x->id;
+	uint64_t n = 0;
+	for (uint32_t k = 0; k < x->n && r->order; k++)
+		n += r->ops[r->order[x->first + k]].kind != CHAKRA_PERF_MARK;
+	out->ops = r->order ? n : 0;
+	out->busy_ns = x->busy;
+	if (x->rank < r->nranks) {
+		out->launch_latency_ns = r->ranks[x->rank].launch_lat;
+		out->queue_gap_ns = r->ranks[x->rank].queue_gap;
+	}
+	return 0;
+}
+
+int chakra_perf_op_info_of(const chakra_perf *r, uint64_t op, chakra_perf_op_info *out)
+{
+	if (!r || !out || op >= r->nops)
+		return CHAKRA_EINVAL;
+	const pf_op *o = &r->ops[op];
+	memset(out, 0, sizeof *out);
+	out->id = o->id;
+	out->resource = o->res;
+	out->rank = o->rank;
+	out->kind = (chakra_perf_kind)o->kind;
+	out->name = pf_str(r, o->name_off);
+	out->name_len = o->name_len;
+	out->recorded_start_ns = o->timed ? o->rs : CHAKRA_PERF_NO_TIME;
+	out->recorded_dur_ns = o->rd;
+	if (r->ran) {
+		size_t c = (size_t)(r->copies - 1) * r->nev;
+		out->start_ns = r->val[c + 2 * op] - r->base;
+		out->end_ns = r->val[c + 2 * op + 1] - r->base;
+	}
+	return 0;
+}
+
+size_t chakra_perf_path_length(const chakra_perf *r)
+{
+	return r && r->ran ? r->npath : 0;
+}
+
+const chakra_perf_segment *chakra_perf_path(const chakra_perf *r)
+{
+	return r && r->ran ? r->path : NULL;
+}

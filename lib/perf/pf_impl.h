@@ -1,0 +1,183 @@
+/* Internal to the performance-model module (lib/perf). Non-static names are
+ * chakra__pf_*. */
+#ifndef CHAKRA_PF_IMPL_H
+#define CHAKRA_PF_IMPL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CHAKRA_EXPERIMENTAL
+#define CHAKRA_EXPERIMENTAL
+#endif
+#include "chakra/experimental/perf.h"
+
+#if defined(__GNUC__)
+#define PF_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PF_PRINTF(a, b)
+#endif
+
+#define PF_NONE UINT32_MAX
+
+/* Growable arrays: PF_PUSH(p, n, cap) returns a slot or NULL. */
+void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem);
+#define PF_RESERVE(p, cap, need) \
+	((need) <= (cap) ? (void *)(p) : (void *)((p) = chakra__pf_grow((p), &(cap), (need), sizeof *(p))))
+#define PF_PUSH(p, n, cap) (PF_RESERVE(p, cap, (n) + 1) ? &(p)[(n)++] : NULL)
+
+/* u64 -> u32 map, open addressing (PF_NONE: absent). */
+typedef struct pf_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+} pf_map;
+uint32_t chakra__pf_map_get(const pf_map *m, uint64_t key);
+int chakra__pf_map_put(pf_map *m, uint64_t key, uint32_t val);
+void chakra__pf_map_free(pf_map *m);
+uint64_t chakra__pf_hash(uint64_t x);
+
+typedef struct pf_res {
+	uint32_t rank;
+	uint8_t gpu;
+	int64_t device, id;
+	/* after prepare: its ops in run order are order[first .. first+n) */
+	uint32_t first, n;
+	int64_t busy;
+} pf_res;
+
+typedef struct pf_op {
+	uint32_t res;
+	uint32_t rank;
+	uint8_t kind;            /* chakra_perf_kind (SYNC set by prepare) */
+	uint8_t kind0;           /* as added */
+	uint8_t timed;           /* recorded start known */
+	uint32_t name_off, name_len; /* in the string pool */
+	uint64_t id;
+	int64_t rs0;             /* recorded start as given */
+	int64_t rs;              /* recorded start relative to the rank's window
+	                            start (set by prepare) */
+	int64_t rd;              /* recorded duration, -1 none */
+	int64_t dur;             /* model duration (after scaling / network) */
+	uint32_t pos;            /* position on its resource */
+	uint32_t coll;           /* collective instance or PF_NONE */
+	int32_t comm_type;
+	uint64_t comm_size;
+	uint32_t pg_off, pg_len; /* group name in the pool (len 0: none) */
+	uint32_t add;            /* order added */
+} pf_op;
+
+typedef struct pf_xedge {
+	uint32_t from, to;
+} pf_xedge;
+
+/* An in-edge of an event. Events: 2*op (start), 2*op+1 (end), then one
+ * per collective instance (2*n_ops + c: the last member's arrival). */
+typedef struct pf_in {
+	uint32_t src;            /* source event */
+	uint8_t kind;            /* chakra_perf_edge_kind, or PF_INTERNAL */
+	uint8_t cross;           /* source is in the previous iteration */
+	int64_t lag;
+} pf_in;
+#define PF_INTERNAL 255      /* start -> end of the same op (its duration) */
+
+typedef struct pf_group {
+	uint32_t name_off, name_len;
+	uint32_t *ranks;
+	size_t n;
+} pf_group;
+
+typedef struct pf_coll {
+	uint32_t first, n;       /* members in coll_members[first .. first+n) */
+	int64_t t;               /* transfer time */
+} pf_coll;
+
+typedef struct pf_rank {
+	int present;
+	int timed;               /* some op has a recorded start */
+	int have_window;
+	int64_t w0, w1;          /* recorded window (absolute) */
+	int64_t thread;          /* window's thread resource, -1: choose */
+	uint32_t mark0, mark1;   /* start / end markers (PF_NONE if untimed) */
+	int64_t launch_lat, queue_gap;
+	chakra_perf_breakdown bd;
+	int64_t end_last;        /* end of the reported iteration on this rank */
+	struct pf_annot { uint32_t name_off, name_len; int64_t start, dur; } *annot;
+	size_t nannot, annot_cap; /* user annotations from the ET metadata */
+} pf_rank;
+
+struct chakra_perf {
+	char err[1024];
+	/* strings */
+	char *pool;
+	size_t pool_n, pool_cap;
+	/* graph */
+	pf_res *res;
+	size_t nres, res_cap;
+	pf_map res_map;
+	pf_op *ops;
+	size_t nops, ops_cap;
+	size_t nops_user;        /* ops added by the caller; markers follow */
+	pf_xedge *xe;
+	size_t nxe, xe_cap;
+	pf_rank *ranks;
+	size_t nranks, ranks_cap;
+	pf_group *groups;        /* from METADATA nodes */
+	size_t ngroups, groups_cap;
+	uint64_t dropped_edges;  /* edges against the recorded order */
+	uint64_t unknown_deps;   /* dependencies on ids not in the file */
+	uint64_t thread_waits;   /* cross-thread waits inferred */
+	/* prepared */
+	int prepared_dirty;
+	uint32_t *order;         /* ops by resource, in run order */
+	uint32_t *in_first;      /* CSR of in-edges per event (n_ev + 1) */
+	pf_in *in;
+	size_t nin;
+	uint32_t *topo;          /* events in evaluation order */
+	size_t nev;
+	pf_coll *colls;
+	size_t ncolls, colls_cap;
+	uint32_t *coll_members;
+	size_t ncm, cm_cap;
+	/* results */
+	unsigned copies;
+	int64_t *val;            /* copies * nev */
+	uint32_t *arg;           /* copies * nev: index into in[] or PF_NONE */
+	int64_t *ends;           /* per copy: end of the iteration */
+	int64_t base;            /* start of the reported iteration */
+	int ran;
+	uint32_t crit_rank;
+	chakra_perf_segment *path;
+	size_t npath, path_cap;
+	/* network model results, by (type, size, group) */
+	struct pf_netc *netc;
+	size_t nnetc, netc_cap;
+};
+
+int chakra__pf_fail(chakra_perf *r, int code, const char *fmt, ...) PF_PRINTF(3, 4);
+/* Intern a name in the pool: offset, PF_NONE on ENOMEM. */
+uint32_t chakra__pf_pool_add(chakra_perf *r, const char *s, size_t n);
+static inline const char *pf_str(const chakra_perf *r, uint32_t off)
+{
+	return r->pool + off;
+}
+pf_rank *chakra__pf_rank(chakra_perf *r, uint32_t rank);
+/* "rank R node ID (name)" into buf. */
+const char *chakra__pf_opname(const chakra_perf *r, uint32_t op, char *buf, size_t len);
+
+static inline int pf_is_gpu_kind(int k)
+{
+	return k == CHAKRA_PERF_KERNEL || k == CHAKRA_PERF_MEMORY || k == CHAKRA_PERF_COMM;
+}
+
+/* pf_engine.c */
+int chakra__pf_prepare(chakra_perf *r, const chakra_perf_options *o);
+int chakra__pf_evaluate(chakra_perf *r);
+/* pf_report.c */
+int chakra__pf_report(chakra_perf *r);
+/* pf_net.c: the network model's time for one collective over `ranks`. */
+int chakra__pf_net_time(chakra_perf *r, const chakra_perf_options *o, int comm_type,
+                        uint64_t size, const uint32_t *ranks, size_t n, int64_t *t);
+void chakra__pf_net_free(chakra_perf *r);
+
+#endif
