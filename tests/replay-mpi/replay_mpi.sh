@@ -94,6 +94,12 @@ EOF
 	gen pack "$T/misc.$r.json" -o "$T/misc.$r.et"
 done
 replay_ok misc "$T/misc" 4 "" --compute spin
+# Independent ready collectives are in flight together: nodes 2 and 3 become
+# ready when 1 completes, and both are posted before either completes.
+for it in 0 1 2; do
+	awk -v it=$it '$2 == it && (($1 == "I" && $3 == 3) || ($1 == "D" && $3 == 2)) { print $1 }' \
+		"$T/misc.0.log" | head -1 | grep -q I || fail "misc: node 3 was not posted while node 2 ran (iteration $it)"
+done
 
 # 2. A hybrid-parallel model: groups from the group file; the same groups
 #    from involved_dim on a 2x2 shape (as chakra sim resolves them).
