@@ -114,6 +114,15 @@ replay_ok dlrm "$T/dlrm" 4 "$T/dlrm.comm_groups.json" --compute skip
 gen generate micro --send-recv-ring --npus 4 --size 65536 -o "$T/ring"
 replay_ok ring "$T/ring" 4 ""
 
+# A real trace: a PyTorch execution trace with all-gathers, converted by
+# chakra convert pytorch (one rank: the trace is rank 0's).
+pt=${CHAKRA_SHARED}/data/pytorch/chakra-allgather/1.0.2-chakra.0.0.4.json
+if [ -f "$pt" ]; then
+	gen convert pytorch --et "$pt" -o "$T/pt.0.et" -q
+	replay_ok pytorch "$T/pt" 1 ""
+	grep -c ' ALL_GATHER 4 ranks=0$' "$T/pytorch.0.log" | grep -qx 30 || fail "pytorch: not 10 all-gathers per iteration"
+fi
+
 # 4. The report: JSON, with chakra sim's prediction (the 4-NPU all-reduce
 #    microbenchmark ends at 43000 cycles = 43 us on Ring_4npus).
 run 4 "$DATA/microbenchmarks/all_reduce/4npus_1MB/all_reduce" --iters 3 --json \
