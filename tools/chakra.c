@@ -12,6 +12,7 @@
 #include "gen/commands.def"
 #include "convert/commands.def"
 #include "perf/commands.def"
+#include "synth/commands.def"
 #undef CMD
 
 static const struct cmd {
@@ -27,6 +28,7 @@ static const struct cmd {
 #include "gen/commands.def"
 #include "convert/commands.def"
 #include "perf/commands.def"
+#include "synth/commands.def"
 #undef CMD
 	{ NULL, NULL, NULL }
 };

@@ -1,0 +1,850 @@
+/* Fit: traces -> model.
+ *
+ * Each rank is walked in issue order. A node is either a collective (a
+ * COMM_COLL_NODE with a comm_type) or "compute" (everything else; its op
+ * class says which). Positions are counted separately for the two kinds:
+ * the k-th compute node has compute index k, the k-th collective has
+ * collective index k. Recorded:
+ *   compute node, per class: duration; how many compute parents and how
+ *     far back each is (compute index difference, 1 = the previous one);
+ *   collective, per class (type + group shape): size; compute nodes since
+ *     the previous collective (the gap); compute parents and their distance
+ *     back (1 = the last compute node before it); collective parents and
+ *     their distance in collective index; compute consumers (children) and
+ *     how far ahead each is (1 = the first compute node after it);
+ *   per rank: the sequence of collective classes, of compute classes, and
+ *     the compute nodes after the last collective.
+ * Ranks whose sequences are identical (data parallelism) count once in the
+ * Markov chains; every rank counts in the distributions. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "synth_impl.h"
+
+/* ---- communicator groups ---- */
+typedef struct grp {
+	char *name;
+	uint32_t *ranks;
+	size_t n;
+} grp;
+
+typedef struct groups {
+	grp *g;
+	size_t n;
+	uint32_t world;       /* highest rank + 1 */
+} groups;
+
+static void groups_free(groups *G)
+{
+	for (size_t i = 0; i < G->n; i++) {
+		free(G->g[i].name);
+		free(G->g[i].ranks);
+	}
+	free(G->g);
+	memset(G, 0, sizeof *G);
+}
+
+static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen, int *rc)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		*rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap + 1);
+	size_t r;
+	while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			if (cap > ((size_t)1 << 30)) {
+				free(b);
+				fclose(f);
+				*rc = chakra__sy_err(err, errlen, CHAKRA_ETOOBIG, "%s: larger than 1 GiB", path);
+				return NULL;
+			}
+			char *nb = realloc(b, (cap *= 2) + 1);
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (!b) {
+		*rc = CHAKRA_ENOMEM;
+		return NULL;
+	}
+	if (bad) {
+		free(b);
+		*rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: read error", path);
+		return NULL;
+	}
+	b[n] = 0;
+	*len = n;
+	return b;
+}
+
+static int groups_load(groups *G, const char *path, char *err, size_t errlen)
+{
+	memset(G, 0, sizeof *G);
+	size_t len = 0;
+	int rc = 0;
+	char *text = slurp_text(path, &len, err, errlen, &rc);
+	if (!text)
+		return rc;
+	const char *nul = memchr(text, 0, len);
+	if (nul) {
+		size_t at = (size_t)(nul - text);
+		free(text);
+		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character", path, at);
+	}
+	char ebuf[256];
+	yajl_val root = yajl_tree_parse(text, ebuf, sizeof ebuf);
+	free(text);
+	if (!root) {
+		for (char *p = ebuf; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: %s", path, ebuf);
+	}
+	if (!YAJL_IS_OBJECT(root)) {
+		yajl_tree_free(root);
+		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+		                      "%s: expected an object {\"id\": [ranks...]}", path);
+	}
+	size_t n = root->u.object.len;
+	G->g = calloc(n ? n : 1, sizeof *G->g);
+	if (!G->g) {
+		yajl_tree_free(root);
+		return CHAKRA_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		yajl_val a = root->u.object.values[i];
+		const char *key = root->u.object.keys[i];
+		if (!YAJL_IS_ARRAY(a) || !a->u.array.len) {
+			rc = chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+			                    "%s: group \"%s\": expected a non-empty list of ranks", path, key);
+			goto fail;
+		}
+		grp *g = &G->g[G->n++];
+		g->name = strdup(key);
+		g->ranks = malloc(a->u.array.len * sizeof *g->ranks);
+		if (!g->name || !g->ranks) {
+			rc = CHAKRA_ENOMEM;
+			goto fail;
+		}
+		for (size_t j = 0; j < a->u.array.len; j++) {
+			yajl_val v = a->u.array.values[j];
+			if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 ||
+			    YAJL_GET_INTEGER(v) >= (1 << 24)) {
+				rc = chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+				                    "%s: group \"%s\": entry %zu is not a rank (0..16777215)", path,
+				                    key, j);
+				goto fail;
+			}
+			g->ranks[j] = (uint32_t)YAJL_GET_INTEGER(v);
+			if (g->ranks[j] + 1 > G->world)
+				G->world = g->ranks[j] + 1;
+		}
+		g->n = a->u.array.len;
+	}
+	yajl_tree_free(root);
+	return 0;
+fail:
+	yajl_tree_free(root);
+	groups_free(G);
+	return rc;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Shape of a group among world ranks: all, a block of consecutive ranks,
+ * or every s-th rank. */
+static int group_shape(const char *file, grp *g, uint32_t world, int *kind, uint32_t *param,
+                       char *err, size_t errlen)
+{
+	qsort(g->ranks, g->n, sizeof *g->ranks, cmp_u32);
+	size_t m = g->n;
+	for (size_t i = 1; i < m; i++)
+		if (g->ranks[i] == g->ranks[i - 1])
+			return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+			                      "%s: group \"%s\" lists rank %u twice", file, g->name,
+			                      g->ranks[i]);
+	if (m >= world) {
+		*kind = SY_GROUP_ALL;
+		*param = 0;
+		return 0;
+	}
+	int consecutive = 1;
+	for (size_t i = 1; i < m; i++)
+		consecutive &= g->ranks[i] == g->ranks[0] + i;
+	if (consecutive && g->ranks[0] % m == 0 && world % m == 0) {
+		*kind = SY_GROUP_BLOCK;
+		*param = (uint32_t)m;
+		return 0;
+	}
+	if (m >= 2) {
+		uint32_t s = g->ranks[1] - g->ranks[0];
+		int strided = 1;
+		for (size_t i = 1; i < m; i++)
+			strided &= g->ranks[i] == g->ranks[0] + (uint32_t)i * s;
+		if (strided && (uint64_t)s * m == world && g->ranks[0] < s) {
+			*kind = SY_GROUP_STRIDE;
+			*param = s;
+			return 0;
+		}
+	}
+	return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+	                      "%s: group \"%s\" (%zu ranks of %u, first %u) is neither a block of "
+	                      "consecutive ranks nor every s-th rank: synth models those two shapes",
+	                      file, g->name, m, world, g->ranks[0]);
+}
+
+/* ---- accumulators ---- */
+typedef struct cls_acc {
+	sy_vec dur, fanin, nearest, dist, fanout;
+} cls_acc;
+
+typedef struct coll_acc {
+	int comm_type, group;
+	uint32_t gparam;
+	sy_vec size, fanin_c, near_c, dist_c, fanin_x, dist_x, dist_f;
+} coll_acc;
+
+typedef struct tok_acc {
+	int coll, bucket;
+	sy_vec gap, first, consumers;
+} tok_acc;
+
+typedef struct fitter {
+	cls_acc *cls;          /* per vocabulary entry */
+	int nvocab;
+	coll_acc *coll;
+	size_t ncoll;
+	tok_acc *tok;
+	size_t ntok;
+	sy_vec lead, tail;
+	/* sequences, deduplicated */
+	int32_t **cseq, **kseq;
+	size_t *clen, *klen, ncs, nks;
+	uint64_t quantum;
+	groups G;
+	const char *gpath;
+	int have_groups;
+	uint64_t pg_ignored;
+} fitter;
+
+static void cls_acc_free(cls_acc *a)
+{
+	chakra__sy_vec_free(&a->dur);
+	chakra__sy_vec_free(&a->fanin);
+	chakra__sy_vec_free(&a->nearest);
+	chakra__sy_vec_free(&a->dist);
+	chakra__sy_vec_free(&a->fanout);
+}
+
+static void coll_acc_free(coll_acc *a)
+{
+	sy_vec *v[] = { &a->size, &a->fanin_c, &a->near_c, &a->dist_c, &a->fanin_x, &a->dist_x,
+	                &a->dist_f };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		chakra__sy_vec_free(v[i]);
+}
+
+static void fitter_free(fitter *F)
+{
+	for (int i = 0; i < F->nvocab; i++)
+		cls_acc_free(&F->cls[i]);
+	free(F->cls);
+	for (size_t i = 0; i < F->ncoll; i++)
+		coll_acc_free(&F->coll[i]);
+	free(F->coll);
+	for (size_t i = 0; i < F->ntok; i++) {
+		chakra__sy_vec_free(&F->tok[i].gap);
+		chakra__sy_vec_free(&F->tok[i].first);
+		chakra__sy_vec_free(&F->tok[i].consumers);
+	}
+	free(F->tok);
+	chakra__sy_vec_free(&F->lead);
+	chakra__sy_vec_free(&F->tail);
+	for (size_t i = 0; i < F->ncs; i++)
+		free(F->cseq[i]);
+	for (size_t i = 0; i < F->nks; i++)
+		free(F->kseq[i]);
+	free(F->cseq);
+	free(F->kseq);
+	free(F->clen);
+	free(F->klen);
+	groups_free(&F->G);
+}
+
+static int coll_class(fitter *F, int ct, int group, uint32_t param)
+{
+	for (size_t i = 0; i < F->ncoll; i++)
+		if (F->coll[i].comm_type == ct && F->coll[i].group == group && F->coll[i].gparam == param)
+			return (int)i;
+	coll_acc *c = realloc(F->coll, (F->ncoll + 1) * sizeof *c);
+	if (!c)
+		return CHAKRA_ENOMEM;
+	F->coll = c;
+	memset(&c[F->ncoll], 0, sizeof *c);
+	c[F->ncoll].comm_type = ct;
+	c[F->ncoll].group = group;
+	c[F->ncoll].gparam = param;
+	return (int)F->ncoll++;
+}
+
+static int tok_of(fitter *F, int coll, int bucket)
+{
+	for (size_t i = 0; i < F->ntok; i++)
+		if (F->tok[i].coll == coll && F->tok[i].bucket == bucket)
+			return (int)i;
+	tok_acc *t = realloc(F->tok, (F->ntok + 1) * sizeof *t);
+	if (!t)
+		return CHAKRA_ENOMEM;
+	F->tok = t;
+	memset(&t[F->ntok], 0, sizeof *t);
+	t[F->ntok].coll = coll;
+	t[F->ntok].bucket = bucket;
+	return (int)F->ntok++;
+}
+
+int chakra__sy_bucket(uint64_t d)
+{
+	if (d <= 1)
+		return (int)d;
+	int b = 2;
+	for (uint64_t x = d - 1; x > 1 && b < SY_NBUCKET - 1; x >>= 1)
+		b++;
+	return b;
+}
+
+uint64_t chakra__sy_bucket_lo(int b)
+{
+	return b <= 1 ? (uint64_t)b : b == 2 ? 2 : ((uint64_t)1 << (b - 2)) + 1;
+}
+
+uint64_t chakra__sy_bucket_hi(int b)
+{
+	return b <= 2 ? (uint64_t)b : b == SY_NBUCKET - 1 ? UINT64_MAX : ((uint64_t)1 << (b - 1));
+}
+
+/* Keep a sequence unless an identical one is already kept. */
+static int keep_seq(int32_t ***seqs, size_t **lens, size_t *n, int32_t *s, size_t len)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*lens)[i] == len && !memcmp((*seqs)[i], s, len * sizeof *s)) {
+			free(s);
+			return 0;
+		}
+	int32_t **ns = realloc(*seqs, (*n + 1) * sizeof *ns);
+	if (!ns) {
+		free(s);
+		return CHAKRA_ENOMEM;
+	}
+	*seqs = ns;
+	size_t *nl = realloc(*lens, (*n + 1) * sizeof *nl);
+	if (!nl) {
+		free(s);
+		return CHAKRA_ENOMEM;
+	}
+	*lens = nl;
+	ns[*n] = s;
+	nl[*n] = len;
+	(*n)++;
+	return 0;
+}
+
+#define PUSH(vec, val)                                              \
+	do {                                                            \
+		if ((rc = chakra__sy_vec_push(&(vec), (uint64_t)(val))) < 0) \
+			goto out;                                               \
+	} while (0)
+
+static int walk(fitter *F, const sy_trace *t, char *err, size_t errlen)
+{
+	size_t n = t->nn;
+	int rc = 0;
+	/* Position of each node in its kind's index; for collectives also the
+	 * compute index where it was issued, and its consumer count. */
+	uint64_t *pos = malloc((n ? n : 1) * sizeof *pos);
+	uint64_t *cbefore = malloc((n ? n : 1) * sizeof *cbefore);
+	uint32_t *consumers = calloc(n ? n : 1, sizeof *consumers);
+	uint64_t *first = calloc(n ? n : 1, sizeof *first), *gapof = malloc((n ? n : 1) * sizeof *gapof);
+	int32_t *xclass = malloc((n ? n : 1) * sizeof *xclass);
+	int32_t *cs = malloc((n ? n : 1) * sizeof *cs), *ks = malloc((n ? n : 1) * sizeof *ks);
+	/* pg index -> group class, resolved once per trace. */
+	int *pgkind = malloc((t->npg ? t->npg : 1) * sizeof *pgkind);
+	uint32_t *pgparam = malloc((t->npg ? t->npg : 1) * sizeof *pgparam);
+	size_t ncs = 0, nks = 0;
+	if (!pos || !cbefore || !consumers || !xclass || !cs || !ks || !pgkind || !pgparam || !first ||
+	    !gapof) {
+		rc = CHAKRA_ENOMEM;
+		goto out;
+	}
+	for (size_t p = 0; p < t->npg; p++) {
+		pgkind[p] = SY_GROUP_ALL;
+		pgparam[p] = 0;
+		if (!F->have_groups)
+			continue;
+		size_t g;
+		for (g = 0; g < F->G.n; g++)
+			if (!strcmp(F->G.g[g].name, t->pg[p]))
+				break;
+		if (g == F->G.n) {
+			rc = chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+			                    "%s: pg_name \"%s\" is not a group of %s", t->path, t->pg[p],
+			                    F->gpath);
+			goto out;
+		}
+		rc = group_shape(F->gpath, &F->G.g[g], F->G.world, &pgkind[p], &pgparam[p],
+		                 err, errlen);
+		if (rc < 0)
+			goto out;
+	}
+	uint64_t cidx = 0, xidx = 0, last = 0;
+	for (size_t o = 0; o < n; o++) {
+		uint32_t v = t->order[o];
+		const sy_node *x = &t->n[v];
+		const uint32_t *par = t->deps + x->dep0;
+		if (x->tok == SY_TOK_COMPUTE) {
+			cls_acc *a = &F->cls[x->cls];
+			PUSH(a->dur, x->dur_ns / F->quantum);
+			uint64_t kc = 0, dmin = UINT64_MAX;
+			for (uint32_t d = 0; d < x->ndep; d++)
+				if (t->n[par[d]].tok == SY_TOK_COMPUTE && cidx - pos[par[d]] < dmin)
+					dmin = cidx - pos[par[d]];
+			for (uint32_t d = 0; d < x->ndep; d++) {
+				const sy_node *p = &t->n[par[d]];
+				if (p->tok == SY_TOK_COMPUTE) {
+					uint64_t dist = cidx - pos[par[d]];
+					if (dist == dmin) {
+						PUSH(a->nearest, dist);
+						dmin = 0; /* one nearest parent */
+					} else
+						PUSH(a->dist, dist);
+					kc++;
+				} else {
+					/* Compute is walked in order: the first child seen
+					 * is the nearest consumer. */
+					if (!consumers[par[d]]++)
+						first[par[d]] = cidx - cbefore[par[d]] + 1;
+					else
+						PUSH(F->coll[xclass[par[d]]].dist_f, cidx - cbefore[par[d]] + 1);
+				}
+			}
+			/* The first compute node has nothing to depend on: counting
+			 * its 0 would give later nodes a chance of starting a chain
+			 * of their own, in parallel with the rest. */
+			if (cidx > 0)
+				PUSH(a->fanin, kc);
+			ks[nks++] = x->cls;
+			pos[v] = cidx++;
+		} else {
+			int kind = SY_GROUP_ALL;
+			uint32_t param = 0;
+			if (x->pg >= 0) {
+				kind = pgkind[x->pg];
+				param = pgparam[x->pg];
+				if (!F->have_groups)
+					F->pg_ignored++;
+			}
+			int c = coll_class(F, x->cls, kind, param);
+			if (c < 0) {
+				rc = c;
+				goto out;
+			}
+			coll_acc *a = &F->coll[c];
+			xclass[v] = c;
+			PUSH(a->size, x->size);
+			gapof[v] = cidx - last;
+			first[v] = 0;
+			last = cidx;
+			uint64_t kc = 0, kx = 0, dmin = UINT64_MAX;
+			for (uint32_t d = 0; d < x->ndep; d++)
+				if (t->n[par[d]].tok == SY_TOK_COMPUTE && cidx - pos[par[d]] < dmin)
+					dmin = cidx - pos[par[d]];
+			for (uint32_t d = 0; d < x->ndep; d++) {
+				const sy_node *p = &t->n[par[d]];
+				if (p->tok == SY_TOK_COMPUTE) {
+					uint64_t dist = cidx - pos[par[d]];
+					if (dist == dmin) {
+						PUSH(a->near_c, dist);
+						dmin = 0;
+					} else
+						PUSH(a->dist_c, dist);
+					kc++;
+				} else {
+					kx++;
+					PUSH(a->dist_x, xidx - pos[par[d]]);
+				}
+			}
+			if (cidx > 0)
+				PUSH(a->fanin_c, kc);
+			if (xidx > 0)
+				PUSH(a->fanin_x, kx);
+			cs[ncs++] = (int32_t)v; /* node for now; its token after the walk */
+			cbefore[v] = cidx;
+			pos[v] = xidx++;
+		}
+	}
+	PUSH(F->tail, cidx - last);
+	/* Children of every node: consumers of collectives were counted on
+	 * the way; compute nodes count all their children. */
+	memset(cbefore, 0, n * sizeof *cbefore);
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t d = 0; d < t->n[i].ndep; d++)
+			cbefore[t->deps[t->n[i].dep0 + d]]++;
+	for (size_t i = 0; i < n; i++)
+		if (t->n[i].tok == SY_TOK_COMPUTE)
+			PUSH(F->cls[t->n[i].cls].fanout, cbefore[i]);
+	for (size_t i = 0; i < ncs; i++) {
+		uint32_t v = (uint32_t)cs[i];
+		int k = tok_of(F, xclass[v], chakra__sy_bucket(first[v]));
+		if (k < 0) {
+			rc = k;
+			goto out;
+		}
+		/* The first collective's gap is the start of the iteration (a
+		 * whole forward pass, say): a distribution of its own. */
+		if (i == 0)
+			PUSH(F->lead, gapof[v]);
+		else
+			PUSH(F->tok[k].gap, gapof[v]);
+		PUSH(F->tok[k].consumers, consumers[v]);
+		if (first[v])
+			PUSH(F->tok[k].first, first[v]);
+		cs[i] = k;
+	}
+	rc = keep_seq(&F->cseq, &F->clen, &F->ncs, cs, ncs);
+	cs = NULL;
+	if (rc == 0)
+		rc = keep_seq(&F->kseq, &F->klen, &F->nks, ks, nks);
+	ks = NULL;
+out:
+	free(pgkind);
+	free(pgparam);
+	free(pos);
+	free(cbefore);
+	free(consumers);
+	free(first);
+	free(gapof);
+	free(xclass);
+	free(cs);
+	free(ks);
+	return rc;
+}
+
+static int hist_of(sy_hist *h, sy_vec *v)
+{
+	int rc = chakra__sy_hist_from(h, v);
+	chakra__sy_vec_free(v);
+	return rc;
+}
+
+static int cmp_coll(const void *x, const void *y)
+{
+	const sy_coll *a = x, *b = y;
+	if (a->comm_type != b->comm_type)
+		return a->comm_type - b->comm_type;
+	if (a->group != b->group)
+		return a->group - b->group;
+	return a->gparam < b->gparam ? -1 : a->gparam > b->gparam;
+}
+
+int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t n,
+                     const chakra_synth_fit_options *opts, char *err, size_t errlen)
+{
+	chakra_synth_fit_options o = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
+	if (opts) {
+		if (opts->version < 1 || opts->version > CHAKRA_SYNTH_FIT_OPTIONS_VERSION)
+			return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "fit options: unknown version %u",
+			                      opts->version);
+		o = *opts;
+	}
+	if (o.max_order <= 0)
+		o.max_order = 3;
+	if (o.max_order > SY_MAXORDER)
+		o.max_order = SY_MAXORDER;
+	if (o.max_components <= 0)
+		o.max_components = 8;
+	if (o.max_components > SY_MAXK)
+		o.max_components = SY_MAXK;
+	if (!(o.min_log_sd >= 0 && o.min_log_sd <= 10))
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "min_log_sd must be in [0, 10]");
+	*out = NULL;
+	if (!n)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "no traces to fit");
+	if (n > (1u << 24))
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "too many ranks");
+	fitter F;
+	memset(&F, 0, sizeof F);
+	chakra_synth_model *m = calloc(1, sizeof *m);
+	sy_trace *T = calloc(n, sizeof *T);
+	int rc = 0;
+	F.nvocab = chakra__sy_class_count();
+	F.cls = calloc((size_t)F.nvocab, sizeof *F.cls);
+	if (!m || !T || !F.cls) {
+		rc = CHAKRA_ENOMEM;
+		goto out;
+	}
+	if (o.comm_groups) {
+		if ((rc = groups_load(&F.G, o.comm_groups, err, errlen)) < 0)
+			goto out;
+		F.have_groups = 1;
+		F.gpath = o.comm_groups;
+		if (F.G.world < n)
+			F.G.world = (uint32_t)n;
+	}
+	/* All ranks first: the duration unit depends on all of them. */
+	uint64_t total_nodes = 0;
+	int nanos = 0;
+	for (size_t r = 0; r < n; r++) {
+		if ((rc = chakra__sy_trace_load(&T[r], paths[r], err, errlen)) < 0)
+			goto out;
+		total_nodes += T[r].nn;
+		for (size_t i = 0; i < T[r].nn && !nanos; i++)
+			nanos = T[r].n[i].tok == SY_TOK_COMPUTE && T[r].n[i].has_nanos;
+		m->self_deps += T[r].self_deps;
+		m->missing_deps += T[r].missing_deps;
+		m->cycle_edges += T[r].cycle_edges;
+	}
+	if (!total_nodes) {
+		rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: no nodes to learn from", paths[0]);
+		goto out;
+	}
+	F.quantum = nanos ? 1 : 1000;
+	for (size_t r = 0; r < n; r++) {
+		if ((rc = walk(&F, &T[r], err, errlen)) < 0)
+			goto out;
+		chakra__sy_trace_free(&T[r]);
+	}
+	m->ranks = (uint32_t)n;
+	m->nodes_per_rank = (double)total_nodes / (double)n;
+	m->quantum_ns = F.quantum;
+	m->pg_ignored = F.pg_ignored;
+
+	/* Compute classes that occur, in vocabulary order. */
+	int *vmap = malloc((size_t)F.nvocab * sizeof *vmap);
+	if (!vmap) {
+		rc = CHAKRA_ENOMEM;
+		goto out;
+	}
+	for (int v = 0; v < F.nvocab; v++)
+		vmap[v] = F.cls[v].dur.n ? (int)m->ncls++ : -1;
+	m->cls = calloc(m->ncls ? m->ncls : 1, sizeof *m->cls);
+	if (!m->cls) {
+		free(vmap);
+		rc = CHAKRA_ENOMEM;
+		goto out;
+	}
+	for (int v = 0; v < F.nvocab; v++) {
+		if (vmap[v] < 0)
+			continue;
+		sy_class *c = &m->cls[vmap[v]];
+		cls_acc *a = &F.cls[v];
+		c->vocab = v;
+		const char *name = chakra__sy_class_name(v);
+		c->node_type = !strcmp(name, "mem_load")    ? CHAKRA_MEM_LOAD_NODE
+		               : !strcmp(name, "mem_store") ? CHAKRA_MEM_STORE_NODE
+		               : !strcmp(name, "metadata")  ? CHAKRA_METADATA_NODE
+		               : !strcmp(name, "invalid")   ? CHAKRA_INVALID_NODE
+		                                            : CHAKRA_COMP_NODE;
+		c->count = a->dur.n;
+		sy_hist dh;
+		if ((rc = hist_of(&dh, &a->dur)) < 0 ||
+		    (rc = chakra__sy_gmm_fit(&c->dur, &dh, o.max_components, o.min_log_sd)) < 0) {
+			chakra__sy_hist_free(&dh);
+			free(vmap);
+			goto out;
+		}
+		c->mean = chakra__sy_hist_mean(&dh);
+		chakra__sy_hist_free(&dh);
+		if ((rc = hist_of(&c->fanin, &a->fanin)) < 0 || (rc = hist_of(&c->dist, &a->dist)) < 0 ||
+		    (rc = hist_of(&c->nearest, &a->nearest)) < 0 ||
+		    (rc = hist_of(&c->fanout, &a->fanout)) < 0) {
+			free(vmap);
+			goto out;
+		}
+	}
+	/* Compute sequences in model class numbers. */
+	for (size_t q = 0; q < F.nks; q++)
+		for (size_t i = 0; i < F.klen[q]; i++)
+			F.kseq[q][i] = vmap[F.kseq[q][i]];
+	free(vmap);
+	rc = chakra__sy_markov_fit(&m->kseq, (int)m->ncls, (const int32_t *const *)F.kseq, F.klen,
+	                           F.nks, -2);
+	if (rc < 0)
+		goto out;
+
+	/* Collective classes, sorted by type and group. */
+	m->ncoll = F.ncoll;
+	m->coll = calloc(F.ncoll ? F.ncoll : 1, sizeof *m->coll);
+	int *perm = malloc((F.ncoll ? F.ncoll : 1) * sizeof *perm);
+	if (!m->coll || !perm) {
+		free(perm);
+		rc = CHAKRA_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < F.ncoll; i++) {
+		m->coll[i].comm_type = F.coll[i].comm_type;
+		m->coll[i].group = F.coll[i].group;
+		m->coll[i].gparam = F.coll[i].gparam;
+		m->coll[i].count = i; /* original index, replaced below */
+	}
+	qsort(m->coll, F.ncoll, sizeof *m->coll, cmp_coll);
+	for (size_t i = 0; i < F.ncoll; i++)
+		perm[m->coll[i].count] = (int)i;
+	for (size_t i = 0; i < F.ncoll; i++) {
+		sy_coll *c = &m->coll[perm[i]];
+		coll_acc *a = &F.coll[i];
+		c->count = a->size.n;
+		sy_hist sh;
+		if ((rc = hist_of(&sh, &a->size)) < 0 ||
+		    (rc = chakra__sy_gmm_fit(&c->size, &sh, o.max_components, o.min_log_sd)) < 0) {
+			chakra__sy_hist_free(&sh);
+			free(perm);
+			goto out;
+		}
+		c->mean = chakra__sy_hist_mean(&sh);
+		chakra__sy_hist_free(&sh);
+		if ((rc = hist_of(&c->fanin_c, &a->fanin_c)) < 0 ||
+		    (rc = hist_of(&c->near_c, &a->near_c)) < 0 ||
+		    (rc = hist_of(&c->dist_c, &a->dist_c)) < 0 ||
+		    (rc = hist_of(&c->fanin_x, &a->fanin_x)) < 0 ||
+		    (rc = hist_of(&c->dist_x, &a->dist_x)) < 0 ||
+		    (rc = hist_of(&c->dist_f, &a->dist_f)) < 0) {
+			free(perm);
+			goto out;
+		}
+	}
+	/* Tokens, sorted by class then bucket. */
+	m->ntok = F.ntok;
+	m->tok = calloc(F.ntok ? F.ntok : 1, sizeof *m->tok);
+	int *tperm = malloc((F.ntok ? F.ntok : 1) * sizeof *tperm);
+	if (!m->tok || !tperm) {
+		free(perm);
+		free(tperm);
+		rc = CHAKRA_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < F.ntok; i++) {
+		size_t rank = 0;
+		int ci = perm[F.tok[i].coll];
+		for (size_t j = 0; j < F.ntok; j++) {
+			int cj = perm[F.tok[j].coll];
+			rank += cj < ci || (cj == ci && F.tok[j].bucket < F.tok[i].bucket);
+		}
+		tperm[i] = (int)rank;
+		sy_tok *k = &m->tok[rank];
+		k->coll = ci;
+		k->bucket = F.tok[i].bucket;
+		k->count = F.tok[i].consumers.n;
+		if ((rc = hist_of(&k->gap, &F.tok[i].gap)) < 0 ||
+		    (rc = hist_of(&k->first, &F.tok[i].first)) < 0 ||
+		    (rc = hist_of(&k->consumers, &F.tok[i].consumers)) < 0) {
+			free(perm);
+			free(tperm);
+			goto out;
+		}
+	}
+	for (size_t q = 0; q < F.ncs; q++)
+		for (size_t i = 0; i < F.clen[q]; i++)
+			F.cseq[q][i] = tperm[F.cseq[q][i]];
+	free(perm);
+	free(tperm);
+	rc = chakra__sy_markov_fit(&m->cseq, (int)m->ntok, (const int32_t *const *)F.cseq, F.clen,
+	                           F.ncs, o.max_order);
+	if (rc < 0)
+		goto out;
+	if ((rc = hist_of(&m->tail, &F.tail)) < 0 || (rc = hist_of(&m->lead, &F.lead)) < 0)
+		goto out;
+	*out = m;
+	m = NULL;
+out:
+	if (T)
+		for (size_t r = 0; r < n; r++)
+			chakra__sy_trace_free(&T[r]);
+	free(T);
+	fitter_free(&F);
+	if (m)
+		chakra_synth_model_free(m);
+	return rc;
+}
+
+void chakra__sy_model_clear(chakra_synth_model *m)
+{
+	for (size_t i = 0; i < m->ncls; i++) {
+		chakra__sy_hist_free(&m->cls[i].fanin);
+		chakra__sy_hist_free(&m->cls[i].nearest);
+		chakra__sy_hist_free(&m->cls[i].dist);
+		chakra__sy_hist_free(&m->cls[i].fanout);
+	}
+	free(m->cls);
+	for (size_t i = 0; i < m->ncoll; i++) {
+		sy_coll *c = &m->coll[i];
+		sy_hist *h[] = { &c->fanin_c, &c->near_c, &c->dist_c, &c->fanin_x, &c->dist_x,
+		                 &c->dist_f };
+		for (size_t j = 0; j < sizeof h / sizeof h[0]; j++)
+			chakra__sy_hist_free(h[j]);
+	}
+	free(m->coll);
+	for (size_t i = 0; i < m->ntok; i++) {
+		chakra__sy_hist_free(&m->tok[i].gap);
+		chakra__sy_hist_free(&m->tok[i].first);
+		chakra__sy_hist_free(&m->tok[i].consumers);
+	}
+	free(m->tok);
+	chakra__sy_markov_free(&m->cseq);
+	chakra__sy_markov_free(&m->kseq);
+	chakra__sy_hist_free(&m->lead);
+	chakra__sy_hist_free(&m->tail);
+	memset(m, 0, sizeof *m);
+}
+
+void chakra_synth_model_free(chakra_synth_model *m)
+{
+	if (!m)
+		return;
+	chakra__sy_model_clear(m);
+	free(m);
+}
+
+uint32_t chakra_synth_model_ranks(const chakra_synth_model *m)
+{
+	return m->ranks;
+}
+
+double chakra_synth_model_nodes_per_rank(const chakra_synth_model *m)
+{
+	return m->nodes_per_rank;
+}
+
+int chakra_synth_model_markov_order(const chakra_synth_model *m)
+{
+	return m->cseq.order;
+}
+
+void chakra__sy_coll_name(const sy_coll *c, char *buf, size_t cap)
+{
+	const char *t = chakra_comm_type_name(c->comm_type);
+	if (!t)
+		t = "COLLECTIVE";
+	if (c->group == SY_GROUP_BLOCK)
+		snprintf(buf, cap, "%s/block%u", t, c->gparam);
+	else if (c->group == SY_GROUP_STRIDE)
+		snprintf(buf, cap, "%s/stride%u", t, c->gparam);
+	else
+		snprintf(buf, cap, "%s", t);
+}

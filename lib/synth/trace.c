@@ -1,0 +1,476 @@
+/* One rank's trace in memory, reduced to what the model needs: type,
+ * class, duration, size, process group and resolved data parents, plus the
+ * order a feeder issues the nodes in (lowest ready id first over data
+ * dependencies, as the reference feeder). Data dependencies on ids absent
+ * from the file, self dependencies and repeated parents are dropped and
+ * counted; a cycle is broken at its lowest id and counted. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth_impl.h"
+
+int chakra__sy_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+void chakra__sy_trace_free(sy_trace *t)
+{
+	free(t->path);
+	free(t->n);
+	free(t->deps);
+	free(t->order);
+	for (size_t i = 0; i < t->npg; i++)
+		free(t->pg[i]);
+	free(t->pg);
+	memset(t, 0, sizeof *t);
+}
+
+/* id -> node index, open addressing. */
+typedef struct idmap {
+	size_t cap;
+	uint64_t *key;
+	uint32_t *val; /* index + 1; 0 = empty */
+} idmap;
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int idmap_init(idmap *m, size_t n)
+{
+	m->cap = 16;
+	while (m->cap < n * 2)
+		m->cap *= 2;
+	m->key = malloc(m->cap * sizeof *m->key);
+	m->val = calloc(m->cap, sizeof *m->val);
+	return m->key && m->val ? 0 : CHAKRA_ENOMEM;
+}
+
+static void idmap_free(idmap *m)
+{
+	free(m->key);
+	free(m->val);
+}
+
+/* Returns the existing index + 1, or 0 after inserting. */
+static uint32_t idmap_put(idmap *m, uint64_t id, uint32_t idx)
+{
+	size_t h = mix(id) & (m->cap - 1);
+	while (m->val[h]) {
+		if (m->key[h] == id)
+			return m->val[h];
+		h = (h + 1) & (m->cap - 1);
+	}
+	m->key[h] = id;
+	m->val[h] = idx + 1;
+	return 0;
+}
+
+static int64_t idmap_get(const idmap *m, uint64_t id)
+{
+	size_t h = mix(id) & (m->cap - 1);
+	while (m->val[h]) {
+		if (m->key[h] == id)
+			return (int64_t)m->val[h] - 1;
+		h = (h + 1) & (m->cap - 1);
+	}
+	return -1;
+}
+
+/* Min-heap of node indices by id. */
+typedef struct heap {
+	uint32_t *a;
+	size_t n;
+	const sy_node *nodes;
+} heap;
+
+static void heap_push(heap *h, uint32_t x)
+{
+	size_t i = h->n++;
+	h->a[i] = x;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h->nodes[h->a[p]].id <= h->nodes[h->a[i]].id)
+			break;
+		uint32_t t = h->a[p];
+		h->a[p] = h->a[i];
+		h->a[i] = t;
+		i = p;
+	}
+}
+
+static uint32_t heap_pop(heap *h)
+{
+	uint32_t top = h->a[0];
+	h->a[0] = h->a[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->n && h->nodes[h->a[l]].id < h->nodes[h->a[m]].id)
+			m = l;
+		if (r < h->n && h->nodes[h->a[r]].id < h->nodes[h->a[m]].id)
+			m = r;
+		if (m == i)
+			break;
+		uint32_t t = h->a[m];
+		h->a[m] = h->a[i];
+		h->a[i] = t;
+		i = m;
+	}
+	return top;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Kahn's algorithm, lowest id first; a stall (cycle) drops the incoming
+ * edges of the lowest remaining id. */
+static int issue_order(sy_trace *t)
+{
+	size_t n = t->nn;
+	uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
+	uint32_t *cstart = calloc(n + 1, sizeof *cstart);
+	uint32_t *child = malloc((t->ndeps ? t->ndeps : 1) * sizeof *child);
+	uint8_t *done = calloc(n ? n : 1, 1);
+	heap h = { malloc((n ? n : 1) * sizeof(uint32_t)), 0, t->n };
+	t->order = malloc((n ? n : 1) * sizeof *t->order);
+	int rc = 0;
+	if (!indeg || !cstart || !child || !done || !h.a || !t->order) {
+		rc = CHAKRA_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		indeg[i] = t->n[i].ndep;
+		for (uint32_t d = 0; d < t->n[i].ndep; d++)
+			cstart[t->deps[t->n[i].dep0 + d] + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		cstart[i + 1] += cstart[i];
+	{
+		uint32_t *fill = malloc((n ? n : 1) * sizeof *fill);
+		if (!fill) {
+			rc = CHAKRA_ENOMEM;
+			goto out;
+		}
+		memcpy(fill, cstart, n * sizeof *fill);
+		for (size_t i = 0; i < n; i++)
+			for (uint32_t d = 0; d < t->n[i].ndep; d++)
+				child[fill[t->deps[t->n[i].dep0 + d]]++] = (uint32_t)i;
+		free(fill);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!indeg[i])
+			heap_push(&h, (uint32_t)i);
+	size_t out = 0;
+	size_t scan = 0; /* lowest-id candidate for breaking a cycle */
+	uint32_t *byid = NULL;
+	while (out < n) {
+		if (!h.n) {
+			/* Everything left waits on a cycle: free the lowest id. */
+			if (!byid) {
+				byid = malloc(n * sizeof *byid);
+				if (!byid) {
+					rc = CHAKRA_ENOMEM;
+					goto out;
+				}
+				for (size_t i = 0; i < n; i++)
+					byid[i] = (uint32_t)i;
+				heap hh = { malloc(n * sizeof(uint32_t)), 0, t->n };
+				if (!hh.a) {
+					free(byid);
+					rc = CHAKRA_ENOMEM;
+					goto out;
+				}
+				for (size_t i = 0; i < n; i++)
+					heap_push(&hh, (uint32_t)i);
+				for (size_t i = 0; i < n; i++)
+					byid[i] = heap_pop(&hh);
+				free(hh.a);
+			}
+			while (scan < n && done[byid[scan]])
+				scan++;
+			uint32_t v = byid[scan];
+			t->cycle_edges += indeg[v];
+			/* Keep only the parents already issued. */
+			sy_node *nd = &t->n[v];
+			uint32_t k = 0;
+			for (uint32_t d = 0; d < nd->ndep; d++)
+				if (done[t->deps[nd->dep0 + d]])
+					t->deps[nd->dep0 + k++] = t->deps[nd->dep0 + d];
+			nd->ndep = k;
+			indeg[v] = 0;
+			heap_push(&h, v);
+		}
+		uint32_t v = heap_pop(&h);
+		done[v] = 1;
+		t->order[out++] = v;
+		for (uint32_t c = cstart[v]; c < cstart[v + 1]; c++) {
+			uint32_t ch = child[c];
+			if (!done[ch] && indeg[ch] && --indeg[ch] == 0)
+				heap_push(&h, ch);
+		}
+	}
+	free(byid);
+out:
+	free(indeg);
+	free(cstart);
+	free(child);
+	free(done);
+	free(h.a);
+	return rc;
+}
+
+static int32_t pg_index(sy_trace *t, const char *s, size_t len)
+{
+	for (size_t i = 0; i < t->npg; i++)
+		if (strlen(t->pg[i]) == len && !memcmp(t->pg[i], s, len))
+			return (int32_t)i;
+	char **pg = realloc(t->pg, (t->npg + 1) * sizeof *pg);
+	if (!pg)
+		return CHAKRA_ENOMEM;
+	t->pg = pg;
+	char *c = malloc(len + 1);
+	if (!c)
+		return CHAKRA_ENOMEM;
+	memcpy(c, s, len);
+	c[len] = 0;
+	t->pg[t->npg] = c;
+	return (int32_t)t->npg++;
+}
+
+int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof *t);
+	t->path = strdup(path);
+	if (!t->path)
+		return CHAKRA_ENOMEM;
+	chakra_reader *r = NULL;
+	int rc = chakra_reader_open(&r, path, NULL);
+	if (rc < 0) {
+		rc = chakra__sy_err(err, errlen, rc, "%s", r ? chakra_reader_errmsg(r) : chakra_strerror(rc));
+		chakra_reader_close(r);
+		return rc;
+	}
+	size_t cap = 0, dcap = 0;
+	sy_vec rawdeps = { 0 };
+	const chakra_node *n;
+	while ((rc = chakra_reader_next(r, &n)) > 0) {
+		if (t->nn == UINT32_MAX - 1) {
+			rc = chakra__sy_err(err, errlen, CHAKRA_ETOOBIG, "%s: more than 4G nodes", path);
+			goto fail;
+		}
+		if (t->nn == cap) {
+			cap = cap ? cap * 2 : 1024;
+			sy_node *nn = realloc(t->n, cap * sizeof *nn);
+			if (!nn) {
+				rc = CHAKRA_ENOMEM;
+				goto fail;
+			}
+			t->n = nn;
+		}
+		sy_node *x = &t->n[t->nn];
+		memset(x, 0, sizeof *x);
+		x->id = chakra_node_id(n);
+		x->type = chakra_node_type_of(n);
+		x->pg = -1;
+		int64_t ct;
+		if (x->type == CHAKRA_COMM_SEND_NODE || x->type == CHAKRA_COMM_RECV_NODE) {
+			rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL,
+			                    "%s: byte %llu: node %llu: send/recv nodes are not modelled by "
+			                    "synth (collectives and compute only)",
+			                    path, (unsigned long long)chakra_node_offset(n),
+			                    (unsigned long long)x->id);
+			goto fail;
+		}
+		if (x->type == CHAKRA_COMM_COLL_NODE && chakra_node_comm_type(n, &ct) == 0) {
+			if (ct < 0 || ct > CHAKRA_BARRIER) {
+				rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL,
+				                    "%s: byte %llu: node %llu: comm_type %lld is not a collective "
+				                    "type", path, (unsigned long long)chakra_node_offset(n),
+				                    (unsigned long long)x->id, (long long)ct);
+				goto fail;
+			}
+			x->tok = SY_TOK_COLL;
+			x->cls = (int)ct;
+			uint64_t sz = 0;
+			if (chakra_node_comm_size(n, &sz) < 0)
+				sz = 0;
+			x->size = sz;
+			const char *pg;
+			size_t pl;
+			if (chakra_node_pg_name(n, &pg, &pl) == 0) {
+				int32_t p = pg_index(t, pg, pl);
+				if (p < 0) {
+					rc = p;
+					goto fail;
+				}
+				x->pg = p;
+			}
+		} else {
+			x->tok = SY_TOK_COMPUTE;
+			x->cls = chakra__sy_classify(n);
+		}
+		uint64_t ns;
+		if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
+			x->dur_ns = ns;
+			x->has_nanos = 1;
+		} else {
+			uint64_t us = chakra_node_duration_micros(n);
+			x->dur_ns = us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+		}
+		size_t nd = chakra_node_data_dep_count(n);
+		const uint64_t *dd = chakra_node_data_deps(n);
+		x->dep0 = (uint32_t)rawdeps.n;
+		x->ndep = 0;
+		for (size_t i = 0; i < nd; i++) {
+			if (dd[i] == x->id) {
+				t->self_deps++;
+				continue;
+			}
+			if ((rc = chakra__sy_vec_push(&rawdeps, dd[i])) < 0)
+				goto fail;
+			x->ndep++;
+		}
+		if (rawdeps.n > UINT32_MAX) {
+			rc = chakra__sy_err(err, errlen, CHAKRA_ETOOBIG, "%s: more than 4G dependencies", path);
+			goto fail;
+		}
+		t->nn++;
+	}
+	if (rc < 0) {
+		rc = chakra__sy_err(err, errlen, rc, "%s", chakra_reader_errmsg(r));
+		goto fail;
+	}
+	chakra_reader_close(r);
+	r = NULL;
+	(void)dcap;
+	/* Resolve ids. */
+	idmap m;
+	if ((rc = idmap_init(&m, t->nn)) < 0) {
+		idmap_free(&m);
+		goto fail;
+	}
+	for (size_t i = 0; i < t->nn; i++)
+		if (idmap_put(&m, t->n[i].id, (uint32_t)i)) {
+			rc = chakra__sy_err(err, errlen, CHAKRA_EDUP, "%s: node id %llu appears twice", path,
+			                    (unsigned long long)t->n[i].id);
+			idmap_free(&m);
+			goto fail;
+		}
+	t->deps = malloc((rawdeps.n ? rawdeps.n : 1) * sizeof *t->deps);
+	if (!t->deps) {
+		idmap_free(&m);
+		rc = CHAKRA_ENOMEM;
+		goto fail;
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < t->nn; i++) {
+		sy_node *x = &t->n[i];
+		uint32_t start = (uint32_t)w;
+		for (uint32_t d = 0; d < x->ndep; d++) {
+			int64_t p = idmap_get(&m, rawdeps.p[x->dep0 + d]);
+			if (p < 0) {
+				t->missing_deps++;
+				continue;
+			}
+			t->deps[w++] = (uint32_t)p;
+		}
+		/* Sorted, each parent once. */
+		qsort(t->deps + start, w - start, sizeof *t->deps, cmp_u32);
+		size_t k = start;
+		for (size_t j = start; j < w; j++) {
+			if (k > start && t->deps[k - 1] == t->deps[j]) {
+				t->dup_deps++;
+				continue;
+			}
+			t->deps[k++] = t->deps[j];
+		}
+		w = k;
+		x->dep0 = start;
+		x->ndep = (uint32_t)(w - start);
+	}
+	t->ndeps = w;
+	idmap_free(&m);
+	chakra__sy_vec_free(&rawdeps);
+	if ((rc = issue_order(t)) < 0)
+		goto fail;
+	return 0;
+fail:
+	chakra__sy_vec_free(&rawdeps);
+	chakra_reader_close(r);
+	return rc;
+}
+
+int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, size_t errlen)
+{
+	*paths = NULL;
+	*n = 0;
+	FILE *f = fopen(arg, "rb");
+	size_t cap = 0, len = strlen(arg) + 32;
+	if (f) {
+		fclose(f);
+		char **p = malloc(sizeof *p);
+		if (!p || !(p[0] = strdup(arg))) {
+			free(p);
+			return CHAKRA_ENOMEM;
+		}
+		*paths = p;
+		*n = 1;
+		return 0;
+	}
+	for (uint64_t r = 0;; r++) {
+		char *path = malloc(len);
+		if (!path)
+			goto oom;
+		snprintf(path, len, "%s.%llu.et", arg, (unsigned long long)r);
+		f = fopen(path, "rb");
+		if (!f) {
+			snprintf(path, len, "%s.%llu.et.gz", arg, (unsigned long long)r);
+			f = fopen(path, "rb");
+		}
+		if (!f) {
+			free(path);
+			break;
+		}
+		fclose(f);
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **p = realloc(*paths, cap * sizeof *p);
+			if (!p) {
+				free(path);
+				goto oom;
+			}
+			*paths = p;
+		}
+		(*paths)[(*n)++] = path;
+	}
+	if (!*n)
+		return chakra__sy_err(err, errlen, CHAKRA_EIO,
+		                      "%s: no such file, and no workload %s.0.et or %s.0.et.gz", arg, arg,
+		                      arg);
+	return 0;
+oom:
+	for (size_t i = 0; i < *n; i++)
+		free((*paths)[i]);
+	free(*paths);
+	*paths = NULL;
+	*n = 0;
+	return CHAKRA_ENOMEM;
+}

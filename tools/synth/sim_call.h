@@ -1,0 +1,17 @@
+/* Simulated iteration time for `synth compare` (sim_call.c). */
+#ifndef CHAKRA_TOOLS_SYNTH_SIM_CALL_H
+#define CHAKRA_TOOLS_SYNTH_SIM_CALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Write PREFIX.0.et ... PREFIX.{npus-1}.et ready for the simulator: a copy
+ * of each rank (collectives without comm_type become compute), or, for one
+ * rank, that rank on every NPU. *changed = nodes changed. 0 or -1 + err. */
+int synth_sim_prepare(char **paths, size_t n, uint32_t npus, const char *prefix, uint64_t *changed,
+                      char *err, size_t errlen);
+/* Run `chakra sim --json` and return its finish_cycles. model may be NULL. */
+int synth_sim_finish(const char *prefix, const char *net, const char *sys, const char *groups,
+                     const char *model, uint64_t *finish, char *err, size_t errlen);
+
+#endif
