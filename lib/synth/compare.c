@@ -196,8 +196,10 @@ int chakra_synth_compare(chakra_synth_report **out, const char *const *real, siz
 	}
 	for (size_t i = 0; i < R->n && rc == 0; i++) {
 		dist *d = &R->d[i];
-		qsort(d->real.p, d->real.n, sizeof *d->real.p, cmp_u64);
-		qsort(d->synth.p, d->synth.n, sizeof *d->synth.p, cmp_u64);
+		if (d->real.n)
+			qsort(d->real.p, d->real.n, sizeof *d->real.p, cmp_u64);
+		if (d->synth.n)
+			qsort(d->synth.p, d->synth.n, sizeof *d->synth.p, cmp_u64);
 		chakra_synth_ks *k = &R->ks[i];
 		k->name = d->name;
 		k->n_real = d->real.n;

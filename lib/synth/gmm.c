@@ -18,7 +18,7 @@
 #include "synth_impl.h"
 
 #define LOG_SQRT_2PI 0.91893853320467274178
-#define MAX_ITER 400
+#define MAX_ITER 300
 #define RESTARTS 3
 
 double chakra__sy_phi_cdf(double z)
@@ -103,6 +103,7 @@ static void trunc_moments(double a, double b, double logz, double *mean, double 
 typedef struct bins {
 	size_t n;
 	double *a, *b, *mid, *c;
+	double *lw;            /* log(b - a) */
 	double total;
 } bins;
 
@@ -112,6 +113,7 @@ static void bins_free(bins *B)
 	free(B->b);
 	free(B->mid);
 	free(B->c);
+	free(B->lw);
 }
 
 static int bins_make(bins *B, const sy_hist *h)
@@ -122,7 +124,8 @@ static int bins_make(bins *B, const sy_hist *h)
 	B->b = malloc((h->n + 1) * sizeof(double));
 	B->mid = malloc((h->n + 1) * sizeof(double));
 	B->c = malloc((h->n + 1) * sizeof(double));
-	if (!B->a || !B->b || !B->mid || !B->c) {
+	B->lw = malloc((h->n + 1) * sizeof(double));
+	if (!B->a || !B->b || !B->mid || !B->c || !B->lw) {
 		bins_free(B);
 		return CHAKRA_ENOMEM;
 	}
@@ -131,6 +134,8 @@ static int bins_make(bins *B, const sy_hist *h)
 		B->a[i] = h->v[i] ? log(v) : -INFINITY;
 		B->b[i] = h->v[i] ? log(v) + log1p(1.0 / v) : 0.0;
 		B->mid[i] = log(v + 0.5);
+		/* log(log(v+1) - log(v)) = log(log1p(1/v)), accurate for large v */
+		B->lw[i] = h->v[i] ? log(log1p(1.0 / v)) : INFINITY;
 		B->c[i] = (double)h->c[i];
 		B->total += B->c[i];
 	}
@@ -148,22 +153,49 @@ static double sd_floor(double mu, double min_sd)
 }
 
 /* One EM run from the initial values in g. Returns the final log L. */
+/* log P(bin i) under component j, and the truncated moments (standard
+ * units) of the component over the bin. The narrow-bin case, by far the
+ * most common for sizes and nanosecond durations, is done inline from the
+ * precomputed log widths: no erfc, one log. */
+static inline double bin_logp(const bins *B, size_t i, double mu, double sd, double lsd,
+                              double *za, double *zb, int *narrow)
+{
+	*za = (B->a[i] - mu) / sd;
+	*zb = (B->b[i] - mu) / sd;
+	double w = B->lw[i] - lsd; /* log of the width in standard units */
+	if (isfinite(*za) && w < -6.9077552789821368) { /* width < 1e-3 */
+		double m = 0.5 * (*za + *zb), wz = exp(w);
+		if (wz * (fabs(m) + 1.0) < 0.1) {
+			*narrow = 1;
+			return -0.5 * m * m - LOG_SQRT_2PI + w + wz * wz * (m * m - 1.0) / 24.0;
+		}
+	}
+	*narrow = 0;
+	return chakra__sy_log_interval(*za, *zb);
+}
+
+/* One EM run from the initial values in g. Returns the final log L. */
 static double em(sy_gmm *g, const bins *B, double min_sd, double *lp)
 {
 	double prev = -INFINITY, ll = -INFINITY;
+	double *lz = lp + B->n * SY_MAXK; /* second half of the scratch */
 	for (int it = 0; it < MAX_ITER; it++) {
 		int k = g->k;
 		double N[SY_MAXK] = { 0 }, S1[SY_MAXK] = { 0 }, S2[SY_MAXK] = { 0 };
-		double lw[SY_MAXK];
-		for (int j = 0; j < k; j++)
+		double lw[SY_MAXK], lsd[SY_MAXK];
+		for (int j = 0; j < k; j++) {
 			lw[j] = log(g->w[j]);
+			lsd[j] = log(g->sd[j]);
+		}
 		ll = 0;
 		for (size_t i = 0; i < B->n; i++) {
 			double mx = -INFINITY;
+			double za[SY_MAXK], zb[SY_MAXK];
+			int narrow[SY_MAXK];
 			for (int j = 0; j < k; j++) {
-				double s = g->sd[j];
-				double v = lw[j] + chakra__sy_log_interval((B->a[i] - g->mu[j]) / s,
-				                                           (B->b[i] - g->mu[j]) / s);
+				double z = bin_logp(B, i, g->mu[j], g->sd[j], lsd[j], &za[j], &zb[j], &narrow[j]);
+				lz[i * SY_MAXK + j] = z;
+				double v = lw[j] + z;
 				lp[i * SY_MAXK + j] = v;
 				if (v > mx)
 					mx = v;
@@ -182,13 +214,12 @@ static double em(sy_gmm *g, const bins *B, double min_sd, double *lp)
 				}
 				for (int j = 0; j < k; j++)
 					lp[i * SY_MAXK + j] = j == best ? 0 : -INFINITY;
-				mx = 0;
 				ll += B->c[i] * -745.0;
 			} else {
-				double s = 0;
+				double sum = 0;
 				for (int j = 0; j < k; j++)
-					s += exp(lp[i * SY_MAXK + j] - mx);
-				double lse = mx + log(s);
+					sum += exp(lp[i * SY_MAXK + j] - mx);
+				double lse = mx + log(sum);
 				ll += B->c[i] * lse;
 				for (int j = 0; j < k; j++)
 					lp[i * SY_MAXK + j] -= lse;
@@ -197,15 +228,17 @@ static double em(sy_gmm *g, const bins *B, double min_sd, double *lp)
 				double r = exp(lp[i * SY_MAXK + j]);
 				if (r < 1e-14)
 					continue;
-				double s = g->sd[j], za = (B->a[i] - g->mu[j]) / s,
-				       zb = (B->b[i] - g->mu[j]) / s;
-				double lz = chakra__sy_log_interval(za, zb), m, var;
-				if (isinf(lz)) {
+				double s = g->sd[j], m, var;
+				if (narrow[j]) {
+					double m0 = 0.5 * (za[j] + zb[j]), wz = zb[j] - za[j];
+					m = m0 * (1.0 - wz * wz / 12.0);
+					var = wz * wz / 12.0;
+				} else if (isinf(lz[i * SY_MAXK + j])) {
 					/* Too far out to have moments: the bin's middle. */
 					m = (B->mid[i] - g->mu[j]) / s;
 					var = 0;
 				} else {
-					trunc_moments(za, zb, lz, &m, &var);
+					trunc_moments(za[j], zb[j], lz[i * SY_MAXK + j], &m, &var);
 				}
 				/* Moments about the old mean: sizes sit near e^16 and
 				 * their components are 1e-8 wide, far below the rounding
@@ -233,7 +266,7 @@ static double em(sy_gmm *g, const bins *B, double min_sd, double *lp)
 			out++;
 		}
 		g->k = out;
-		if (it > 0 && ll - prev < 1e-10 * (fabs(ll) + 1.0))
+		if (it > 0 && ll - prev < 1e-8 * (fabs(ll) + 1.0))
 			break;
 		prev = ll;
 	}
@@ -373,7 +406,7 @@ int chakra__sy_gmm_fit_k(sy_gmm *g, const sy_hist *h, int k, double min_sd)
 	int rc = bins_make(&B, h);
 	if (rc < 0)
 		return rc;
-	double *lp = malloc(h->n * SY_MAXK * sizeof *lp);
+	double *lp = malloc(2 * h->n * SY_MAXK * sizeof *lp);
 	if (!lp) {
 		bins_free(&B);
 		return CHAKRA_ENOMEM;
@@ -402,7 +435,7 @@ int chakra__sy_gmm_fit(sy_gmm *g, const sy_hist *h, int maxk, double min_sd)
 	int rc = bins_make(&B, h);
 	if (rc < 0)
 		return rc;
-	double *lp = malloc(h->n * SY_MAXK * sizeof *lp);
+	double *lp = malloc(2 * h->n * SY_MAXK * sizeof *lp);
 	if (!lp) {
 		bins_free(&B);
 		return CHAKRA_ENOMEM;

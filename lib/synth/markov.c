@@ -4,7 +4,8 @@
  * The order is chosen by held-out likelihood: the positions of all
  * sequences are cut into 5 contiguous folds; for each order the chain is
  * counted on 4 folds and scores the 5th, and the order with the highest
- * log-likelihood per symbol wins (ties go to the lower order). Held-out
+ * log-likelihood per symbol wins, or rather the lowest order within one
+ * standard error of it (the paired per-position differences). Held-out
  * probabilities need smoothing (a context seen once would give 0 to
  * everything else): P(s | c) = (n(c, s) + P0(s)) / (n(c) + 1), a Dirichlet
  * prior of weight 1 centred on the add-1/2 symbol frequencies P0; an unseen
@@ -149,7 +150,9 @@ static int count(counter *C, const seqset *S, int k, int skip, uint64_t *uni)
 	return 0;
 }
 
-static int heldout(const seqset *S, int nsym, int k, double *out)
+/* Held-out log-probability of every position (in position order) into
+ * lp[], and their mean into *out. */
+static int heldout(const seqset *S, int nsym, int k, double *lp, double *out)
 {
 	double ll = 0;
 	size_t scored = 0;
@@ -187,7 +190,8 @@ static int heldout(const seqset *S, int nsym, int k, double *out)
 						p = ((double)C.cnt[(size_t)e * nsym + sym] + p0) / ((double)nc + 1.0);
 					}
 				}
-				ll += log(p);
+				lp[idx] = log(p);
+				ll += lp[idx];
 				scored++;
 			}
 		counter_free(&C);
@@ -211,8 +215,10 @@ int chakra__sy_markov_fit(sy_markov *m, int nsym, const int32_t *const *seqs,
 {
 	memset(m, 0, sizeof *m);
 	m->nsym = nsym;
-	if (nsym <= 0)
+	if (nsym <= 0) {
+		m->order = maxorder < 0 ? -maxorder - 1 : 0;
 		return 0;
+	}
 	seqset S = { seqs, lens, nseq, 0 };
 	for (size_t q = 0; q < nseq; q++)
 		S.total += lens[q];
@@ -225,17 +231,39 @@ int chakra__sy_markov_fit(sy_markov *m, int nsym, const int32_t *const *seqs,
 		/* Five folds need a few symbols each to say anything. */
 		if (S.total < (size_t)FOLDS * 2)
 			maxorder = 0;
-		double best = -INFINITY;
+		/* Per-position held-out log-probabilities of every order; the
+		 * order is the lowest one within one standard error of the
+		 * best (the paired differences' standard error): a higher
+		 * order must earn its extra contexts. */
+		double *lp = malloc(((size_t)maxorder + 1) * (S.total ? S.total : 1) * sizeof *lp);
+		if (!lp)
+			return CHAKRA_ENOMEM;
+		int best = 0;
 		for (int k = 0; k <= maxorder; k++) {
-			int rc = heldout(&S, nsym, k, &m->heldout[k]);
-			if (rc < 0)
+			int rc = heldout(&S, nsym, k, lp + (size_t)k * S.total, &m->heldout[k]);
+			if (rc < 0) {
+				free(lp);
 				return rc;
+			}
 			m->ntried = k + 1;
-			if (m->heldout[k] > best + 1e-12) {
-				best = m->heldout[k];
+			if (m->heldout[k] > m->heldout[best])
+				best = k;
+		}
+		order = best;
+		for (int k = 0; k < best; k++) {
+			double s1 = 0, s2 = 0, n = (double)S.total;
+			for (size_t i = 0; i < S.total; i++) {
+				double d = lp[(size_t)best * S.total + i] - lp[(size_t)k * S.total + i];
+				s1 += d;
+				s2 += d * d;
+			}
+			double mean = s1 / n, var = n > 1 ? (s2 - s1 * s1 / n) / (n - 1) : 0;
+			if (mean <= sqrt(var > 0 ? var : 0) / sqrt(n)) {
 				order = k;
+				break;
 			}
 		}
+		free(lp);
 	}
 	if (order > SY_MAXORDER)
 		order = SY_MAXORDER;

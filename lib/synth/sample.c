@@ -380,7 +380,8 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 		}
 	}
 	/* Each parent once, grouped by child. */
-	qsort(M->e, M->ne, sizeof *M->e, cmp_edge);
+	if (M->ne)
+		qsort(M->e, M->ne, sizeof *M->e, cmp_edge);
 	size_t k = 0;
 	for (size_t i = 0; i < M->ne; i++)
 		if (!k || M->e[k - 1].child != M->e[i].child || M->e[k - 1].parent != M->e[i].parent)
