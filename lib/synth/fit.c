@@ -607,15 +607,27 @@ int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t 
 		if (F.G.world < n)
 			F.G.world = (uint32_t)n;
 	}
-	/* All ranks first: the duration unit depends on all of them. */
-	uint64_t total_nodes = 0;
-	int nanos = 0;
+	/* All ranks first: the duration unit depends on all of them. It is
+	 * the traces' resolution: the largest of 1000, 100, 10, 1 ns that
+	 * divides every compute duration (Kineto times are whole
+	 * microseconds even when written as duration_nanos). Values that
+	 * repeat then stay whole values instead of a spread around them. */
+	uint64_t total_nodes = 0, g = 0;
 	for (size_t r = 0; r < n; r++) {
 		if ((rc = chakra__sy_trace_load(&T[r], paths[r], err, errlen)) < 0)
 			goto out;
 		total_nodes += T[r].nn;
-		for (size_t i = 0; i < T[r].nn && !nanos; i++)
-			nanos = T[r].n[i].tok == SY_TOK_COMPUTE && T[r].n[i].has_nanos;
+		for (size_t i = 0; i < T[r].nn && g != 1; i++) {
+			uint64_t a = T[r].n[i].dur_ns, b = g;
+			if (T[r].n[i].tok != SY_TOK_COMPUTE || !a)
+				continue;
+			while (b) {
+				uint64_t t = a % b;
+				a = b;
+				b = t;
+			}
+			g = a;
+		}
 		m->self_deps += T[r].self_deps;
 		m->missing_deps += T[r].missing_deps;
 		m->cycle_edges += T[r].cycle_edges;
@@ -624,7 +636,7 @@ int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t 
 		rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: no nodes to learn from", paths[0]);
 		goto out;
 	}
-	F.quantum = nanos ? 1 : 1000;
+	F.quantum = !g || g % 1000 == 0 ? 1000 : g % 100 == 0 ? 100 : g % 10 == 0 ? 10 : 1;
 	for (size_t r = 0; r < n; r++) {
 		if ((rc = walk(&F, &T[r], err, errlen)) < 0)
 			goto out;

@@ -11,7 +11,8 @@
  *   4. durations and sizes: per class, stratified draws from the mixture
  *      (the i-th of n draws falls in [i/n, (i+1)/n) of the distribution),
  *      shuffled over the nodes of the class, so a class's sample follows
- *      the fitted distribution closely even when it is small;
+ *      the fitted distribution closely even when it is small; a class's
+ *      durations are then brought to its fitted mean total (top values);
  *   5. dependencies: each node draws its number of parents and their
  *      distances from its class's distributions, and each collective its
  *      consumers ahead; parents always come earlier, so ids in sequence
@@ -124,21 +125,65 @@ static int cmp_edge(const void *x, const void *y)
 }
 
 /* Draw stratified values for the n nodes at positions pos[] from g. */
-static int stratified(sy_rng *r, const sy_gmm *g, const uint32_t *pos, size_t n, uint64_t *val)
+/* Draw stratified values for the n nodes at positions pos[] from g. With
+ * total >= 0, the largest draws are then moved so that the values add up
+ * to total: a mixture fitted in log space gives a few extreme outliers (a
+ * 30 s first-iteration copy among millisecond ops) no component of their
+ * own, yet they decide the class's total time, which is what a simulator
+ * adds up. Only the top of the sample moves, so its distribution (and the
+ * KS statistic) is unchanged below the largest values. */
+static int stratified(sy_rng *r, const sy_gmm *g, const uint32_t *pos, size_t n, uint64_t *val,
+                      double total)
 {
 	if (!n)
 		return 0;
 	uint32_t *idx = malloc(n * sizeof *idx);
-	if (!idx)
+	double *v = malloc(n * sizeof *v);
+	if (!idx || !v) {
+		free(idx);
+		free(v);
 		return CHAKRA_ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++)
 		idx[i] = (uint32_t)i;
 	chakra__sy_shuffle_u32(r, idx, n);
+	double sum = 0;
 	for (size_t i = 0; i < n; i++) {
+		/* Stratum i: ascending in i. */
 		double u = ((double)i + chakra__sy_rng_uniform(r)) / (double)n;
-		val[pos[idx[i]]] = g->k ? chakra__sy_gmm_value(g, u) : 0;
+		v[i] = g->k ? (double)chakra__sy_gmm_value(g, u) : 0;
+		sum += v[i];
 	}
+	double delta = total - sum;
+	if (total >= 0 && delta >= 1.0) {
+		v[n - 1] += floor(delta + 0.5);
+	} else if (total >= 0 && delta <= -1.0) {
+		/* Lower the top values to a common level until the excess is
+		 * gone (never below the next value down, nor below 0). */
+		double need = -delta, level = v[n - 1];
+		size_t k = 1;
+		while (need > 0 && k <= n) {
+			double next = k < n ? v[n - 1 - k] : 0;
+			double cap = (level - next) * (double)k;
+			if (cap >= need) {
+				level -= need / (double)k;
+				need = 0;
+			} else {
+				need -= cap;
+				level = next;
+				if (k == n)
+					break;
+				k++;
+			}
+		}
+		for (size_t j = n - k; j < n; j++)
+			if (v[j] > level)
+				v[j] = floor(level + 0.5);
+	}
+	for (size_t i = 0; i < n; i++)
+		val[pos[idx[i]]] = v[i] >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)v[i];
 	free(idx);
+	free(v);
 	return 0;
 }
 
@@ -312,7 +357,7 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 		for (uint64_t i = 0; i < T; i++)
 			if (ks[i] == (int32_t)c)
 				tmp[n++] = M->cpos[i];
-		if ((rc = stratified(r, &m->cls[c].dur, tmp, n, M->val)) < 0)
+		if ((rc = stratified(r, &m->cls[c].dur, tmp, n, M->val, m->cls[c].mean * (double)n)) < 0)
 			goto out;
 	}
 	for (size_t c = 0; c < m->ncoll; c++) {
@@ -320,7 +365,7 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 		for (uint64_t i = 0; i < X; i++)
 			if (m->tok[xs[i]].coll == (int)c)
 				tmp[n++] = M->xpos[i];
-		if ((rc = stratified(r, &m->coll[c].size, tmp, n, M->val)) < 0)
+		if ((rc = stratified(r, &m->coll[c].size, tmp, n, M->val, -1)) < 0)
 			goto out;
 	}
 	/* 5. dependencies, in sequence order so that fan-out stubs are used

@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef CHAKRA_EXPERIMENTAL
+#define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/chakra.h"
 #include "chakra/experimental/synth.h"
 
@@ -141,7 +144,6 @@ typedef struct sy_node {
 	int32_t pg;            /* index into the trace's pg names, -1 = none */
 	uint64_t dur_ns;
 	uint64_t size;
-	int has_nanos;
 	uint32_t dep0, ndep;   /* resolved data parents: indices into nodes */
 } sy_node;
 typedef struct sy_trace {

@@ -330,7 +330,6 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 		uint64_t ns;
 		if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
 			x->dur_ns = ns;
-			x->has_nanos = 1;
 		} else {
 			uint64_t us = chakra_node_duration_micros(n);
 			x->dur_ns = us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;

@@ -1,8 +1,9 @@
 /* scan_names TRACE OUTPUT...: fail when any node name or string (string
  * attributes, inputs/outputs, metadata) of TRACE occurs in the bytes of an
  * OUTPUT (gzip outputs are inflated first). Strings shorter than 5 bytes,
- * numbers, and names that are op classes or collective types (what synth
- * itself writes) are not searched: they say nothing about the model and
+ * numbers, and words that synth writes itself (op classes, collective
+ * types, and parts of its attribute names and model keys, like "cpu_op" of
+ * "is_cpu_op") are not searched: they say nothing about the model and
  * would match by chance. Prints how many strings were searched in how
  * many bytes. */
 #include <ctype.h>
@@ -28,7 +29,14 @@ static void add(strs *S, const char *s, size_t len)
 	if (num)
 		return;
 	char *c = strndup(s, len);
-	if (chakra__sy_class_find(c) >= 0 || chakra_comm_type_from_name(c) >= 0) {
+	/* What synth writes itself: attribute names, model keys. */
+	static const char own[] =
+		" is_cpu_op comm_type comm_size pg_name duration_nanos duration_micros chakra-synth-model"
+		" compute_classes collectives collective_tokens collective_sequence compute_sequence"
+		" node_type nodes_per_rank duration_quantum_ns heldout_loglik_per_symbol components"
+		" weight mean fanin fanout nearest distance consumers first_consumer overlap lead tail"
+		" COMP_NODE MEM_LOAD_NODE MEM_STORE_NODE METADATA_NODE INVALID_NODE ";
+	if (chakra__sy_class_find(c) >= 0 || chakra_comm_type_from_name(c) >= 0 || strstr(own, c)) {
 		free(c);
 		return;
 	}

@@ -5,6 +5,8 @@
 #   seed gives the same bytes, KS <= 0.1 for message sizes and compute
 #   durations, simulated iteration time within 5% of the real trace's on
 #   the same system (Ring_8npus, the real rank on every NPU);
+#   the PyTorch ET and Kineto traces of tests/data through the converters,
+#   the same checks;
 #   nine generated model workloads (MLP/DLRM/Transformer x data/model/
 #   hybrid, 16 NPUs on a 4x4 torus), the same checks;
 #   no original node name or string attribute in any output (byte scan).
@@ -92,6 +94,28 @@ PY
 then ok "anonymize keeps the graph, drops the rest"; else bad "anonymize structure"; fi
 if "$SCAN" "$R" "$T/c0.json" "$T"/s.?.et "$T/a.et" "$T/p.et"; then ok "no name or string of chakra.0 in any output"
 else bad "names found in outputs"; fi
+
+# ---- real traces through the converters (chakra convert pytorch/kineto) ----
+P="$D/pytorch" K="$D/kineto"
+cv() { # NAME -- convert command...
+	name=$1
+	shift 2
+	if "$@" -q -o "$T/$name.0.et" 2>"$T/err"; then :; else bad "convert $name: $(head -c 300 "$T/err")"; return 1; fi
+	"$X" synth fit "$T/$name" -o "$T/$name.model.json" -q 2>"$T/err" || { bad "fit $name: $(cat "$T/err")"; return 1; }
+	"$X" synth sample "$T/$name.model.json" --npus 8 --seed 1 -o "$T/$name.syn" 2>"$T/err" || { bad "sample $name: $(cat "$T/err")"; return 1; }
+	echo "   $name:"
+	if "$X" synth compare "$T/$name" "$T/$name.syn" --network "$NET" --system "$SYS" --json >"$T/$name.cmp.json" 2>"$T/err" \
+		&& check_ks "$T/$name.cmp.json"; then ok "$name: KS and iteration time"; else bad "$name: $(cat "$T/err")"; fi
+	"$SCAN" "$T/$name.0.et" "$T/$name.model.json" "$T/$name.syn.0.et" >/dev/null \
+		&& ok "$name: no name in outputs" || bad "$name: names found in outputs"
+}
+cv resnet50-ddp -- "$X" convert pytorch --et "$P/param-resnet50-ddp/resnet_1gpu_et.json.gz"
+cv param-linear -- "$X" convert pytorch --et "$P/param-linear/linear_et.json.gz" --kineto "$P/param-linear/linear_kineto.json.gz"
+cv hta-simple-add -- "$X" convert pytorch --et "$P/hta-simple-add/benchmark_simple_add_et.json.gz" \
+	--kineto "$P/hta-simple-add/benchmark_simple_add_trace.json.gz"
+cv chakra-allgather -- "$X" convert pytorch --et "$P/chakra-allgather/1.0.2-chakra.0.0.4.json"
+cv kineto-nccl -- "$X" convert kineto "$K/hta-nccl/nccl_data.json.gz" --step 5
+cv kineto-alexnet -- "$X" convert kineto "$(ls "$K"/hta-critical-path/alexnet/*.json*)"
 
 # ---- generated model workloads ----
 printf 'topology: [ Ring, Ring ]\nnpus_count: [4, 4]\nbandwidth: [50.0, 50.0]\nlatency: [500.0, 500.0]\n' >"$T/t44.yml"

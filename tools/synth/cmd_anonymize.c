@@ -1,5 +1,6 @@
 /* chakra anonymize TRACE -o OUT: names -> op classes, identifying
  * attributes dropped, graph kept (lib/synth/anonymize.c). */
+#define CHAKRA_EXPERIMENTAL
 #include <stdio.h>
 #include <string.h>
 

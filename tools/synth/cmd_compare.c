@@ -1,5 +1,6 @@
 /* chakra synth compare REAL SYNTH: per-distribution KS statistics and the
  * ratio of simulated iteration times. */
+#define CHAKRA_EXPERIMENTAL
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 /* chakra synth fit PREFIX|TRACE... -o MODEL.json: learn a model (lib/synth). */
+#define CHAKRA_EXPERIMENTAL
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* chakra synth sample MODEL.json --npus N -o PREFIX: a synthetic workload. */
+#define CHAKRA_EXPERIMENTAL
 #include <stdio.h>
 #include <string.h>
 

@@ -2,6 +2,7 @@
  * `chakra sim --json` on a workload prepared in a temporary folder and
  * reads finish_cycles, so the synth module stays independent of the
  * simulator's library. */
+#define CHAKRA_EXPERIMENTAL
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
