@@ -5,15 +5,18 @@
  * class says which). Positions are counted separately for the two kinds:
  * the k-th compute node has compute index k, the k-th collective has
  * collective index k. Recorded:
- *   compute node, per class: duration; how many compute parents and how
- *     far back each is (compute index difference, 1 = the previous one);
- *   collective, per class (type + group shape): size; compute nodes since
- *     the previous collective (the gap); compute parents and their distance
- *     back (1 = the last compute node before it); collective parents and
- *     their distance in collective index; compute consumers (children) and
- *     how far ahead each is (1 = the first compute node after it);
- *   per rank: the sequence of collective classes, of compute classes, and
- *     the compute nodes after the last collective.
+ *   compute node, per class: duration; how many compute parents, how far
+ *     back the nearest is (compute index difference, 1 = the previous one)
+ *     and the others; how many children;
+ *   collective, per class (type + group shape): size; compute parents (the
+ *     nearest and the others; 1 = the last compute node before it);
+ *     collective parents and their distance in collective index; the
+ *     distance ahead of consumers after the first;
+ *   collective, per token (class + overlap bucket, from the distance to its
+ *     first compute consumer): the gap (compute nodes since the previous
+ *     collective), the first consumer's distance, the consumer count;
+ *   per rank: the sequence of tokens, of compute classes, and the compute
+ *     nodes before the first collective and after the last.
  * Ranks whose sequences are identical (data parallelism) count once in the
  * Markov chains; every rank counts in the distributions. */
 #include <errno.h>
@@ -836,6 +839,14 @@ void chakra_synth_model_free(chakra_synth_model *m)
 uint32_t chakra_synth_model_ranks(const chakra_synth_model *m)
 {
 	return m->ranks;
+}
+
+void chakra_synth_model_notes(const chakra_synth_model *m, chakra_synth_fit_notes *out)
+{
+	out->self_deps = m->self_deps;
+	out->missing_deps = m->missing_deps;
+	out->cycle_edges = m->cycle_edges;
+	out->pg_name_without_groups = m->pg_ignored;
 }
 
 double chakra_synth_model_nodes_per_rank(const chakra_synth_model *m)

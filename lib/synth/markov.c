@@ -295,14 +295,6 @@ int chakra__sy_markov_fit(sy_markov *m, int nsym, const int32_t *const *seqs,
 	return 0;
 }
 
-const uint64_t *chakra__sy_markov_find(const sy_markov *m, const int32_t *ctx)
-{
-	for (size_t e = 0; e < m->nctx; e++)
-		if (!memcmp(m->ctx + e * (size_t)m->order, ctx, (size_t)m->order * sizeof *ctx))
-			return m->cnt + e * (size_t)m->nsym;
-	return NULL;
-}
-
 int chakra__sy_markov_sample(const sy_markov *m, sy_rng *r, const uint64_t *target,
                              int32_t *out, size_t len)
 {

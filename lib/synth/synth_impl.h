@@ -114,8 +114,6 @@ typedef struct sy_markov {
 int chakra__sy_markov_fit(sy_markov *m, int nsym, const int32_t *const *seqs,
                           const size_t *lens, size_t nseq, int maxorder);
 void chakra__sy_markov_free(sy_markov *m);
-/* Counts of the context (order symbols) or NULL. */
-const uint64_t *chakra__sy_markov_find(const sy_markov *m, const int32_t *ctx);
 /* Draw a sequence of len symbols whose symbol counts equal target[]
  * (sum = len), following the chain where the counts allow. */
 int chakra__sy_markov_sample(const sy_markov *m, sy_rng *r, const uint64_t *target,

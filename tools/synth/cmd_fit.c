@@ -137,11 +137,22 @@ int cmd_synth_fit(int argc, char **argv)
 		status = tool_err("%s%s", err, strstr(err, "exists") ? " (use -f to replace it)" : "");
 		goto done;
 	}
-	if (!quiet)
+	if (!quiet) {
+		chakra_synth_fit_notes nt;
+		chakra_synth_model_notes(m, &nt);
 		fprintf(stderr, "%s: %u rank(s), %.0f nodes per rank, collective chain of order %d%s%s\n",
 		        out, chakra_synth_model_ranks(m), chakra_synth_model_nodes_per_rank(m),
 		        chakra_synth_model_markov_order(m), groups ? ", groups from " : "",
 		        groups ? groups : "");
+		if (nt.self_deps || nt.missing_deps || nt.cycle_edges)
+			fprintf(stderr, "  dropped: %llu self dependencies, %llu on absent ids, %llu to break "
+			                "cycles\n", (unsigned long long)nt.self_deps,
+			        (unsigned long long)nt.missing_deps, (unsigned long long)nt.cycle_edges);
+		if (nt.pg_name_without_groups)
+			fprintf(stderr, "  note: %llu collectives have a pg_name but no group file was given: "
+			                "they are taken to span every rank (as chakra sim does); -g FILE\n",
+			        (unsigned long long)nt.pg_name_without_groups);
+	}
 	chakra_synth_model_free(m);
 	status = 0;
 done:

@@ -10,13 +10,13 @@
  *   chakra_synth_sample(m, "synthetic", &so, err, sizeof err);  // synthetic.0.et ...
  *   chakra_synth_model_free(m);
  *
- * The model (docs/synth.md): collective classes (type and process-group
- * shape) as a Markov chain of order k chosen by held-out likelihood;
- * message sizes per class and compute durations per op class as Gaussian
- * mixtures in log space (EM on the integer bins, components by BIC); how
- * many compute nodes separate collectives; fan-in and dependency distances
- * per class; which compute waits for each collective and how far ahead
- * (compute/communication overlap); ranks and group shapes. Names are never
+ * The model (docs/synth.md): the collective sequence as a Markov chain of
+ * order k (chosen by held-out likelihood) over collective classes (type and
+ * process-group shape) marked with how far ahead their first compute
+ * consumer is; message sizes per class and compute durations per op class
+ * as Gaussian mixtures in log space (EM on the integer bins, components by
+ * BIC); how many compute nodes separate collectives; fan-in, fan-out and
+ * dependency distances per class; ranks and group shapes. Names are never
  * stored: nodes are reduced to op classes by fixed rules.
  *
  * Every call returns 0 or a negative chakra_error, with a message in err
@@ -85,6 +85,14 @@ int chakra_synth_model_load(chakra_synth_model **out, const char *path, char *er
 
 /* A few facts about a model. */
 uint32_t chakra_synth_model_ranks(const chakra_synth_model *m);
+/* What fit dropped from the traces, counted. */
+typedef struct chakra_synth_fit_notes {
+	uint64_t self_deps;        /* data dependencies of a node on itself */
+	uint64_t missing_deps;     /* on ids absent from the file */
+	uint64_t cycle_edges;      /* dropped to break dependency cycles */
+	uint64_t pg_name_without_groups; /* collectives whose pg_name had no group file */
+} chakra_synth_fit_notes;
+void chakra_synth_model_notes(const chakra_synth_model *m, chakra_synth_fit_notes *out);
 double chakra_synth_model_nodes_per_rank(const chakra_synth_model *m);
 int chakra_synth_model_markov_order(const chakra_synth_model *m);
 
