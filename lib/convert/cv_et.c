@@ -71,8 +71,7 @@ typedef struct ctx {
 	int cap_field, cap_base;
 	tstate ts[CV_JSON_MAX_DEPTH + 2];
 	/* attrs */
-	uint32_t a_name;      /* offset+1 in sbuf */
-	uint32_t a_name_len;
+	uint8_t a_id;         /* AT_*: the attribute's name, classified */
 	uint8_t a_kind;       /* 'n', 's', 0 */
 	int64_t a_ival;
 	uint8_t a_is_int;
@@ -609,57 +608,77 @@ static int node_end(ctx *x)
 	return 1;
 }
 
+/* Attributes (schema 1.0.2+) by name, classified when the name arrives. */
+enum {
+	AT_NONE = 0, AT_UNKNOWN, AT_RF, AT_FWPARENT, AT_SEQ, AT_SCOPE, AT_TID, AT_FWTID, AT_INNE,
+	AT_OUTNE, AT_PGSIZE, AT_RSTART, AT_RSTRIDE, AT_COLL, AT_DTYPE, AT_PGNAME, AT_PGDESC,
+	AT_SCHEMA, AT_BACKEND
+};
+
+static int attr_id(const char *s, size_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
+	switch (n) {
+	case 3: return IS("tid") ? AT_TID : AT_UNKNOWN;
+	case 5: return IS("rf_id") ? AT_RF : IS("scope") ? AT_SCOPE : IS("dtype") ? AT_DTYPE : AT_UNKNOWN;
+	case 6: return IS("seq_id") ? AT_SEQ : IS("fw_tid") ? AT_FWTID : AT_UNKNOWN;
+	case 9: return IS("fw_parent") ? AT_FWPARENT : IS("op_schema") ? AT_SCHEMA : AT_UNKNOWN;
+	}
+	if (IS("in_msg_nelems")) return AT_INNE;
+	if (IS("out_msg_nelems")) return AT_OUTNE;
+	if (IS("pg_size")) return AT_PGSIZE;
+	if (IS("global_rank_start")) return AT_RSTART;
+	if (IS("global_rank_stride")) return AT_RSTRIDE;
+	if (IS("collective_name")) return AT_COLL;
+	if (IS("dtype")) return AT_DTYPE;
+	if (IS("pg_name")) return AT_PGNAME;
+	if (IS("pg_desc")) return AT_PGDESC;
+	if (IS("kernel_backend")) return AT_BACKEND;
+	return AT_UNKNOWN;
+#undef IS
+}
+
+static int attr_is_string(int id)
+{
+	return id == AT_NONE || id == AT_COLL || id == AT_DTYPE || id == AT_PGNAME ||
+	       id == AT_PGDESC || id == AT_SCHEMA || id == AT_BACKEND;
+}
+
 static void attr_apply(ctx *x)
 {
-	const char *an = sb(x, x->a_name);
-	size_t al = x->a_name_len;
 	int64_t v = x->a_ival;
-	/* the six bookkeeping attributes every node has, without strcmp */
-	if (al <= 9) {
-		int64_t *q = NULL;
-		switch (al) {
-		case 3: if (!memcmp(an, "tid", 3)) q = &x->tid; break;
-		case 5:
-			if (!memcmp(an, "rf_id", 5)) q = &x->rf;
-			else if (!memcmp(an, "scope", 5)) q = &x->scope;
-			break;
-		case 6:
-			if (!memcmp(an, "seq_id", 6)) q = &x->seq;
-			else if (!memcmp(an, "fw_tid", 6)) q = &x->fwtid;
-			break;
-		case 9: if (!memcmp(an, "fw_parent", 9)) q = &x->fwparent; break;
-		}
-		if (q) {
-			if (x->a_kind == 'n' && x->a_is_int)
-				*q = v;
-			return;
-		}
-	}
 	int isint = x->a_kind == 'n' && x->a_is_int;
-	uint32_t *soff = NULL, *slen = NULL;
+	int isstr = x->a_kind == 's';
 	int64_t *iv = NULL;
-	if (!strcmp(an, "rf_id")) iv = &x->rf;
-	else if (!strcmp(an, "fw_parent")) iv = &x->fwparent;
-	else if (!strcmp(an, "seq_id")) iv = &x->seq;
-	else if (!strcmp(an, "scope")) iv = &x->scope;
-	else if (!strcmp(an, "tid")) iv = &x->tid;
-	else if (!strcmp(an, "fw_tid")) iv = &x->fwtid;
-	else if (!strcmp(an, "in_msg_nelems")) iv = &x->at_in_ne;
-	else if (!strcmp(an, "out_msg_nelems")) iv = &x->at_out_ne;
-	else if (!strcmp(an, "pg_size")) iv = &x->at_pgsize;
-	else if (!strcmp(an, "global_rank_start")) iv = &x->at_rstart;
-	else if (!strcmp(an, "global_rank_stride")) iv = &x->at_rstride;
-	else if (!strcmp(an, "collective_name")) { soff = &x->at_coll; slen = &x->at_coll_l; }
-	else if (!strcmp(an, "dtype")) { soff = &x->at_dtype; slen = &x->at_dtype_l; }
-	else if (!strcmp(an, "pg_name")) { soff = &x->at_pgname; slen = &x->at_pgname_l; }
-	else if (!strcmp(an, "pg_desc")) { soff = &x->at_pgdesc; slen = &x->at_pgdesc_l; }
-	else if (!strcmp(an, "op_schema") && x->a_kind == 's' && x->a_str_len)
-		x->schema = chakra__cv_intern(&x->et->strs, sb(x, x->a_str), x->a_str_len);
-	else if (!strcmp(an, "kernel_backend") && x->a_kind == 's')
-		x->backend = chakra__cv_intern(&x->et->strs, sb(x, x->a_str), x->a_str_len);
+	uint32_t *soff = NULL, *slen = NULL;
+	switch (x->a_id) {
+	case AT_RF: iv = &x->rf; break;
+	case AT_FWPARENT: iv = &x->fwparent; break;
+	case AT_SEQ: iv = &x->seq; break;
+	case AT_SCOPE: iv = &x->scope; break;
+	case AT_TID: iv = &x->tid; break;
+	case AT_FWTID: iv = &x->fwtid; break;
+	case AT_INNE: iv = &x->at_in_ne; break;
+	case AT_OUTNE: iv = &x->at_out_ne; break;
+	case AT_PGSIZE: iv = &x->at_pgsize; break;
+	case AT_RSTART: iv = &x->at_rstart; break;
+	case AT_RSTRIDE: iv = &x->at_rstride; break;
+	case AT_COLL: soff = &x->at_coll; slen = &x->at_coll_l; break;
+	case AT_DTYPE: soff = &x->at_dtype; slen = &x->at_dtype_l; break;
+	case AT_PGNAME: soff = &x->at_pgname; slen = &x->at_pgname_l; break;
+	case AT_PGDESC: soff = &x->at_pgdesc; slen = &x->at_pgdesc_l; break;
+	case AT_SCHEMA:
+		if (isstr && x->a_str_len)
+			x->schema = chakra__cv_intern(&x->et->strs, sb(x, x->a_str), x->a_str_len);
+		break;
+	case AT_BACKEND:
+		if (isstr)
+			x->backend = chakra__cv_intern(&x->et->strs, sb(x, x->a_str), x->a_str_len);
+		break;
+	}
 	if (iv && isint)
 		*iv = v;
-	if (soff && x->a_kind == 's') {
+	if (soff && isstr) {
 		*soff = x->a_str;
 		*slen = x->a_str_len;
 	}
@@ -782,13 +801,15 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	}
 	if (c == C_ATTR) {
 		if (k == K_A_NAME && kind == 's') {
-			if (!(x->a_name = sbuf_add(x, s, n, &x->a_name_len)))
-				return nomem(x);
+			x->a_id = (uint8_t)attr_id(s, n);
 		} else if (k == K_A_VALUE) {
 			x->a_kind = (uint8_t)kind;
 			x->a_is_int = (uint8_t)is_int;
 			x->a_ival = iv;
-			if (kind == 's' && !(x->a_str = sbuf_add(x, s, n, &x->a_str_len)))
+			/* a string is kept if the name says it matters, or is not known
+			 * yet (value before name) */
+			if (kind == 's' && attr_is_string(x->a_id) &&
+			    !(x->a_str = sbuf_add(x, s, n, &x->a_str_len)))
 				return nomem(x);
 		}
 		return 1;
@@ -902,7 +923,7 @@ static int open_container(ctx *x, int is_map)
 	} else if (c == C_ATTRS) {
 		if (is_map) {
 			nc = C_ATTR;
-			x->a_name = 0;
+			x->a_id = AT_NONE;
 			x->a_kind = 0;
 			x->a_str = 0;
 		}
@@ -941,7 +962,7 @@ static int close_container(ctx *x, int is_map)
 	case C_NODE:
 		return node_end(x);
 	case C_ATTR:
-		if (x->a_name)
+		if (x->a_id != AT_NONE)
 			attr_apply(x);
 		break;
 	case C_TYPES: {

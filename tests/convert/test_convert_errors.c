@@ -109,6 +109,66 @@ int main(void)
 		CHECK_EQ_U(r.summary.unclassified_ops, 1);
 		CHECK_EQ_U(r.summary.nodes_by_type[CHAKRA_COMP_NODE], 1);
 	}
+	/* schema 1.1.1-chakra.1.0.0 (no file of it exists anywhere): strides,
+	 * collective attributes on record_param_comms, process groups with
+	 * pg_desc; the collective's size comes from in_msg_nelems x dtype */
+	{
+		chakra_convert_result r;
+		const char *j =
+			"{\"schema\":\"1.1.1-chakra.1.0.0\",\"pid\":5,\"time\":\"t\",\"start_ts\":1,\"nodes\":["
+			"{\"id\":1,\"name\":\"[pytorch|profiler|execution_trace|process]\",\"ctrl_deps\":1,"
+			"\"inputs\":{\"values\":[],\"shapes\":[],\"types\":[]},\"outputs\":{\"values\":[],"
+			"\"shapes\":[],\"types\":[]},\"attrs\":[{\"name\":\"rf_id\",\"type\":\"uint64\",\"value\":0}]},"
+			"{\"id\":2,\"name\":\"[pytorch|profiler|execution_trace|thread]\",\"ctrl_deps\":1,"
+			"\"inputs\":{\"values\":[],\"shapes\":[],\"types\":[]},\"outputs\":{\"values\":[],"
+			"\"shapes\":[],\"types\":[]},\"attrs\":[{\"name\":\"tid\",\"type\":\"uint64\",\"value\":1}]},"
+			"{\"id\":3,\"name\":\"## process_group:init ##\",\"ctrl_deps\":2,"
+			"\"inputs\":{\"values\":[\"[{\\\"pg_name\\\": \\\"0\\\", \\\"pg_desc\\\": \\\"default_pg\\\", "
+			"\\\"backend_config\\\": \\\"cuda:nccl\\\", \\\"ranks\\\": [], \\\"group_size\\\": 4, "
+			"\\\"group_count\\\": 1}]\"],\"shapes\":[[]],\"types\":[\"String\"],\"strides\":[[]]},"
+			"\"outputs\":{\"values\":[],\"shapes\":[],\"types\":[]},\"attrs\":[]},"
+			"{\"id\":4,\"name\":\"record_param_comms\",\"ctrl_deps\":2,"
+			"\"inputs\":{\"values\":[[[7,8,0,1024,2,\"cuda:0\"]],3,[\"0\",\"default_pg\"],0,"
+			"\"reduce_scatter_tensor\",[],[],0,1,4],\"shapes\":[[[1024]],[],[[],[]],[],[],[],[],[],[],[]],"
+			"\"types\":[\"GenericList[Tensor(c10::BFloat16)]\",\"Int\",\"Tuple[String,String]\",\"Int\","
+			"\"String\",\"GenericList[]\",\"GenericList[]\",\"Int\",\"Int\",\"Int\"],"
+			"\"strides\":[[[1]],[],[],[],[],[],[],[],[],[]]},"
+			"\"outputs\":{\"values\":[],\"shapes\":[],\"types\":[]},\"attrs\":["
+			"{\"name\":\"rf_id\",\"type\":\"uint64\",\"value\":9},"
+			"{\"name\":\"collective_name\",\"type\":\"string\",\"value\":\"reduce_scatter_tensor\"},"
+			"{\"name\":\"dtype\",\"type\":\"string\",\"value\":\"BFloat16\"},"
+			"{\"name\":\"in_msg_nelems\",\"type\":\"uint64\",\"value\":4096},"
+			"{\"name\":\"out_msg_nelems\",\"type\":\"uint64\",\"value\":1024},"
+			"{\"name\":\"pg_name\",\"type\":\"string\",\"value\":\"0\"},"
+			"{\"name\":\"pg_size\",\"type\":\"uint64\",\"value\":4},"
+			"{\"name\":\"tensor_range\",\"type\":\"string\",\"value\":\"\"}]}]}";
+		CHECK_MSG(conv(0, j, strlen(j), &r) == 0, "%s", r.errmsg);
+		CHECK_EQ_U(r.summary.nodes_by_type[CHAKRA_COMM_COLL_NODE], 1);
+		CHECK_EQ_U(r.summary.nodes_by_type[CHAKRA_METADATA_NODE], 1);
+		chakra_reader *rd = NULL;
+		const chakra_node *n;
+		int seen = 0;
+		if (chakra_reader_open(&rd, out, NULL) == 0) {
+			while (chakra_reader_next(rd, &n) > 0) {
+				int64_t ct = -1, sz = 0;
+				uint64_t usz = 0;
+				if (chakra_node_type_of(n) == CHAKRA_COMM_COLL_NODE) {
+					seen++;
+					CHECK(chakra_node_comm_type(n, &ct) == 0 && ct == 7); /* REDUCE_SCATTER */
+					CHECK(chakra_node_comm_size(n, &usz) == 0 && usz == 8192);
+					const char *pg;
+					size_t pl;
+					CHECK(chakra_node_pg_name(n, &pg, &pl) == 0 && pl == 1 && pg[0] == '0');
+				}
+				if (chakra_node_type_of(n) == CHAKRA_METADATA_NODE) {
+					seen++;
+					CHECK(chakra_node_get_int(n, "pg_size", &sz) == 0 && sz == 4);
+				}
+			}
+		}
+		chakra_reader_close(rd);
+		CHECK_EQ_U(seen, 2);
+	}
 	/* ---- Kineto ---- */
 	good(1, K_HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,"
 	        "\"ts\":4458676522690.655,\"dur\":156.7774}]}", 1);
