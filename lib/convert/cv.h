@@ -191,11 +191,19 @@ typedef struct cv_jctx {
 	int64_t index;         /* current unit, -1 before the first */
 	int64_t chunk_base;    /* byte offset of the chunk being parsed */
 	yajl_handle h;         /* the parser (its position inside the chunk) */
+	const unsigned char *chunk; /* the chunk being parsed */
+	cv_buf *raw;           /* raw copy in progress (see _raw_begin) */
+	size_t raw_from;       /* where it continues in the current chunk */
 	int depth;
 } cv_jctx;
 /* Set an error at the current unit; returns 0 (YAJL: stop parsing). */
 int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...) CV_PRINTF(3, 4);
 int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jctx *ctx);
+/* Copy the JSON text of the container just opened (call from its start
+ * callback) into dst, as written, until _raw_end (call from its end
+ * callback); chunk boundaries are handled. 0 or -1 (out of memory). */
+int chakra__cv_json_raw_begin(cv_jctx *c, cv_buf *dst);
+int chakra__cv_json_raw_end(cv_jctx *c);
 
 /* ======================================================================
  * PyTorch execution trace, parsed

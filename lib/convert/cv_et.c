@@ -50,7 +50,6 @@ typedef struct ctx {
 	cv_et *et;
 	uint8_t c[CV_JSON_MAX_DEPTH + 2];
 	uint8_t k[CV_JSON_MAX_DEPTH + 2];
-	uint8_t first[CV_JSON_MAX_DEPTH + 2];
 	uint8_t iodir[CV_JSON_MAX_DEPTH + 2]; /* C_IOOBJ: 0 in, 1 out */
 	int seen_nodes, top_seen;
 	/* node scratch */
@@ -173,29 +172,6 @@ static int key_of(int c, const char *s, size_t n)
 }
 
 /* ---- capture of values/shapes ---- */
-/* The JSON text of inputs/outputs is built only when it will be written. */
-static int txt_c(ctx *x, char c)
-{
-	return x->et->keep_io ? chakra__cv_buf_addc(&x->text[x->cap_field], c) : 0;
-}
-
-static int txt(ctx *x, char kind, const char *s, size_t n)
-{
-	if (!x->et->keep_io)
-		return 0;
-	cv_buf *b = &x->text[x->cap_field];
-	return kind == 's' ? chakra__cv_buf_add_jstr(b, s, n) : chakra__cv_buf_add(b, s, n);
-}
-
-static int cap_sep(ctx *x, int d)
-{
-	/* d = depth of the container receiving the value */
-	if (!x->first[d] && txt_c(x, ',') < 0)
-		return -1;
-	x->first[d] = 0;
-	return 0;
-}
-
 static elem *cur_elem(ctx *x)
 {
 	int f = x->cap_field;
@@ -205,8 +181,6 @@ static elem *cur_elem(ctx *x)
 /* A scalar inside a capture at container depth d. */
 static int cap_scalar(ctx *x, int d, char kind, const char *s, size_t n, int64_t iv, int is_int)
 {
-	if (cap_sep(x, d) < 0 || txt(x, kind, s, n) < 0)
-		return -1;
 	int rel = d - x->cap_base; /* 0: direct element of the values array */
 	int f = x->cap_field;
 	if (rel == 0) {
@@ -257,8 +231,6 @@ static int cap_open(ctx *x, int d, int is_map)
 {
 	/* d = depth of the parent container; the new one is at d + 1 */
 	if (d >= x->cap_base) {
-		if (cap_sep(x, d) < 0)
-			return -1;
 		int rel = d - x->cap_base;
 		if (rel == 0) {
 			int f = x->cap_field;
@@ -277,9 +249,6 @@ static int cap_open(ctx *x, int d, int is_map)
 			x->ts[d].n++;
 		}
 	}
-	if (txt_c(x, is_map ? '{' : '[') < 0)
-		return -1;
-	x->first[d + 1] = 1;
 	memset(&x->ts[d + 1], 0, sizeof x->ts[d + 1]);
 	return 0;
 }
@@ -287,8 +256,6 @@ static int cap_open(ctx *x, int d, int is_map)
 static int cap_close(ctx *x, int d, int is_map)
 {
 	/* d = depth of the closing container */
-	if (txt_c(x, is_map ? '}' : ']') < 0)
-		return -1;
 	if (!is_map && d > x->cap_base) {
 		tstate *t = &x->ts[d];
 		if (t->n == 6 && t->nint == 5 && t->str6 && !t->nest && x->cap_field != F_IN_SHP &&
@@ -778,12 +745,6 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	}
 	if (c == C_TYPES) {
 		int dir = x->iodir[d];
-		cv_buf *b = &x->types[dir];
-		int io = x->et->keep_io;
-		if (io && b->len > 1 && chakra__cv_buf_addc(b, ',') < 0)
-			return nomem(x);
-		if (io && b->len == 0 && chakra__cv_buf_addc(b, '[') < 0)
-			return nomem(x);
 		if (kind == 's') {
 			uint32_t len = 0, off = sbuf_add(x, s, n, &len);
 			uint32_t *p = CV_RESERVE(x->tyoff[dir], x->tycap[dir], 2 * (x->ntys[dir] + 1));
@@ -792,10 +753,6 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 			p[2 * x->ntys[dir]] = off;
 			p[2 * x->ntys[dir] + 1] = len;
 			x->ntys[dir]++;
-			if (io && chakra__cv_buf_add_jstr(b, s, n) < 0)
-				return nomem(x);
-		} else if (io && chakra__cv_buf_add(b, s, n) < 0) {
-			return nomem(x);
 		}
 		return 1;
 	}
@@ -894,9 +851,8 @@ static int open_container(ctx *x, int is_map)
 			x->cap_base = d + 1;
 			x->text[field].len = 0;
 			x->nel[field] = 0;
-			if (txt_c(x, '[') < 0)
-				return nomem(x);
-			x->first[d + 1] = 1;
+			if (x->et->keep_io)
+				chakra__cv_json_raw_begin(&x->j, &x->text[field]);
 			memset(&x->ts[d + 1], 0, sizeof x->ts[d + 1]);
 		}
 		if (nc == C_TYPES && is_map)
@@ -912,9 +868,8 @@ static int open_container(ctx *x, int is_map)
 			x->cap_base = d + 1;
 			x->text[field].len = 0;
 			x->nel[field] = 0;
-			if (txt_c(x, '[') < 0)
-				return nomem(x);
-			x->first[d + 1] = 1;
+			if (x->et->keep_io)
+				chakra__cv_json_raw_begin(&x->j, &x->text[field]);
 			memset(&x->ts[d + 1], 0, sizeof x->ts[d + 1]);
 		} else if (!is_map && k == K_TYPES) {
 			nc = C_TYPES;
@@ -928,6 +883,8 @@ static int open_container(ctx *x, int is_map)
 			x->a_str = 0;
 		}
 	}
+	if (nc == C_TYPES && x->et->keep_io)
+		chakra__cv_json_raw_begin(&x->j, &x->types[x->iodir[d + 1]]);
 	x->k[d] = K_OTHER;
 	x->j.depth = d + 1;
 	x->c[d + 1] = (uint8_t)nc;
@@ -952,7 +909,7 @@ static int close_container(ctx *x, int is_map)
 	x->j.depth = d - 1;
 	switch (c) {
 	case C_CAP:
-		if (txt_c(x, ']') < 0)
+		if (chakra__cv_json_raw_end(&x->j) < 0)
 			return nomem(x);
 		break;
 	case C_CAPIN:
@@ -966,11 +923,7 @@ static int close_container(ctx *x, int is_map)
 			attr_apply(x);
 		break;
 	case C_TYPES: {
-		int dir = x->iodir[d];
-		cv_buf *b = &x->types[dir];
-		if (x->et->keep_io && b->len == 0 && chakra__cv_buf_addc(b, '[') < 0)
-			return nomem(x);
-		if (x->et->keep_io && chakra__cv_buf_addc(b, ']') < 0)
+		if (chakra__cv_json_raw_end(&x->j) < 0)
 			return nomem(x);
 		break;
 	}
@@ -994,10 +947,7 @@ static int cb_key(void *p, const unsigned char *s, size_t n)
 	int d = x->j.depth;
 	int c = x->c[d];
 	if (c == C_CAP || c == C_CAPIN) {
-		if (cap_sep(x, d) < 0 || txt(x, 's', (const char *)s, n) < 0 || txt_c(x, ':') < 0)
-			return nomem(x);
-		x->first[d] = 1; /* the value takes no comma */
-		return 1;
+		return 1; /* keys inside values: the raw text has them */
 	}
 	x->k[d] = (uint8_t)key_of(c, (const char *)s, n);
 	return 1;

@@ -25,12 +25,40 @@ int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...)
 	return 0;
 }
 
+int chakra__cv_json_raw_begin(cv_jctx *c, cv_buf *dst)
+{
+	size_t at = (size_t)yajl_get_bytes_consumed(c->h);
+	dst->len = 0;
+	c->raw = dst;
+	c->raw_from = at ? at - 1 : 0; /* the opening bracket was just read */
+	return 0;
+}
+
+int chakra__cv_json_raw_end(cv_jctx *c)
+{
+	cv_buf *dst = c->raw;
+	c->raw = NULL;
+	if (!dst)
+		return 0;
+	size_t at = (size_t)yajl_get_bytes_consumed(c->h);
+	return at >= c->raw_from ? chakra__cv_buf_add(dst, c->chunk + c->raw_from, at - c->raw_from) : 0;
+}
+
 /* One chunk to YAJL; 0, or -1 with the error set. */
 static int feed(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
 {
+	c->chunk = p;
 	yajl_status st = yajl_parse(h, p, n);
 	if (st == yajl_status_ok) {
 		c->chunk_base += (int64_t)n;
+		/* a raw copy running past the chunk continues in the next one */
+		if (c->raw) {
+			if (n > c->raw_from && chakra__cv_buf_add(c->raw, p + c->raw_from, n - c->raw_from) < 0) {
+				chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory");
+				return -1;
+			}
+			c->raw_from = 0;
+		}
 		return 0;
 	}
 	if (st == yajl_status_client_canceled) {
