@@ -112,6 +112,7 @@ mkdir -p "$tmp/mr"
 cp "$pt/chakra-allgather/1.0.2-chakra.0.0.4.json" "$tmp/mr/rank0.json"
 cp "$pt/chakra-allgather/1.0.2-chakra.0.0.4.json" "$tmp/mr/rank1.json"
 "$exe" convert pytorch --et "$tmp/mr/rank{R}.json" -o "$tmp/mr/ag" 2>"$tmp/e" || { say "multi-rank ET"; cat "$tmp/e"; }
+grep -q '^rank 1:' "$tmp/e" && grep -q 'converted 2 rank(s)' "$tmp/e" || { say "multi-rank summary"; cat "$tmp/e"; }
 [ -f "$tmp/mr/ag.0.et" ] && [ -f "$tmp/mr/ag.1.et" ] && [ ! -e "$tmp/mr/ag.2.et" ] || say "multi-rank files"
 grep -q '"0": \[0, 1\]' "$tmp/mr/ag.comm_groups.json" || { say "comm groups"; cat "$tmp/mr/ag.comm_groups.json"; }
 "$exe" sim --workload "$tmp/mr/ag" --network "$tmp/net2.yml" --system "$sys" --deps both \

@@ -30,6 +30,32 @@ static void usage(FILE *f)
 	      f);
 }
 
+/* The multi-rank form: every rank's summary, then what was written. */
+static int convert_ranks(const char *et, const char *kin, const char *out,
+                         const chakra_convert_options *o, int quiet)
+{
+	enum { SHOWN = 4096 };
+	chakra_convert_summary *per = calloc(SHOWN, sizeof *per);
+	chakra_convert_result res;
+	size_t n = 0;
+	if (!per)
+		return tool_err("out of memory");
+	int rc = chakra_convert_ranks(et, kin, out, o, &res, per, SHOWN, &n);
+	if (rc < 0) {
+		free(per);
+		return tool_err("%s", res.errmsg);
+	}
+	for (size_t r = 0; r < n && r < SHOWN && !quiet; r++) {
+		fprintf(stderr, "rank %zu:\n", r);
+		chakra_convert_summary_print(&per[r], stderr);
+	}
+	if (!quiet)
+		fprintf(stderr, "converted %zu rank(s): %s.0.et%s .. %s.%zu.et%s, %s.comm_groups.json\n", n,
+		        out, o->gzip ? ".gz" : "", out, n - 1, o->gzip ? ".gz" : "", out);
+	free(per);
+	return 0;
+}
+
 int cmd_convert_kineto(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *v;
@@ -85,14 +111,7 @@ int cmd_convert_kineto(int argc, char **argv)
 	chakra_convert_result res;
 	int rc;
 	if (strstr(in, "{R}")) {
-		size_t n = 0;
-		rc = chakra_convert_ranks(NULL, in, out, &o, &res, NULL, 0, &n);
-		if (rc < 0)
-			return tool_err("%s", res.errmsg);
-		if (!quiet)
-			fprintf(stderr, "converted %zu rank(s): %s.0.et%s .. %s.%zu.et%s, %s.comm_groups.json\n",
-			        n, out, o.gzip ? ".gz" : "", out, n - 1, o.gzip ? ".gz" : "", out);
-		return 0;
+		return convert_ranks(NULL, in, out, &o, quiet);
 	}
 	const char *ins[1] = { in };
 	if (tool_check_output(out, ins, 1) < 0)
