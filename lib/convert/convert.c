@@ -140,8 +140,7 @@ static void host_times(cv_graph *g, const cv_et *et, const cv_kin *k, const uint
 			n->dur_ns = v->dur;
 			n->has_time = 2; /* 2: its own event */
 			n->ext_id = v->ext_id;
-			n->kineto_cat = CV_K_CPU_OP;
-			n->tid = n->tid; /* ET tid stays: the chains are per ET thread */
+			n->kineto_cat = CV_K_CPU_OP; /* tid stays the ET's: chains are per ET thread */
 		} else if (n->has_time != 2) {
 			int64_t end = n->has_time ? n->start_ns + n->dur_ns : INT64_MIN;
 			int64_t s = n->has_time && n->start_ns < v->ts ? n->start_ns : v->ts;

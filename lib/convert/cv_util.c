@@ -343,10 +343,7 @@ int chakra__cv_parse_i64(const char *s, size_t n, int64_t *out)
 			return -1;
 		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
 	} else {
-		if (v > (uint64_t)INT64_MAX) /* ids above 2^63: keep the bit pattern */
-			*out = (int64_t)v;
-		else
-			*out = (int64_t)v;
+		*out = (int64_t)v; /* ids above 2^63 keep their bit pattern */
 	}
 	return 0;
 }
