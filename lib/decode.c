@@ -388,7 +388,7 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 
 /* The decoded bytes a walk holds (scratch arrays and arena) plus `extra`
  * would pass the budget: sets `over` (the caller fails with ETOOBIG). */
-static int over_budget(walk_scratch *ws, const arena *a, size_t extra)
+static int walk_over_budget(walk_scratch *ws, const arena *a, size_t extra)
 {
 	if (!ws->limit)
 		return 0;
@@ -409,7 +409,7 @@ static int deps_append(walk_scratch *ws, const arena *a, cbuf *dst, unsigned wt,
 	if (wt == WT_VARINT) {
 		if (wire_varint(p, end, &v))
 			return -1;
-		if (over_budget(ws, a, 8))
+		if (walk_over_budget(ws, a, 8))
 			return -2;
 		return chakra__cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
@@ -428,7 +428,7 @@ static int deps_append(walk_scratch *ws, const arena *a, cbuf *dst, unsigned wt,
 		cnt += *q < 0x80;
 	if (e[-1] >= 0x80)
 		return -1; /* ends inside a varint */
-	if (over_budget(ws, a, cnt * 8) || chakra__cbuf_reserve(dst, dst->len + cnt * 8))
+	if (walk_over_budget(ws, a, cnt * 8) || chakra__cbuf_reserve(dst, dst->len + cnt * 8))
 		return -2;
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
@@ -463,7 +463,7 @@ static int walk_attr_field(const uint8_t **p, const uint8_t *end, const uint8_t 
 		return BAD("byte %llu: attr field malformed", POS(fs));
 	chakra_attr *o = NULL;
 	if (full) {
-		if (over_budget(ws, a, sizeof(chakra_attr)) ||
+		if (walk_over_budget(ws, a, sizeof(chakra_attr)) ||
 		    chakra__cbuf_reserve(&ws->attrs, ws->attrs.len + sizeof(chakra_attr)))
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		o = (chakra_attr *)(ws->attrs.p + ws->attrs.len);

@@ -28,16 +28,16 @@ struct chakra_reader {
 
 /* Size of each version of chakra_reader_options (fields are only ever
  * appended): the library reads no byte past the caller's version. */
-static const size_t opts_size[] = {
+static const size_t reader_opts_size[] = {
 	0,
 	offsetof(chakra_reader_options, verify_with_nanopb) + sizeof(int),
 	offsetof(chakra_reader_options, max_node_memory) + sizeof(uint64_t),
 };
-#define N_VERSIONS (sizeof opts_size / sizeof opts_size[0])
+#define N_VERSIONS (sizeof reader_opts_size / sizeof reader_opts_size[0])
 
 int chakra_reader_options_init(chakra_reader_options *opts, unsigned version)
 {
-	return chakra__opts_init(opts, version, opts_size, N_VERSIONS);
+	return chakra__opts_init(opts, version, reader_opts_size, N_VERSIONS);
 }
 
 int chakra__reader_opts_copy(chakra_reader_options *dst, const chakra_reader_options *src)
@@ -47,7 +47,7 @@ int chakra__reader_opts_copy(chakra_reader_options *dst, const chakra_reader_opt
 		*dst = def;
 		return 0;
 	}
-	return chakra__opts_copy(dst, sizeof *dst, src, opts_size, N_VERSIONS);
+	return chakra__opts_copy(dst, sizeof *dst, src, reader_opts_size, N_VERSIONS);
 }
 
 static int reader_fail(chakra_reader *r, int code, unsigned flags, uint64_t off, uint64_t id)

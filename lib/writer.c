@@ -38,18 +38,18 @@ struct chakra_writer {
 };
 
 /* Size of each version of chakra_writer_options (see reader.c). */
-static const size_t opts_size[] = {
+static const size_t writer_opts_size[] = {
 	0,
 	offsetof(chakra_writer_options, overwrite) + sizeof(int),
 };
-#define N_VERSIONS (sizeof opts_size / sizeof opts_size[0])
+#define N_VERSIONS (sizeof writer_opts_size / sizeof writer_opts_size[0])
 
 int chakra_writer_options_init(chakra_writer_options *opts, unsigned version)
 {
-	return chakra__opts_init(opts, version, opts_size, N_VERSIONS);
+	return chakra__opts_init(opts, version, writer_opts_size, N_VERSIONS);
 }
 
-static int fail(chakra_writer *w, int code, const char *what)
+static int writer_fail(chakra_writer *w, int code, const char *what)
 {
 	chakra__errf(w->err, code, "%s: %s", w->path ? w->path : "<callback>", what);
 	/* Node writes name the node (its index among the nodes written). */
@@ -62,7 +62,7 @@ static int sink(chakra_writer *w, const void *buf, size_t len)
 {
 	if (w->cb) {
 		if (w->cb(w->cbdata, buf, len) < 0)
-			return fail(w, CHAKRA_EIO, "write callback failed");
+			return writer_fail(w, CHAKRA_EIO, "write callback failed");
 		return 0;
 	}
 	const uint8_t *p = buf;
@@ -71,14 +71,14 @@ static int sink(chakra_writer *w, const void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return fail(w, CHAKRA_EIO, strerror(errno));
+			return writer_fail(w, CHAKRA_EIO, strerror(errno));
 		p += n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
-static int flush(chakra_writer *w, int finish)
+static int writer_flush(chakra_writer *w, int finish)
 {
 	if (!w->gz_on) {
 		int rc = sink(w, w->out.p, w->out.len);
@@ -86,7 +86,7 @@ static int flush(chakra_writer *w, int finish)
 		return rc;
 	}
 	if (chakra__cbuf_reserve(&w->zout, 256 * 1024))
-		return fail(w, CHAKRA_ENOMEM, "out of memory");
+		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
 	w->zs.next_in = w->out.p;
 	w->zs.avail_in = (uInt)w->out.len;
 	int zr;
@@ -95,7 +95,7 @@ static int flush(chakra_writer *w, int finish)
 		w->zs.avail_out = (uInt)w->zout.cap;
 		zr = deflate(&w->zs, finish ? Z_FINISH : Z_NO_FLUSH);
 		if (zr == Z_STREAM_ERROR)
-			return fail(w, CHAKRA_EIO, "gzip compression failed");
+			return writer_fail(w, CHAKRA_EIO, "gzip compression failed");
 		int rc = sink(w, w->zout.p, w->zout.cap - w->zs.avail_out);
 		if (rc < 0)
 			return rc;
@@ -118,12 +118,12 @@ static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
 	if (!o) {
 		chakra_writer_options def = CHAKRA_WRITER_OPTIONS_INIT;
 		w->opts = def;
-	} else if (chakra__opts_copy(&w->opts, sizeof w->opts, o, opts_size, N_VERSIONS)) {
+	} else if (chakra__opts_copy(&w->opts, sizeof w->opts, o, writer_opts_size, N_VERSIONS)) {
 		char what[128];
 		snprintf(what, sizeof what,
 		         "chakra_writer_options version %u is not one this library knows (1 to %u)",
 		         o->version, (unsigned)CHAKRA_WRITER_OPTIONS_VERSION);
-		*rc = fail(w, CHAKRA_EINVAL, what);
+		*rc = writer_fail(w, CHAKRA_EINVAL, what);
 		return w;
 	}
 	if (w->opts.gzip) {
@@ -133,7 +133,7 @@ static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
 		w->zs.opaque = NULL;
 		int zr = deflateInit2(&w->zs, lvl, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
 		if (zr != Z_OK) {
-			*rc = fail(w, zr == Z_MEM_ERROR ? CHAKRA_ENOMEM : CHAKRA_EINVAL,
+			*rc = writer_fail(w, zr == Z_MEM_ERROR ? CHAKRA_ENOMEM : CHAKRA_EINVAL,
 			           zr == Z_MEM_ERROR ? "out of memory (gzip encoder)"
 			                             : "bad gzip_level (1 to 9, or 0 for the default)");
 			return w;
@@ -159,7 +159,7 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 	size_t n = strlen(path) + 16;
 	w->tmp_path = chakra__malloc(n);
 	if (!w->path || !w->tmp_path)
-		return fail(w, CHAKRA_ENOMEM, "out of memory");
+		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* A device, FIFO or socket (/dev/null, a pipe to another
@@ -170,21 +170,21 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 		chakra__free(w->tmp_path);
 		w->tmp_path = NULL;
 		if (S_ISDIR(st.st_mode))
-			return fail(w, CHAKRA_EIO, "is a directory");
+			return writer_fail(w, CHAKRA_EIO, "is a directory");
 		w->fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (w->fd < 0)
-			return fail(w, CHAKRA_EIO, strerror(errno));
+			return writer_fail(w, CHAKRA_EIO, strerror(errno));
 		w->own_fd = 1;
 		return 0;
 	}
 	if (!w->opts.overwrite && access(path, F_OK) == 0)
-		return fail(w, CHAKRA_EIO, "exists; not overwriting it (set overwrite to replace)");
+		return writer_fail(w, CHAKRA_EIO, "exists; not overwriting it (set overwrite to replace)");
 	snprintf(w->tmp_path, n, "%s.tmp-XXXXXX", path);
 	w->fd = mkstemp(w->tmp_path);
 	if (w->fd < 0) {
 		chakra__free(w->tmp_path);
 		w->tmp_path = NULL;
-		return fail(w, CHAKRA_EIO, strerror(errno));
+		return writer_fail(w, CHAKRA_EIO, strerror(errno));
 	}
 	fchmod(w->fd, 0644);
 	return 0;
@@ -199,7 +199,7 @@ int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
 	if (rc < 0)
 		return rc;
 	if (!cb)
-		return fail(w, CHAKRA_EINVAL, "chakra_writer_open_cb needs a write callback");
+		return writer_fail(w, CHAKRA_EINVAL, "chakra_writer_open_cb needs a write callback");
 	w->cb = cb;
 	w->cbdata = data;
 	return 0;
@@ -210,7 +210,7 @@ int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
 static uint8_t *frame(chakra_writer *w, size_t len)
 {
 	if (chakra__cbuf_reserve(&w->out, w->out.len + 10 + len)) {
-		fail(w, CHAKRA_ENOMEM, "out of memory");
+		writer_fail(w, CHAKRA_ENOMEM, "out of memory");
 		return NULL;
 	}
 	uint8_t *d = w->out.p + w->out.len;
@@ -221,7 +221,7 @@ static uint8_t *frame(chakra_writer *w, size_t len)
 
 static int after_message(chakra_writer *w)
 {
-	return w->out.len >= FLUSH_AT ? flush(w, 0) : 0;
+	return w->out.len >= FLUSH_AT ? writer_flush(w, 0) : 0;
 }
 
 int chakra_writer_write_metadata(chakra_writer *w, const char *version, const chakra_builder *attrs)
@@ -229,7 +229,7 @@ int chakra_writer_write_metadata(chakra_writer *w, const char *version, const ch
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 0)
-		return fail(w, CHAKRA_ESTATE, "metadata written twice, or after finish");
+		return writer_fail(w, CHAKRA_ESTATE, "metadata written twice, or after finish");
 	size_t vlen = version ? strlen(version) : 0;
 	size_t len = chakra__encode_metadata_size(version, vlen, attrs);
 	uint8_t *d = frame(w, len);
@@ -244,7 +244,7 @@ int chakra_writer_copy_metadata(chakra_writer *w, const chakra_metadata *m)
 {
 	chakra_builder *b = chakra_builder_new();
 	if (!b)
-		return fail(w, CHAKRA_ENOMEM, "out of memory");
+		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
 	int rc = 0;
 	for (size_t i = 0; i < m->n_attrs && rc == 0; i++)
 		rc = chakra_builder_attr_copy(b, &m->attrs[i]);
@@ -259,7 +259,7 @@ int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 1)
-		return fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
+		return writer_fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
 		                                             : "node written after finish");
 	size_t len = chakra__encode_node_size(b);
 	uint8_t *d = frame(w, len);
@@ -275,7 +275,7 @@ int chakra_writer_write_raw(chakra_writer *w, const void *msg, size_t len)
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 1)
-		return fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
+		return writer_fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
 		                                             : "node written after finish");
 	uint8_t *d = frame(w, len);
 	if (!d)
@@ -310,22 +310,22 @@ int chakra_writer_finish(chakra_writer *w)
 	if (w->state < 0)
 		return w->state;
 	if (w->state == 0)
-		return fail(w, CHAKRA_ESTATE, "finished before any metadata was written");
-	int rc = flush(w, 1);
+		return writer_fail(w, CHAKRA_ESTATE, "finished before any metadata was written");
+	int rc = writer_flush(w, 1);
 	if (rc == 0 && w->own_fd) {
 		int fd = w->fd;
 		w->fd = -1;
 		w->own_fd = 0;
 		if (close(fd) < 0)
-			rc = fail(w, CHAKRA_EIO, strerror(errno));
+			rc = writer_fail(w, CHAKRA_EIO, strerror(errno));
 	}
 	if (rc == 0 && w->tmp_path) {
 		int fd = w->fd;
 		w->fd = -1;
 		if (close(fd) < 0)
-			rc = fail(w, CHAKRA_EIO, strerror(errno));
+			rc = writer_fail(w, CHAKRA_EIO, strerror(errno));
 		else if (rename(w->tmp_path, w->path) < 0)
-			rc = fail(w, CHAKRA_EIO, strerror(errno));
+			rc = writer_fail(w, CHAKRA_EIO, strerror(errno));
 		else {
 			chakra__free(w->tmp_path);
 			w->tmp_path = NULL;

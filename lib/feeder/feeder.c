@@ -921,7 +921,7 @@ static int over_memory(chakra_feeder *f)
 
 /* Read ahead up to the window; beyond it only while nothing can progress
  * (no ready node, none in flight): parents may come later in the file. */
-FEEDER_INLINE int fill(chakra_feeder *f)
+FEEDER_INLINE int feeder_fill(chakra_feeder *f)
 {
 	int rc;
 	while (f->held < f->opts.window && f->held_bytes < f->window_bytes && !f->eof)
@@ -959,7 +959,7 @@ FEEDER_INLINE int pick(chakra_feeder *f, fslot **out)
 {
 	if (f->failed)
 		return f->failed;
-	int rc = fill(f);
+	int rc = feeder_fill(f);
 	if (rc < 0)
 		return rc;
 	uint32_t i;
@@ -985,7 +985,7 @@ FEEDER_INLINE int pick(chakra_feeder *f, fslot **out)
 		if (f->inflight || !f->held)
 			return 0;
 		if (!f->eof)
-			rc = fill(f); /* (fill returns only at the end, or with progress) */
+			rc = feeder_fill(f); /* (fill returns only at the end, or with progress) */
 		else
 			rc = chakra__feeder_resolve_stall(f, 1);
 		if (rc < 0)
@@ -1029,16 +1029,16 @@ static int drain(chakra_feeder *f)
 
 /* Size of each version of chakra_feeder_options (see reader.c): nothing
  * past the caller's version is read. */
-static const size_t opts_size[] = {
+static const size_t feeder_opts_size[] = {
 	0,
 	offsetof(chakra_feeder_options, reader) + sizeof(const chakra_reader_options *),
 	offsetof(chakra_feeder_options, max_memory) + sizeof(uint64_t),
 };
-#define N_VERSIONS (sizeof opts_size / sizeof opts_size[0])
+#define N_VERSIONS (sizeof feeder_opts_size / sizeof feeder_opts_size[0])
 
 int chakra_feeder_options_init(chakra_feeder_options *opts, unsigned version)
 {
-	return chakra__opts_init(opts, version, opts_size, N_VERSIONS);
+	return chakra__opts_init(opts, version, feeder_opts_size, N_VERSIONS);
 }
 
 static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char *defname)
@@ -1055,7 +1055,7 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 	if (!o) {
 		chakra_feeder_options def = CHAKRA_FEEDER_OPTIONS_INIT;
 		f->opts = def;
-	} else if (chakra__opts_copy(&f->opts, sizeof f->opts, o, opts_size, N_VERSIONS)) {
+	} else if (chakra__opts_copy(&f->opts, sizeof f->opts, o, feeder_opts_size, N_VERSIONS)) {
 		bad = 1;
 	}
 	if (!bad && chakra__reader_opts_copy(&f->ropts, f->opts.reader))

@@ -67,7 +67,7 @@ static int is_canon(unsigned t)
 
 /* The dependency arrays would pass the per-node budget (ws->limit, the
  * reader option max_node_memory) with `extra` more bytes. */
-static int over_budget(walk_scratch *ws, size_t extra)
+static int scan_over_budget(walk_scratch *ws, size_t extra)
 {
 	if (ws->limit && (uint64_t)ws->data.len + ws->ctrl.len + extra > ws->limit) {
 		ws->over = 1;
@@ -95,7 +95,7 @@ static int deps(walk_scratch *ws, cbuf *dst, unsigned wt, const uint8_t **p, con
 	if (wt == WT_VARINT) {
 		if (wire_varint(p, end, &v))
 			return -1;
-		if (over_budget(ws, 8))
+		if (scan_over_budget(ws, 8))
 			return -2;
 		return chakra__cbuf_append(dst, &v, 8) ? -2 : 0;
 	}
@@ -110,7 +110,7 @@ static int deps(walk_scratch *ws, cbuf *dst, unsigned wt, const uint8_t **p, con
 		cnt += *c < 0x80;
 	if (e[-1] >= 0x80)
 		return -1;
-	if (over_budget(ws, cnt * 8) || chakra__cbuf_reserve(dst, dst->len + cnt * 8))
+	if (scan_over_budget(ws, cnt * 8) || chakra__cbuf_reserve(dst, dst->len + cnt * 8))
 		return -2;
 	uint64_t *o = (uint64_t *)(dst->p + dst->len);
 	size_t n = 0;
