@@ -6,7 +6,7 @@
 #include "chakra/error.h"
 #include "node_impl.h"
 
-chakra_builder *chakra_builder_new(void) { return chakra__calloc(1, sizeof(chakra_builder)); }
+chakra_builder *chakra_builder_new(void) { return (chakra_builder *)chakra__calloc(1, sizeof(chakra_builder)); }
 
 void chakra_builder_free(chakra_builder *b)
 {
@@ -33,7 +33,7 @@ static int pool_add(chakra_builder *b, const void *s, size_t len, span *out)
 {
 	/* Keep 8-byte alignment for the numeric arrays stored here too. */
 	size_t pad = (8 - (b->pool.len & 7)) & 7;
-	static const uint8_t zeros[8];
+	static const uint8_t zeros[8] = { 0 };
 	if (chakra__cbuf_append(&b->pool, zeros, pad))
 		return CHAKRA_ENOMEM;
 	out->off = b->pool.len;
@@ -215,7 +215,7 @@ int chakra_builder_attr_list_string(chakra_builder *b, const char *name, chakra_
 	    n > SIZE_MAX / sizeof(span))
 		return CHAKRA_EINVAL;
 	/* Strings first, then the span table that points at them. */
-	span *tmp = n ? chakra__malloc(n * sizeof(span)) : NULL;
+	span *tmp = n ? (span *)chakra__malloc(n * sizeof(span)) : NULL;
 	if (n && !tmp)
 		return CHAKRA_ENOMEM;
 	int rc = 0;
@@ -256,7 +256,8 @@ int chakra_builder_attr_set_doc(chakra_builder *b, const char *s, size_t len)
 
 int chakra_builder_attr_copy(chakra_builder *b, const chakra_attr *a)
 {
-	int k = a->kind, rc;
+	int rc;
+	chakra_attr_kind k = (chakra_attr_kind)a->kind;
 	const char *name = a->name.s ? a->name.s : "";
 	if (k == CHAKRA_ATTR_NONE)
 		rc = chakra_builder_attr_empty(b, name);
@@ -267,8 +268,8 @@ int chakra_builder_attr_copy(chakra_builder *b, const chakra_attr *a)
 	else if (k == CHAKRA_ATTR_DOUBLE_LIST || k == CHAKRA_ATTR_FLOAT_LIST)
 		rc = chakra_builder_attr_list_double(b, name, k, a->ld, a->n);
 	else if (k == CHAKRA_ATTR_STRING_LIST || k == CHAKRA_ATTR_BYTES_LIST) {
-		const char **v = a->n ? chakra__malloc(a->n * sizeof *v) : NULL;
-		size_t *l = a->n ? chakra__malloc(a->n * sizeof *l) : NULL;
+		const char **v = a->n ? (const char **)chakra__malloc(a->n * sizeof *v) : NULL;
+		size_t *l = a->n ? (size_t *)chakra__malloc(a->n * sizeof *l) : NULL;
 		if (a->n && (!v || !l)) {
 			chakra__free(v);
 			chakra__free(l);

@@ -221,11 +221,11 @@ static int list_walk(int lk, const uint8_t *p, const uint8_t *end, chakra_attr *
 			out->n = n;
 			if (n) {
 				if (ewt == WT_LEN)
-					out->ls = chakra__arena_alloc(a, n * sizeof(cstr));
+					out->ls = (cstr *)chakra__arena_alloc(a, n * sizeof(cstr));
 				else if (k == CHAKRA_ATTR_DOUBLE || k == CHAKRA_ATTR_FLOAT)
-					out->ld = chakra__arena_alloc(a, n * sizeof(double));
+					out->ld = (double *)chakra__arena_alloc(a, n * sizeof(double));
 				else
-					out->lu = chakra__arena_alloc(a, n * sizeof(uint64_t));
+					out->lu = (uint64_t *)chakra__arena_alloc(a, n * sizeof(uint64_t));
 				if (!out->ls && !out->ld && !out->lu)
 					return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 			}
@@ -239,7 +239,7 @@ static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char 
 {
 	size_t n = prev->n + out->n;
 	if (prev->ls) {
-		cstr *v = chakra__arena_alloc(a, n * sizeof *v);
+		cstr *v = (cstr *)chakra__arena_alloc(a, n * sizeof *v);
 		if (!v)
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		memcpy(v, prev->ls, prev->n * sizeof *v);
@@ -247,7 +247,7 @@ static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char 
 			memcpy(v + prev->n, out->ls, out->n * sizeof *v);
 		out->ls = v;
 	} else if (prev->ld) {
-		double *v = chakra__arena_alloc(a, n * sizeof *v);
+		double *v = (double *)chakra__arena_alloc(a, n * sizeof *v);
 		if (!v)
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		memcpy(v, prev->ld, prev->n * sizeof *v);
@@ -255,7 +255,7 @@ static int list_merge(chakra_attr *out, const chakra_attr *prev, arena *a, char 
 			memcpy(v + prev->n, out->ld, out->n * sizeof *v);
 		out->ld = v;
 	} else {
-		uint64_t *v = chakra__arena_alloc(a, n * sizeof *v);
+		uint64_t *v = (uint64_t *)chakra__arena_alloc(a, n * sizeof *v);
 		if (!v)
 			return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 		memcpy(v, prev->lu, prev->n * sizeof *v);
@@ -328,7 +328,8 @@ static int attr_walk(const uint8_t *p, const uint8_t *end, chakra_attr *out, are
 			chakra_attr *o = out ? out : &tmp;
 			/* The same list member again merges (protobuf appends the
 			 * elements); any other member replaces the value. */
-			chakra_attr prev = { .kind = 0 };
+			chakra_attr prev;
+			attr_clear(&prev);
 			if (out && k % 2 == 0 && out->kind == k)
 				prev = *out;
 			if (out) {
@@ -447,7 +448,7 @@ static int copy_u64s(arena *a, const cbuf *src, uint64_t **dst, size_t *n, char 
 	*dst = NULL;
 	if (!*n)
 		return 0;
-	*dst = chakra__arena_alloc(a, src->len);
+	*dst = (uint64_t *)chakra__arena_alloc(a, src->len);
 	if (!*dst)
 		return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 	memcpy(*dst, src->p, src->len);
@@ -482,7 +483,7 @@ static int finish_attrs(walk_scratch *ws, arena *a, chakra_attr **attrs, size_t 
 	*attrs = NULL;
 	if (!*n)
 		return 0;
-	*attrs = chakra__arena_alloc(a, ws->attrs.len);
+	*attrs = (chakra_attr *)chakra__arena_alloc(a, ws->attrs.len);
 	if (!*attrs)
 		return chakra__errf(err, CHAKRA_ENOMEM, "out of memory");
 	memcpy(*attrs, ws->attrs.p, ws->attrs.len);

@@ -59,7 +59,9 @@ int chakra_attr_kind_from_name(const char *s)
 /* ---- node ---- */
 
 static const node_full empty_full = {
-	.name = { "", 0 }, .io = { { { "", 0 }, { "", 0 }, { "", 0 } }, { { "", 0 }, { "", 0 }, { "", 0 } } },
+	{ "", 0 }, 0, 0, 0, NULL, NULL, 0, 0, { 0, 0 },
+	{ { { "", 0 }, { "", 0 }, { "", 0 } }, { { "", 0 }, { "", 0 }, { "", 0 } } },
+	NULL, 0, 0, 0,
 };
 
 static const node_full *full(const chakra_node *n)

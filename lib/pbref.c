@@ -25,6 +25,18 @@ typedef struct strarg {
 	size_t got_len;
 } strarg;
 
+/* (a function, not a compound literal: the file is also valid C++) */
+static strarg strarg_of(struct vctx *v, const cstr *want, const char *what)
+{
+	strarg a;
+	a.v = v;
+	a.want = want;
+	a.what = what;
+	a.got = NULL;
+	a.got_len = 0;
+	return a;
+}
+
 typedef struct vctx {
 	const node_full *full;
 	char *err;
@@ -60,8 +72,8 @@ static bool mismatch(vctx *v, const char *what)
 static bool cb_str(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
-	strarg *a = *arg;
-	a->got = s->state; /* a buffer stream: state is the read position */
+	strarg *a = (strarg *)*arg;
+	a->got = (const uint8_t *)s->state; /* a buffer stream: state is the read position */
 	a->got_len = s->bytes_left;
 	return pb_read(s, NULL, s->bytes_left);
 }
@@ -85,7 +97,7 @@ typedef struct deparg {
 static bool cb_deps(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
-	deparg *d = *arg;
+	deparg *d = (deparg *)*arg;
 	while (s->bytes_left) { /* packed and unpacked both land here (trap 5) */
 		uint64_t x;
 		if (!pb_decode_varint(s, &x))
@@ -107,10 +119,10 @@ static bool cb_list_elem(pb_istream_t *s, const pb_field_t *f, void **arg)
 	 * in the union slot they share with the list's `values`. */
 	if (f->tag != 1)
 		return cb_string_val(s, f, arg);
-	vctx *v = *arg;
+	vctx *v = (vctx *)*arg;
 	int k = v->seen_kind;
 	if (k == 30 || k == 32) {
-		elem e = { 0, s->state, s->bytes_left };
+		elem e = { 0, (const uint8_t *)s->state, s->bytes_left };
 		if (chakra__cbuf_append(v->elems, &e, sizeof e))
 			return v->nomem = 1, false;
 		v->i++;
@@ -172,7 +184,7 @@ static bool list_done(vctx *v, const chakra_attr *a)
 static bool cb_value(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)s;
-	vctx *v = *arg;
+	vctx *v = (vctx *)*arg;
 	unsigned tag = f->tag;
 	if (tag % 2 == 0 && tag >= 4 && tag <= 32) {
 		/* Every list message has one callback member `values` at the
@@ -194,9 +206,9 @@ static bool cb_value(pb_istream_t *s, const pb_field_t *f, void **arg)
 
 static bool cb_string_val(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
-	vctx *v = *arg;
+	vctx *v = (vctx *)*arg;
 	v->seen_kind = (int)f->tag; /* which_value is not set for callbacks (trap 1) */
-	v->sval.got = s->state;     /* the last occurrence counts: see str_done */
+	v->sval.got = (const uint8_t *)s->state;     /* the last occurrence counts: see str_done */
 	v->sval.got_len = s->bytes_left;
 	return pb_read(s, NULL, s->bytes_left);
 }
@@ -275,15 +287,15 @@ static bool attr_check(vctx *v, const chakra_attr *a, const chakra__pb_Attribute
 static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
-	vctx *v = *arg;
+	vctx *v = (vctx *)*arg;
 	int unsafe;
-	int last = attr_scan(s->state, s->bytes_left, &unsafe);
+	int last = attr_scan((const uint8_t *)s->state, s->bytes_left, &unsafe);
 	if (v->attr_i >= v->full->n_attrs)
 		return mismatch(v, "attribute count");
 	const chakra_attr *a = &v->full->attrs[v->attr_i++];
 	v->attr = a;
 	v->seen_kind = 0;
-	v->sval = (strarg){ v, &a->s, "string/bytes value", NULL, 0 };
+	v->sval = strarg_of(v, &a->s, "string/bytes value");
 	v->elems->len = 0;
 	chakra__pb_AttributeProto m;
 	memset(&m, 0, sizeof m); /* trap 2: stale union members are fatal */
@@ -303,11 +315,11 @@ static bool cb_attr(pb_istream_t *s, const pb_field_t *f, void **arg)
 	bool ok;
 	if (last > 0 && unsafe) {
 		size_t len = s->bytes_left;
-		filtered = chakra__malloc(len ? len : 1);
+		filtered = (uint8_t *)chakra__malloc(len ? len : 1);
 		if (!filtered)
 			return v->nomem = 1, false;
 		pb_istream_t fs = pb_istream_from_buffer(filtered,
-		                                         attr_filter(s->state, len, last, filtered));
+		                                         attr_filter((const uint8_t *)s->state, len, last, filtered));
 		ok = pb_decode(&fs, chakra__pb_AttributeProto_fields, &m) &&
 		     pb_read(s, NULL, s->bytes_left);
 	} else {
@@ -361,7 +373,11 @@ static bool attr_check(vctx *v, const chakra_attr *a, const chakra__pb_Attribute
 static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
                   const node_full *full, char *err)
 {
-	vctx v = { .full = full, .err = err, .elems = elems };
+	vctx v;
+	memset(&v, 0, sizeof v);
+	v.full = full;
+	v.err = err;
+	v.elems = elems;
 	chakra__pb_Node n;
 	memset(&n, 0, sizeof n);
 	strarg name = { &v, &full->name, "name", NULL, 0 };
@@ -382,7 +398,7 @@ static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
 	for (int w = 0; w < 2; w++) {
 		pb_callback_t *cbs[3] = { &infos[w]->values, &infos[w]->shapes, &infos[w]->types };
 		for (int f = 0; f < 3; f++) {
-			io[w][f] = (strarg){ &v, &full->io[w][f], ionames[w][f], NULL, 0 };
+			io[w][f] = strarg_of(&v, &full->io[w][f], ionames[w][f]);
 			cbs[f]->funcs.decode = cb_str;
 			cbs[f]->arg = &io[w][f];
 		}
@@ -419,7 +435,7 @@ static int verify(cbuf *elems, const uint8_t *msg, size_t len, uint64_t id,
 
 int chakra__pbref_verify_node(const uint8_t *msg, size_t len, uint64_t id, const node_full *full, char *err)
 {
-	cbuf elems = { 0 };
+	cbuf elems = { NULL, 0, 0 };
 	int rc = verify(&elems, msg, len, id, full, err);
 	chakra__cbuf_free(&elems);
 	return rc;

@@ -61,7 +61,7 @@ static int reader_fail(chakra_reader *r, int code, unsigned flags, uint64_t off,
  * memory. */
 static chakra_reader *alloc_reader(const chakra_reader_options *o, const char *defname, int *rc)
 {
-	chakra_reader *r = chakra__calloc(1, sizeof *r);
+	chakra_reader *r = (chakra_reader *)chakra__calloc(1, sizeof *r);
 	if (!r) {
 		*rc = CHAKRA_ENOMEM;
 		return NULL;
@@ -227,11 +227,11 @@ int chakra_reader_next(chakra_reader *r, const chakra_node **node)
 	chakra_node *n = &r->node;
 	n->full = &r->full;
 	n->materialize = NULL;
-	rc = chakra__node_walk(m, len, n->offset + wire_varint_size(len), &n->id, &r->full,
+	rc = chakra__node_walk((const uint8_t *)m, len, n->offset + wire_varint_size(len), &n->id, &r->full,
 	                       &r->node_arena, &r->ws, r->tmp);
 	int walk_ok = rc == 0;
 	if (rc == 0 && r->opts.verify_with_nanopb)
-		rc = chakra__pbref_verify_node(m, len, n->id, &r->full, r->tmp);
+		rc = chakra__pbref_verify_node((const uint8_t *)m, len, n->id, &r->full, r->tmp);
 	if (rc < 0) {
 		/* The walker's text starts with "byte N: " (the bad field); nanopb's
 		 * does not, so name the message's own offset then. The id is

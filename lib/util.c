@@ -75,7 +75,7 @@ void chakra__free(void *p)
 char *chakra__strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = chakra__malloc(n);
+	char *d = (char *)chakra__malloc(n);
 	if (d)
 		memcpy(d, s, n);
 	return d;
@@ -190,7 +190,7 @@ int chakra__cbuf_reserve(cbuf *b, size_t need)
 			return -1;
 		cap *= 2;
 	}
-	uint8_t *p = chakra__realloc(b->p, cap);
+	uint8_t *p = (uint8_t *)chakra__realloc(b->p, cap);
 	if (!p)
 		return -1;
 	b->p = p;
@@ -238,7 +238,7 @@ void *chakra__arena_alloc(arena *a, size_t n)
 		size_t hdr = (sizeof(arena_block) + 7) & ~(size_t)7;
 		if (cap > SIZE_MAX - hdr)
 			return NULL;
-		b = chakra__malloc(hdr + cap);
+		b = (arena_block *)chakra__malloc(hdr + cap);
 		if (!b)
 			return NULL;
 		b->data = (uint8_t *)b + hdr;
@@ -257,7 +257,7 @@ char *chakra__arena_strdup(arena *a, const uint8_t *s, size_t n)
 {
 	if (n == SIZE_MAX)
 		return NULL;
-	char *d = chakra__arena_alloc(a, n + 1);
+	char *d = (char *)chakra__arena_alloc(a, n + 1);
 	if (!d)
 		return NULL;
 	if (n)

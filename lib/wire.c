@@ -67,7 +67,7 @@ void chakra__source_open_mem(source *s, const void *buf, size_t len)
 {
 	memset(s, 0, sizeof *s);
 	s->kind = SRC_MEM;
-	s->mem = buf;
+	s->mem = (const uint8_t *)buf;
 	s->mem_len = len;
 }
 
@@ -130,7 +130,7 @@ static int probe(source *s, const char *name, char *err)
 	}
 	if (s->probe_len == 2 && s->probe[0] == 0x1f && s->probe[1] == 0x8b) {
 		if (!s->zin)
-			s->zin = chakra__malloc(ZIN_SIZE);
+			s->zin = (uint8_t *)chakra__malloc(ZIN_SIZE);
 		if (!s->zin)
 			return src_err(s, 0, 0, chakra__errf(err, CHAKRA_ENOMEM, "%s: out of memory", name));
 		s->zin_cap = ZIN_SIZE;
@@ -172,7 +172,7 @@ long chakra__source_read(source *s, void *buf, size_t cap, const char *name, cha
 	}
 	if (s->gz_done)
 		return 0;
-	s->zs.next_out = buf;
+	s->zs.next_out = (Bytef *)buf;
 	s->zs.avail_out = (uInt)cap;
 	while (s->zs.avail_out == cap) {
 		if (s->zs.avail_in == 0) {

@@ -65,7 +65,7 @@ static int sink(chakra_writer *w, const void *buf, size_t len)
 			return writer_fail(w, CHAKRA_EIO, "write callback failed");
 		return 0;
 	}
-	const uint8_t *p = buf;
+	const uint8_t *p = (const uint8_t *)buf;
 	while (len) {
 		ssize_t n = write(w->fd, p, len);
 		if (n < 0 && errno == EINTR)
@@ -108,7 +108,7 @@ static int writer_flush(chakra_writer *w, int finish)
  * a gzip start failure leaves it failed with its message in *rc. */
 static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
 {
-	chakra_writer *w = chakra__calloc(1, sizeof *w);
+	chakra_writer *w = (chakra_writer *)chakra__calloc(1, sizeof *w);
 	if (!w) {
 		*rc = CHAKRA_ENOMEM;
 		return NULL;
@@ -157,7 +157,7 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 	}
 	w->path = chakra__strdup(path);
 	size_t n = strlen(path) + 16;
-	w->tmp_path = chakra__malloc(n);
+	w->tmp_path = (char *)chakra__malloc(n);
 	if (!w->path || !w->tmp_path)
 		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
 	struct stat st;

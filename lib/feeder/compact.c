@@ -28,7 +28,7 @@ static void copy_str(bump *b, cstr *dst, const cstr *src)
 	*dst = *src;
 	if (!src->s)
 		return;
-	char *d = take(b, src->len + 1);
+	char *d = (char *)take(b, src->len + 1);
 	memcpy(d, src->s, src->len);
 	d[src->len] = 0;
 	dst->s = d;
@@ -64,29 +64,29 @@ node_full *chakra__node_full_compact(const node_full *src, bytepool *pool, uint8
 				size += str_size(&a->ls[i]);
 		}
 	}
-	bump b = { bytepool_alloc(pool, size, cls), 0 };
+	bump b = { (uint8_t *)bytepool_alloc(pool, size, cls), 0 };
 	if (!b.p)
 		return NULL;
-	node_full *d = take(&b, sizeof *d);
+	node_full *d = (node_full *)take(&b, sizeof *d);
 	*d = *src;
 	d->size = size;
 	copy_str(&b, &d->name, &src->name);
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 3; j++)
 			copy_str(&b, &d->io[i][j], &src->io[i][j]);
-	d->data = copy_mem(&b, src->data, src->n_data * 8);
-	d->ctrl = copy_mem(&b, src->ctrl, src->n_ctrl * 8);
-	d->attrs = copy_mem(&b, src->attrs, src->n_attrs * sizeof(chakra_attr));
+	d->data = (uint64_t *)copy_mem(&b, src->data, src->n_data * 8);
+	d->ctrl = (uint64_t *)copy_mem(&b, src->ctrl, src->n_ctrl * 8);
+	d->attrs = (chakra_attr *)copy_mem(&b, src->attrs, src->n_attrs * sizeof(chakra_attr));
 	for (size_t k = 0; k < src->n_attrs; k++) {
 		const chakra_attr *a = &src->attrs[k];
 		chakra_attr *o = &d->attrs[k];
 		copy_str(&b, &o->name, &a->name);
 		copy_str(&b, &o->doc, &a->doc);
 		copy_str(&b, &o->s, &a->s);
-		o->lu = copy_mem(&b, a->lu, a->n * 8);
-		o->ld = copy_mem(&b, a->ld, a->n * 8);
+		o->lu = (uint64_t *)copy_mem(&b, a->lu, a->n * 8);
+		o->ld = (double *)copy_mem(&b, a->ld, a->n * 8);
 		if (a->ls) {
-			o->ls = take(&b, (a->n ? a->n : 1) * sizeof(cstr));
+			o->ls = (cstr *)take(&b, (a->n ? a->n : 1) * sizeof(cstr));
 			for (size_t i = 0; i < a->n; i++)
 				copy_str(&b, &o->ls[i], &a->ls[i]);
 		}

@@ -63,7 +63,7 @@ typedef struct skey {
 
 static int skey_cmp(const void *a, const void *b)
 {
-	const skey *x = a, *y = b;
+	const skey *x = (const skey *)a, *y = (const skey *)b;
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
@@ -71,7 +71,7 @@ int chakra__feeder_sort_slots(const chakra_feeder *f, uint32_t *slots, size_t n,
 {
 	if (n < 2)
 		return 0;
-	skey *t = chakra__malloc(n * sizeof *t);
+	skey *t = (skey *)chakra__malloc(n * sizeof *t);
 	if (!t)
 		return -1;
 	for (size_t k = 0; k < n; k++) {
@@ -95,14 +95,18 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 	uint8_t *color = NULL, *kind = NULL;
 	size_t n_par = 0, cap_par = 0, n_drops = 0;
 	int code = CHAKRA_EDEP;
+	size_t cyc_from = 0, cyc_to = 0; /* stack range of the fatal cycle */
+	uint32_t cyc_p = FT_NIL;
+	int fatal = 0;
+	size_t nodes_absent = 0, absent_refs = 0;
 
-	blocked = chakra__malloc((size_t)f->held * sizeof *blocked);
-	off = chakra__malloc(((size_t)f->held + 1) * sizeof *off);
-	color = chakra__calloc(f->n_slots ? f->n_slots : 1, 1);
-	pos = chakra__calloc(f->n_slots ? f->n_slots : 1, sizeof *pos); /* slot -> blocked index */
-	stack = chakra__malloc(((size_t)f->held + 1) * sizeof *stack);
-	it = chakra__malloc(((size_t)f->held + 1) * sizeof *it);
-	drops = chakra__malloc(((size_t)f->held + 1) * 2 * sizeof *drops);
+	blocked = (uint32_t *)chakra__malloc((size_t)f->held * sizeof *blocked);
+	off = (uint32_t *)chakra__malloc(((size_t)f->held + 1) * sizeof *off);
+	color = (uint8_t *)chakra__calloc(f->n_slots ? f->n_slots : 1, 1);
+	pos = (uint32_t *)chakra__calloc(f->n_slots ? f->n_slots : 1, sizeof *pos); /* slot -> blocked index */
+	stack = (uint32_t *)chakra__malloc(((size_t)f->held + 1) * sizeof *stack);
+	it = (uint32_t *)chakra__malloc(((size_t)f->held + 1) * sizeof *it);
+	drops = (uint32_t *)chakra__malloc(((size_t)f->held + 1) * 2 * sizeof *drops);
 	if (!blocked || !off || !color || !pos || !stack || !it || !drops)
 		goto nomem;
 	for (uint32_t i = 0; i < f->n_slots; i++)
@@ -141,8 +145,8 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 				off[b + 1] += off[b];
 			n_par = off[nb];
 			cap_par = n_par ? n_par : 1;
-			par = chakra__malloc(cap_par * sizeof *par);
-			kind = chakra__malloc(cap_par);
+			par = (uint32_t *)chakra__malloc(cap_par * sizeof *par);
+			kind = (uint8_t *)chakra__malloc(cap_par);
 			if (!par || !kind)
 				goto nomem;
 			memcpy(it, off, (size_t)nb * sizeof *it); /* fill cursors */
@@ -150,7 +154,7 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 	}
 	{
 		/* Each node's parents by id (see skey). */
-		skey *t = chakra__malloc(cap_par * sizeof *t);
+		skey *t = (skey *)chakra__malloc(cap_par * sizeof *t);
 		if (!t)
 			goto nomem;
 		for (size_t k = 0; k < n_par; k++) {
@@ -171,9 +175,6 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 	/* Cycles: iterative DFS over "waits for" edges between blocked nodes
 	 * (color 1 = on the stack, 2 = done). A cycle with a control-only edge
 	 * is broken there (unless strict); a cycle of data edges is fatal. */
-	size_t cyc_from = 0, cyc_to = 0; /* stack range of the fatal cycle */
-	uint32_t cyc_p = FT_NIL;
-	int fatal = 0;
 	for (size_t r = 0; r < nb && !fatal; r++) {
 		if (color[blocked[r]])
 			continue;
@@ -280,7 +281,6 @@ int chakra__feeder_resolve_stall(chakra_feeder *f, int final)
 	}
 
 	/* Parents that never appear, per node (at most 8 nodes, 5 ids each). */
-	size_t nodes_absent = 0, absent_refs = 0;
 	for (size_t b = 0; b < nb; b++) {
 		size_t cnt = 0;
 		for (uint32_t k = off[b]; k < off[b + 1]; k++)

@@ -73,11 +73,11 @@ static uint32_t slot_grow(chakra_feeder *f)
 		if (f->n_slots == FT_NIL - 1)
 			return FT_NIL;
 		if ((f->n_slots >> SLOT_CHUNK_BITS) == f->n_chunks) {
-			fslot **c = chakra__realloc(f->chunks, (f->n_chunks + 1) * sizeof *c);
+			fslot **c = (fslot **)chakra__realloc(f->chunks, (f->n_chunks + 1) * sizeof *c);
 			if (!c)
 				return FT_NIL;
 			f->chunks = c;
-			c[f->n_chunks] = chakra__malloc(SLOT_CHUNK * sizeof(fslot));
+			c[f->n_chunks] = (fslot *)chakra__malloc(SLOT_CHUNK * sizeof(fslot));
 			if (!c[f->n_chunks])
 				return FT_NIL;
 			f->n_chunks++;
@@ -166,7 +166,7 @@ static int edge_add(chakra_feeder *f, fslot *parent, uint32_t child)
 			uint32_t cap = f->cap_edges ? f->cap_edges * 2 : 4096;
 			if (cap < f->cap_edges)
 				return -1;
-			fedge *n = chakra__realloc(f->edges, (size_t)cap * sizeof *n);
+			fedge *n = (fedge *)chakra__realloc(f->edges, (size_t)cap * sizeof *n);
 			if (!n)
 				return -1;
 			f->edges = n;
@@ -249,7 +249,7 @@ FEEDER_INLINE int release_child(chakra_feeder *f, uint32_t c)
 static node_full *materialize(chakra_node *n)
 {
 	fslot *s = (fslot *)n;
-	chakra_feeder *f = n->owner;
+	chakra_feeder *f = (chakra_feeder *)n->owner;
 	if (n->full)
 		return n->full;
 	/* Decode into the feeder's scratch arena, then keep an exact-size
@@ -374,7 +374,7 @@ static int count_done_repeats(chakra_feeder *f, const uint64_t *a, size_t na, co
 		}
 		return 0;
 	}
-	uint64_t *t = chakra__malloc(n * sizeof *t);
+	uint64_t *t = (uint64_t *)chakra__malloc(n * sizeof *t);
 	if (!t)
 		return -1;
 	if (na) /* (an empty list may be a NULL buffer) */
@@ -411,7 +411,7 @@ FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size
 	slot_view(s, msg, len, off, index, id);
 	/* The caller's buffer outlives the feeder: used in place. */
 	if (!(msg >= f->zc_lo && msg + len <= f->zc_hi)) {
-		uint8_t *copy = bytepool_alloc(&f->bytes, len, &s->cls);
+		uint8_t *copy = (uint8_t *)bytepool_alloc(&f->bytes, len, &s->cls);
 		if (!copy)
 			return oom(f);
 		if (len)
@@ -498,7 +498,7 @@ static int link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t
  * message, or else the oldest queued node's (pins are older). */
 static uint64_t lazy_keep(void *hook)
 {
-	const chakra_feeder *f = hook;
+	const chakra_feeder *f = (const chakra_feeder *)hook;
 	if (f->pin_n)
 		return f->pins[f->pin_head].moff;
 	return f->q_n ? f->q[f->q_head].off : UINT64_MAX;
@@ -507,9 +507,9 @@ static uint64_t lazy_keep(void *hook)
 /* The framer moved its bytes: the pinned nodes' views follow. */
 static void lazy_moved(void *hook)
 {
-	chakra_feeder *f = hook;
+	chakra_feeder *f = (chakra_feeder *)hook;
 	for (size_t k = 0; k < f->pin_n; k++) {
-		const struct qpin *p = &f->pins[(f->pin_head + k) & (f->pin_cap - 1)];
+		const qpin *p = &f->pins[(f->pin_head + k) & (f->pin_cap - 1)];
 		if (p->slot != FT_NIL)
 			fslot_at(f, p->slot)->v.msg = f->fr->data + (p->moff - f->fr->base);
 	}
@@ -521,7 +521,7 @@ static void lazy_moved(void *hook)
 static int ring_grow(void **ring, size_t *cap, size_t *head, size_t n, size_t size)
 {
 	size_t ncap = *cap ? *cap * 2 : 64;
-	uint8_t *r = chakra__malloc(ncap * size);
+	uint8_t *r = (uint8_t *)chakra__malloc(ncap * size);
 	if (!r)
 		return -1;
 	for (size_t j = 0; j < n; j++)
@@ -537,7 +537,7 @@ static int pins_grow(chakra_feeder *f)
 {
 	void *r = f->pins;
 	int rc = ring_grow(&r, &f->pin_cap, &f->pin_head, f->pin_n, sizeof *f->pins);
-	f->pins = r;
+	f->pins = (qpin *)r;
 	return rc;
 }
 
@@ -560,7 +560,7 @@ static int q_grow(chakra_feeder *f)
 {
 	void *r = f->q;
 	int rc = ring_grow(&r, &f->q_cap, &f->q_head, f->q_n, sizeof *f->q);
-	f->q = r;
+	f->q = (qrec *)r;
 	return rc;
 }
 
@@ -654,7 +654,9 @@ FEEDER_INLINE int insert_one(chakra_feeder *f, int direct, uint32_t *slot)
 	if (pin) {
 		slot_view(s, msg, r->len, r->off, index, id);
 		s->cls = CLS_PINNED;
-		f->pins[(f->pin_head + f->pin_n++) & (f->pin_cap - 1)] = (struct qpin){ moff, i };
+		qpin *np = &f->pins[(f->pin_head + f->pin_n++) & (f->pin_cap - 1)];
+		np->moff = moff;
+		np->slot = i;
 	} else if ((rc = slot_fill(f, s, msg, r->len, r->off, index, id)) < 0) {
 		return rc;
 	}
@@ -884,7 +886,7 @@ static int at_eof(chakra_feeder *f)
 	if (!f->n_place)
 		return 0;
 	/* In id order, so the outcome does not depend on slot numbers. */
-	uint32_t *place = chakra__malloc(f->n_place * sizeof *place);
+	uint32_t *place = (uint32_t *)chakra__malloc(f->n_place * sizeof *place);
 	size_t np = 0;
 	if (!place)
 		return oom(f);
@@ -1044,7 +1046,7 @@ int chakra_feeder_options_init(chakra_feeder_options *opts, unsigned version)
 static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char *defname)
 {
 	*out = NULL;
-	chakra_feeder *f = chakra__calloc(1, sizeof *f);
+	chakra_feeder *f = (chakra_feeder *)chakra__calloc(1, sizeof *f);
 	if (!f)
 		return CHAKRA_ENOMEM;
 	f->free_slot = f->free_edge = FT_NIL;
@@ -1137,7 +1139,7 @@ int chakra_feeder_open_buffer(chakra_feeder **out, const void *buf, size_t len,
 		return rc;
 	chakra_feeder *f = *out;
 	/* A plain buffer is framed in place: its messages need no copy. */
-	f->zc_lo = buf;
+	f->zc_lo = (const uint8_t *)buf;
 	f->zc_hi = (const uint8_t *)buf + len;
 	return opened(f, chakra_reader_open_buffer(&f->rd, buf, len, f->opts.reader));
 }

@@ -59,6 +59,14 @@ typedef struct fedge {
 	uint32_t child, next;
 } fedge;
 
+/* A node issued straight from the lazy FIFO keeps its message in the
+ * framer's buffer until completed (a pin; slot FT_NIL once completed);
+ * moff: the message's stream offset. */
+typedef struct qpin {
+	uint64_t moff;
+	uint32_t slot;
+} qpin;
+
 /* A node read ahead in lazy mode, waiting to enter the dependency graph
  * (feeder.c explains the mode): a record in a ring, with its gating
  * dependencies as id - dep > 0 (data first; a node with more than
@@ -103,13 +111,7 @@ struct chakra_feeder {
 	qrec *q;
 	size_t q_cap, q_head, q_n;            /* records; cap a power of two */
 	uint64_t q_first;                     /* node index of the oldest */
-	/* Nodes issued straight from the FIFO keep their message in the
-	 * framer's buffer until completed ("pins", oldest first; slot FT_NIL
-	 * once completed); moff: the message's stream offset. */
-	struct qpin {
-		uint64_t moff;
-		uint32_t slot;
-	} *pins;
+	qpin *pins;                           /* pins, oldest first (qpin) */
 	size_t pin_cap, pin_head, pin_n;      /* a ring of pins; cap a power of two */
 	int lazy;                             /* 0 once the trace left the lazy pattern */
 	int any_read;

@@ -40,7 +40,7 @@ static size_t raw_insert(idmap *m, uint64_t key, uint32_t val)
 static int idmap_rehash(idmap *m, unsigned bits)
 {
 	size_t cap = (size_t)1 << bits;
-	idmap_ent *e = chakra__malloc(cap * sizeof *e);
+	idmap_ent *e = (idmap_ent *)chakra__malloc(cap * sizeof *e);
 	if (!e)
 		return -1;
 	for (size_t i = 0; i < cap; i++)
@@ -111,7 +111,7 @@ int chakra__heap_push(heap *q, uint64_t key, uint32_t slot)
 {
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 256;
-		heap_ent *h = chakra__realloc(q->h, cap * sizeof *h);
+		heap_ent *h = (heap_ent *)chakra__realloc(q->h, cap * sizeof *h);
 		if (!h)
 			return -1;
 		q->h = h;
@@ -177,8 +177,8 @@ int chakra__dqueue_push_slow(dqueue *q, uint64_t key, uint32_t slot)
 	if (!q->leaf && !q->n) {
 		/* Lazily, so a feeder that is never asked costs nothing; if
 		 * this fails every key goes to the heap. */
-		q->leaf = chakra__calloc(DQ_SIZE / 64, sizeof *q->leaf);
-		q->slot = q->leaf ? chakra__malloc(DQ_SIZE * sizeof *q->slot) : NULL;
+		q->leaf = (uint64_t *)chakra__calloc(DQ_SIZE / 64, sizeof *q->leaf);
+		q->slot = q->leaf ? (uint32_t *)chakra__malloc(DQ_SIZE * sizeof *q->slot) : NULL;
 		if (!q->slot) {
 			chakra__free(q->leaf);
 			q->leaf = NULL;
@@ -237,7 +237,7 @@ static int dir_grow(doneset *d, uint64_t key)
 	size_t n = d->ndir ? d->ndir : 1024;
 	while (n <= key)
 		n *= 2;
-	uint32_t *dir = chakra__realloc(d->dir, n * sizeof *dir);
+	uint32_t *dir = (uint32_t *)chakra__realloc(d->dir, n * sizeof *dir);
 	if (!dir)
 		return -1;
 	for (size_t k = d->ndir; k < n; k++)
@@ -262,7 +262,7 @@ static uint32_t doneset_page(doneset *d, uint64_t key, int create)
 			return FT_NIL;
 		if (d->n == d->cap) {
 			size_t cap = d->cap ? d->cap * 2 : 64;
-			uint64_t(*b)[8] = chakra__realloc(d->bits, cap * sizeof *b);
+			uint64_t(*b)[8] = (uint64_t (*)[8])chakra__realloc(d->bits, cap * sizeof *b);
 			if (!b)
 				return FT_NIL;
 			d->bits = b;
@@ -296,7 +296,7 @@ static int flat_grow(doneset *d, uint64_t id)
 		n *= 2;
 	if (n > limit)
 		n = (size_t)limit;
-	uint64_t *flat = chakra__realloc(d->flat, n * sizeof *flat);
+	uint64_t *flat = (uint64_t *)chakra__realloc(d->flat, n * sizeof *flat);
 	if (!flat)
 		return 0;
 	memset(flat + d->nflat, 0, (n - d->nflat) * sizeof *flat);
@@ -397,13 +397,13 @@ void *chakra__bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 		}
 		if (b->n_slabs == b->cap_slabs) {
 			size_t cap = b->cap_slabs ? b->cap_slabs * 2 : 16;
-			void **s = chakra__realloc(b->slabs, cap * sizeof *s);
+			void **s = (void **)chakra__realloc(b->slabs, cap * sizeof *s);
 			if (!s)
 				return NULL;
 			b->slabs = s;
 			b->cap_slabs = cap;
 		}
-		uint8_t *slab = chakra__malloc(BP_SLAB);
+		uint8_t *slab = (uint8_t *)chakra__malloc(BP_SLAB);
 		if (!slab)
 			return NULL;
 		b->slabs[b->n_slabs++] = slab;

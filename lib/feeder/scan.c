@@ -417,6 +417,7 @@ SCAN_INLINE int first_deps(uintptr_t *k, uintptr_t lim, cbuf *dst)
 	if (UNLIKELY((e = s + L) > lim))
 		return 0;
 	uint64_t *o = (uint64_t *)dst->p, v;
+	uintptr_t q0, q1, q2, a1, m1, m2;
 	if (UNLIKELY(L == 0))
 		goto done;
 	/* Up to three values decoded whatever their count, which varies from
@@ -427,7 +428,7 @@ SCAN_INLINE int first_deps(uintptr_t *k, uintptr_t lim, cbuf *dst)
 	 * kept; every start is before e, so 4 bytes are readable there. The
 	 * positions are selected by masks, not conditional expressions, which
 	 * the compilers make branches of here. */
-	uintptr_t q0 = s, q1, q2, a1, m1, m2;
+	q0 = s;
 	HOT_VARINT(q0, v, bad);
 	o[0] = v;
 	m1 = LT(q0, e); /* a second value */

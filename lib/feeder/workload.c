@@ -34,12 +34,12 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
                          const chakra_feeder_options *opts)
 {
 	*out = NULL;
-	chakra_workload *w = chakra__calloc(1, sizeof *w);
+	chakra_workload *w = (chakra_workload *)chakra__calloc(1, sizeof *w);
 	if (!w)
 		return CHAKRA_ENOMEM;
 	*out = w;
 	size_t plen = strlen(prefix) + 32;
-	char *path = chakra__malloc(plen);
+	char *path = (char *)chakra__malloc(plen);
 	if (!path) {
 		snprintf(w->err, sizeof w->err, "%s: out of memory", prefix);
 		return CHAKRA_ENOMEM;
@@ -53,7 +53,7 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
 		chakra__free(path);
 		return CHAKRA_ENOTFOUND;
 	}
-	w->f = chakra__calloc(n, sizeof *w->f);
+	w->f = (chakra_feeder **)chakra__calloc(n, sizeof *w->f);
 	if (!w->f) {
 		snprintf(w->err, sizeof w->err, "%s: out of memory", prefix);
 		chakra__free(path);
@@ -64,7 +64,7 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
 		rank_path(path, plen, prefix, r);
 		int rc = chakra_feeder_open(&w->f[r], path, opts);
 		if (rc < 0) {
-			snprintf(w->err, sizeof w->err, "rank %zu: %s", r,
+			snprintf(w->err, sizeof w->err, "rank %zu: %.4000s", r,
 			         chakra_feeder_errmsg(w->f[r]));
 			chakra__free(path);
 			return rc;
