@@ -39,9 +39,36 @@ def _candidates():
                 yield "install libdir", p
     except ImportError:
         pass
+    # pkg-config's idea of where libchakra is installed (PKG_CONFIG_PATH,
+    # PKG_CONFIG_SYSROOT_DIR respected): -L flags, then the libdir variable.
+    for d in _pkg_config_dirs():
+        for pat in _NAMES:
+            for p in sorted(glob.glob(os.path.join(d, pat))):
+                yield "pkg-config", p
+    # The loader's own path (ldconfig cache, LD_LIBRARY_PATH).
     found = ctypes.util.find_library("chakra")
     if found:
         yield "ctypes.util.find_library", found
+
+
+def _pkg_config_dirs():
+    import shutil
+    import subprocess
+    exe = shutil.which("pkg-config")
+    if not exe:
+        return []
+    dirs = []
+    for args in (["--libs-only-L"], ["--variable=libdir"]):
+        try:
+            out = subprocess.run([exe] + args + ["chakra"], capture_output=True, text=True,
+                                 timeout=10, check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        for tok in out.split():
+            d = tok[2:] if tok.startswith("-L") else tok
+            if d and d not in dirs:
+                dirs.append(d)
+    return dirs
 
 
 def _load():
