@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra_builder: collects one node's fields and attributes. */
 #include <stdlib.h>
 #include <string.h>

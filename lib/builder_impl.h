@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal layout of chakra_builder, shared by builder.c and encode.c. */
 #ifndef CHAKRA_BUILDER_IMPL_H
 #define CHAKRA_BUILDER_IMPL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Single-pass decoder for Node, GlobalMetadata and AttributeProto.
  *
  * Why hand-written: nanopb walks field descriptors for every field (the 32

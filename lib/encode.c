@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Canonical protobuf encoding of a builder: fields in field-number order,
  * proto3 defaults omitted, packed repeated scalars, oneof values always
  * present - the way the reference (protobuf C++/Python) encoders write. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Accessors of the node, attribute and metadata views; enum names. */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal node model: the decoded form behind chakra_node / chakra_attr /
  * chakra_metadata views, and the single-pass walker that fills it. */
 #ifndef CHAKRA_NODE_IMPL_H

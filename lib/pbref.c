@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reference decoding with nanopb (Debian's libprotobuf-nanopb), compared
  * field by field with the walker's output. The traps listed in
  * ../shared/docs/nanopb-notes.md are handled here: the whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: nanopb, the reference decoder, used to cross-check the fast
  * walker (reader option verify_with_nanopb, the tests and the fuzzers). */
 #ifndef CHAKRA_PBREF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal helpers: error text, growable buffers, block arena. */
 #ifndef CHAKRA_UTIL_H
 #define CHAKRA_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "chakra/version.h"
 
 unsigned chakra_version(void) { return CHAKRA_VERSION_NUMBER; }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal wire layer: input sources (file, memory, callback; gzip
  * detected), length-prefix framing with byte offsets, and protobuf varint
  * primitives. Knows nothing about Chakra messages. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One-block copy of a decoded node: the lazily decoded fields of a held
  * node live in a single block from the feeder's byte pool instead of an
  * arena (whose first block is 8 KiB), so a simulator that decodes every

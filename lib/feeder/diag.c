@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stalls: nothing is ready, nothing is in flight and nodes are still held
  * after the whole file was read. Real traces (chakra.0.et) have control
  * edges that contradict data edges (a CPU op with a control dependency on

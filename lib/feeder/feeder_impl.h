@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Feeder internals shared by the core (feeder.c), the stall diagnosis
  * (diag.c) and the workload opener (workload.c). */
 #ifndef CHAKRA_FEEDER_IMPL_H

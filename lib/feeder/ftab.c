@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Feeder containers (see ftab.h). */
 #include "ftab.h"
 

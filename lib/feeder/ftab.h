@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Feeder internals: the compact containers behind the feeder core.
  * Everything is indexed by 32-bit slot / edge numbers so containers can
  * grow by realloc, and nothing allocates per node once warm. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The feeder's scan: a Node message's id and dependencies, nothing else.
  *
  * Why not chakra__node_walk's scan mode: it also validates every attribute, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Multi-rank workloads: PREFIX.0.et ... PREFIX.{N-1}.et (or .et.gz), one
  * feeder per rank; N is the number of consecutive ranks found. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """libchakra: read, write and feed Chakra execution traces (ctypes bindings).
 
 Standard library only. The shared library is found through, in order:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Python values -> attributes and builder calls, with kind inference.
 
 Values are checked against their kind here, before they reach the C

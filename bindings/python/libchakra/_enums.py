@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Node types, collective types and attribute kinds (node.h), as IntEnums."""
 
 import enum

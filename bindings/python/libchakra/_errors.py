@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ChakraError and one subclass per libchakra error code (error.h)."""
 
 from ._lib import lib

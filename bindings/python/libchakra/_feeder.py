@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Feeder and Workload: dependency-aware issue queues for simulators."""
 
 import collections

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Loading libchakra.so and declaring the C prototypes the bindings use.
 
 Only this module touches ctypes declarations; the rest of the package calls

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Python copies of nodes, attributes and metadata.
 
 A C node view is valid only until the reader moves on (or the feeder

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reader: iterate over the nodes of one trace file."""
 
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """sim(): the `chakra sim` simulator (libchakra-sim) from Python.
 
 libchakra-sim is a second shared library next to libchakra (it uses

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Opening a trace from a path, a bytes-like object or a file-like object:
 the input handling shared by Reader and Feeder."""
 

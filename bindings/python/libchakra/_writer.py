@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writer: build nodes from Python values and write a Chakra ET."""
 
 import ctypes
