@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reference decoding with nanopb (Debian's libprotobuf-nanopb), compared
  * field by field with the walker's output. The traps listed in
- * ../shared/docs/nanopb-notes.md are handled here: the whole
+ * docs/reference/nanopb-notes.md are handled here: the whole
  * AttributeProto is zeroed before each decode (trap 2), string/bytes
  * values record their own kind (trap 1), and list values get their
  * `values` callback through submsg_callback (trap 3). */

@@ -2,7 +2,7 @@
  * stream: one compact record per node (ids, names, bookkeeping attributes,
  * tensors, the collective a record_param_comms describes), the node's
  * inputs/outputs kept as compact JSON only while it may still be an op a
- * simulator issues. ../shared/docs/pytorch-kineto.md section 1 describes
+ * simulator issues. docs/reference/pytorch-kineto.md section 1 describes
  * the format; docs/convert.md what is kept. */
 #include <stdio.h>
 #include <stdlib.h>

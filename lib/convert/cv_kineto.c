@@ -3,7 +3,7 @@
  * kernels, memcpys, memsets, cuda_sync rows), with the arguments linking and
  * synchronisation need; flows are only counted (correlation ids link
  * instead); metadata, instants and spans are skipped.
- * ../shared/docs/pytorch-kineto.md section 2 describes the format. */
+ * docs/reference/pytorch-kineto.md section 2 describes the format. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
