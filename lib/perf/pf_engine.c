@@ -75,7 +75,7 @@ static int64_t scaled(int64_t d, double f)
 	if (f == 1.0)
 		return d;
 	double v = (double)d * f + 0.5;
-	return v >= 4.6e18 ? INT64_MAX / 4 : (int64_t)v;
+	return v >= (double)((int64_t)1 << 60) ? (int64_t)1 << 60 : (int64_t)v;
 }
 
 static int64_t rec_dur(const pf_op *o)
@@ -158,9 +158,21 @@ static int relative_times(chakra_perf *r)
 			o->rs = 0;
 			continue;
 		}
-		if (o->timed)
-			last[o->res] = o->rs = o->rs0 - k->w0;
-		else
+		if (o->timed) {
+			/* relative times within 2^61 ns keep every difference of
+			 * them (and a window) inside int64 */
+			int64_t x, w;
+			if (__builtin_sub_overflow(o->rs0, k->w0, &x) || x > PF_REL_MAX || x < -PF_REL_MAX ||
+			    __builtin_sub_overflow(k->w1, k->w0, &w) || w > PF_REL_MAX) {
+				char a[200];
+				free(last);
+				return chakra__pf_fail(r, CHAKRA_ERANGE, "%s: starts %lld ns from its "
+				                       "window's start %lld: out of range",
+				                       chakra__pf_opname(r, (uint32_t)i, a, sizeof a),
+				                       (long long)o->rs0, (long long)k->w0);
+			}
+			last[o->res] = o->rs = x;
+		} else
 			o->rs = last[o->res];
 	}
 	free(last);
@@ -873,10 +885,12 @@ static void set_lags(chakra_perf *r, const chakra_perf_options *opt)
 			r->in[s1].lag = base; /* the internal edge comes first */
 			for (uint32_t i = s1 + 1; i < e1; i++)
 				if (r->in[i].kind == CHAKRA_PERF_EDGE_SYNC) {
-					/* a negative tail absorbs clock skew between the host
-					 * and device timestamps */
+					/* no negative tail: where host and device clocks are
+					 * skewed (the GPU op seems to end after the call
+					 * returned) the call ends with the GPU op, a few us late,
+					 * and no lag ever runs backwards in time */
 					int64_t tail = k->timed ? re - rec_time(r, r->in[i].src, 0) : base;
-					r->in[i].lag = tail < base ? tail : base;
+					r->in[i].lag = tail < 0 ? 0 : tail < base ? tail : base;
 				}
 		}
 	}
@@ -1143,7 +1157,7 @@ int chakra__pf_evaluate(chakra_perf *r)
 					sv = pval[e->src];
 				} else
 					sv = val[e->src];
-				int64_t x = sv + e->lag;
+				int64_t x = pf_add(sv, e->lag);
 				if (ba == PF_NONE || x > best) {
 					best = x;
 					ba = i;

@@ -33,6 +33,13 @@ static int get_i64(const chakra_node *n, const char *name, int64_t *out)
 	return rc;
 }
 
+/* Microseconds to ns; beyond int64 stays beyond the range op_add accepts
+ * (it then names the node). */
+static int64_t us_to_ns(uint64_t us)
+{
+	return us > (uint64_t)INT64_MAX / 1000 ? INT64_MAX - 1 : (int64_t)us * 1000;
+}
+
 static int meta_i64(const chakra_metadata *m, const char *name, int64_t *out)
 {
 	const chakra_attr *a = m ? chakra_metadata_attr_find(m, name) : NULL;
@@ -180,7 +187,7 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 		if (!get_i64(n, "start_time_nanos", &v))
 			op.start_ns = v;
 		else if (chakra_node_start_time_micros(n))
-			op.start_ns = (int64_t)chakra_node_start_time_micros(n) * 1000;
+			op.start_ns = us_to_ns(chakra_node_start_time_micros(n));
 		else
 			op.start_ns = CHAKRA_PERF_NO_TIME;
 		if (!get_i64(n, "duration_nanos", &v))
@@ -188,7 +195,7 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 		else if (is_comm && !chakra_node_duration_micros(n))
 			op.dur_ns = -1; /* the network model decides */
 		else
-			op.dur_ns = (int64_t)chakra_node_duration_micros(n) * 1000;
+			op.dur_ns = us_to_ns(chakra_node_duration_micros(n));
 		op.name = chakra_node_name(n, &op.name_len);
 		op.id = id;
 		char pgbuf[256];
@@ -209,7 +216,10 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 		}
 		int64_t idx = chakra_perf_op_add(r, &op);
 		if (idx < 0) {
-			rc = (int)idx;
+			char m[sizeof r->err];
+			snprintf(m, sizeof m, "%s", r->err);
+			rc = chakra__pf_fail(r, (int)idx, "%s: node index %llu: %s", fname,
+			                     (unsigned long long)chakra_node_index(n), m);
 			goto out;
 		}
 		if (chakra__pf_map_put(&ids, id, (uint32_t)idx)) {

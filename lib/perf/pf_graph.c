@@ -296,6 +296,15 @@ int64_t chakra_perf_op_add(chakra_perf *r, const chakra_perf_op *op)
 		for (size_t k = 0; k < r->nranks; k++)
 			r->ranks[k].mark0 = r->ranks[k].mark1 = PF_NONE;
 	}
+	/* times far beyond any trace (2^62 ns: 146 years; durations 2^50 ns:
+	 * 13 days) keep every sum the engine makes inside int64 */
+	if (op->start_ns != CHAKRA_PERF_NO_TIME &&
+	    (op->start_ns > PF_TIME_MAX || op->start_ns < -PF_TIME_MAX))
+		return chakra__pf_fail(r, CHAKRA_ERANGE, "op %llu: start time %lld ns is out of range",
+		                       (unsigned long long)op->id, (long long)op->start_ns);
+	if (op->dur_ns > PF_DUR_MAX)
+		return chakra__pf_fail(r, CHAKRA_ERANGE, "op %llu: duration %lld ns is out of range",
+		                       (unsigned long long)op->id, (long long)op->dur_ns);
 	if (r->nops >= UINT32_MAX / 2 - 8)
 		return chakra__pf_fail(r, CHAKRA_ERANGE, "too many ops");
 	size_t nl = op->name ? (op->name_len == (size_t)-1 ? strlen(op->name) : op->name_len) : 0;
@@ -360,6 +369,9 @@ int chakra_perf_window(chakra_perf *r, uint32_t rank, int64_t start_ns, int64_t 
 	if (end_ns < start_ns)
 		return chakra__pf_fail(r, CHAKRA_EINVAL, "rank %u: window ends (%lld) before it "
 		                       "starts (%lld)", rank, (long long)end_ns, (long long)start_ns);
+	if (start_ns < -PF_TIME_MAX || end_ns > PF_TIME_MAX)
+		return chakra__pf_fail(r, CHAKRA_ERANGE, "rank %u: window %lld..%lld ns is out of "
+		                       "range", rank, (long long)start_ns, (long long)end_ns);
 	if (thread >= 0 && ((size_t)thread >= r->nres || r->res[thread].gpu ||
 	                    r->res[thread].rank != rank))
 		return chakra__pf_fail(r, CHAKRA_EINVAL, "rank %u: window thread %lld is not one of "

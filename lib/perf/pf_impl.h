@@ -19,6 +19,22 @@
 #endif
 
 #define PF_NONE UINT32_MAX
+#define PF_TIME_MAX ((int64_t)1 << 62) /* recorded starts, ns */
+#define PF_DUR_MAX ((int64_t)1 << 50)  /* recorded durations, ns */
+#define PF_REL_MAX ((int64_t)1 << 61)  /* starts relative to the window, ns */
+
+/* a + b, saturating (paths add up many lags and durations) */
+static inline int64_t pf_add(int64_t a, int64_t b)
+{
+	int64_t x;
+	if (__builtin_add_overflow(a, b, &x))
+		return b > 0 ? INT64_MAX / 2 : INT64_MIN / 2;
+	if (x > INT64_MAX / 2)
+		return INT64_MAX / 2;
+	if (x < INT64_MIN / 2)
+		return INT64_MIN / 2;
+	return x;
+}
 
 /* Growable arrays: PF_PUSH(p, n, cap) returns a slot or NULL. */
 void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem);

@@ -113,7 +113,8 @@ int chakra__pf_report(chakra_perf *r)
 			}
 		}
 	}
-	qsort(s.p, s.n, sizeof *s.p, cmp_pt);
+	if (s.n)
+		qsort(s.p, s.n, sizeof *s.p, cmp_pt);
 	int64_t iter = s.b1 - s.b0;
 	for (size_t k = 0; k < r->nranks; k++) {
 		chakra_perf_breakdown *bd = &r->ranks[k].bd;
