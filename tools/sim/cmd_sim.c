@@ -151,7 +151,10 @@ static void usage(FILE *f)
 	"  --compute-scale [R=]F    multiply compute times (of rank R) by F\n"
 	"  --start-delay R=C        rank R starts C cycles late (a straggler)\n"
 	"  --window N               nodes each rank's feeder reads ahead (default: the\n"
-	"                           feeder's, which keeps the reference issue order)\n");
+	"                           feeder's, which keeps the reference issue order)\n"
+	"\n"
+	"chakra sim --replay --workload P ...: replay a converted trace with its recorded\n"
+	"times instead (chakra sim --replay --help, docs/replay.md).\n");
 }
 
 /* "R=V" or (when allow_all) "V": rank (or -1) and value. */
