@@ -140,6 +140,9 @@ pack_err "$M"'{"id":1,"attr":[{"name":"x","kind":"double","value":1e999}]}]}' \
 pack_err "$M"'{"id":1,"attr":[{"name":"x","kind":"float","value":"nan:0x7ff8000000000000"}]}]}' \
 	"chakra: $T/e.json:1: byte 127: node 1: attribute 'x' (float): string \"nan:0x7ff8000000000000\" is not a number (only \"nan\", \"nan:0xBITS\", \"inf\", \"-inf\")"
 pack_err "$M"'{"id":1,"type":"FOO"}]}' "chakra: $T/e.json:1: byte 71: node 1: unknown node type \"FOO\""
+# a negative type would be written as protobuf does (sign-extended), which
+# the reader rejects: pack refuses it (found by fuzz_pack)
+pack_err '{"workload_graph":[{"Id":1,"NodeType":-4}]}' "chakra: $T/e.json:1: byte 40: node 1: \"NodeType\": node type -4: negative types are not supported (the reader cannot read them back)"
 pack_err "$M"'{"id":1,"foo":2}]}' "chakra: $T/e.json:1: byte 66: node 1: unknown key \"foo\" in node"
 pack_err "$M"'{"id":1,' "chakra: $T/e.json:1: byte 59: node 1: invalid JSON: parse error: premature EOF"
 pack_err "$M"'{"id":1}]}xx' "chakra: $T/e.json:1: byte 62: invalid JSON: parse error: trailing garbage"

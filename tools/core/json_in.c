@@ -908,6 +908,12 @@ static int set_type(pack *P, int ev, int type, const char *s, size_t len)
 	    json_num_i64(s, len, &v) < 0 || v < INT32_MIN || v > INT32_MAX)
 		return fail(P, "\"%s\": expected a node type name or a 32-bit integer, got %s", P->key,
 		            ev_name(ev, type));
+	/* The library's reader takes a type up to 2^32-1 on the wire and
+	 * rejects the sign-extended encoding protobuf gives a negative one, so
+	 * a trace with one could not be read back: refuse it (fuzz_pack). */
+	if (v < 0)
+		return fail(P, "\"%s\": node type %lld: negative types are not supported (the "
+		               "reader cannot read them back)", P->key, (long long)v);
 	chakra_builder_set_type(P->node, (int)v);
 	return 1;
 }
