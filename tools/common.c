@@ -37,19 +37,29 @@ int tool_usage(const char *cmd, const char *fmt, ...)
 
 int tool_is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
+static const char *current_cmd;
+
+void tool_set_command(const char *name) { current_cmd = name; }
+
+/* A bad option value: a usage error of the current command. */
+static int bad_value(const char *opt, const char *what, const char *s)
+{
+	if (current_cmd)
+		tool_usage(current_cmd, "%s: expected %s, got '%s'", opt, what, s ? s : "");
+	else
+		tool_err("%s: expected %s, got '%s'", opt, what, s ? s : "");
+	return -1;
+}
+
 int tool_parse_u64(const char *opt, const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
-	if (!s || !*s || *s == '-') {
-		tool_err("%s: expected a non-negative integer, got '%s'", opt, s ? s : "");
-		return -1;
-	}
+	if (!s || !*s || *s == '-')
+		return bad_value(opt, "a non-negative integer", s);
 	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end) {
-		tool_err("%s: expected a non-negative integer, got '%s'", opt, s);
-		return -1;
-	}
+	if (errno || *end)
+		return bad_value(opt, "a non-negative integer", s);
 	*out = v;
 	return 0;
 }
@@ -59,10 +69,8 @@ int tool_parse_i64(const char *opt, const char *s, int64_t *out)
 	char *end;
 	errno = 0;
 	long long v = s ? strtoll(s, &end, 0) : 0;
-	if (!s || !*s || errno || *end) {
-		tool_err("%s: expected an integer, got '%s'", opt, s ? s : "");
-		return -1;
-	}
+	if (!s || !*s || errno || *end)
+		return bad_value(opt, "an integer", s);
 	*out = v;
 	return 0;
 }
@@ -72,10 +80,8 @@ int tool_parse_double(const char *opt, const char *s, double *out)
 	char *end;
 	errno = 0;
 	double v = s ? strtod(s, &end) : 0;
-	if (!s || !*s || errno || *end || !isfinite(v)) {
-		tool_err("%s: expected a number, got '%s'", opt, s ? s : "");
-		return -1;
-	}
+	if (!s || !*s || errno || *end || !isfinite(v))
+		return bad_value(opt, "a number", s);
 	*out = v;
 	return 0;
 }
@@ -177,11 +183,39 @@ long tool_peak_rss_kib(void)
 
 void tool_progress_start(tool_progress *p, const char *label, uint64_t total)
 {
+	memset(p, 0, sizeof *p);
 	p->label = label;
 	p->total = total;
-	p->last_shown = 0;
 	p->last_time = tool_now();
-	p->enabled = isatty(2) && !getenv("CHAKRA_NO_PROGRESS");
+	p->enabled = (isatty(2) || getenv("CHAKRA_PROGRESS")) && !getenv("CHAKRA_NO_PROGRESS");
+}
+
+static void show_progress(tool_progress *p, uint64_t done)
+{
+	char what[96] = "";
+	if (p->bytes)
+		snprintf(what, sizeof what, "%llu nodes, %.1f%s MB", (unsigned long long)p->nodes,
+		         (double)done / 1e6, p->total ? "" : " read");
+	if (p->total) {
+		/* the estimate of a gzip's size can be short: never past 100% */
+		uint64_t d = done < p->total ? done : p->total;
+		int pct = (int)(100.0 * (double)d / (double)p->total);
+		char bar[21];
+		int fill = pct / 5;
+		for (int i = 0; i < 20; i++)
+			bar[i] = i < fill ? '#' : '.';
+		bar[20] = 0;
+		if (p->bytes)
+			fprintf(stderr, "\r%s: [%s] %3d%%  %s of %.1f MB\033[K", p->label, bar, pct, what,
+			        (double)p->total / 1e6);
+		else
+			fprintf(stderr, "\r%s: [%s] %3d%%  %llu/%llu\033[K", p->label, bar, pct,
+			        (unsigned long long)done, (unsigned long long)p->total);
+	} else if (p->bytes) {
+		fprintf(stderr, "\r%s: %s\033[K", p->label, what);
+	} else {
+		fprintf(stderr, "\r%s: %llu\033[K", p->label, (unsigned long long)done);
+	}
 }
 
 void tool_progress_update(tool_progress *p, uint64_t done)
@@ -192,18 +226,48 @@ void tool_progress_update(tool_progress *p, uint64_t done)
 	if (t - p->last_time < 0.2)
 		return;
 	p->last_time = t;
-	p->last_shown = done;
-	if (p->total)
-		fprintf(stderr, "\r%s: %llu/%llu (%.0f%%)", p->label, (unsigned long long)done,
-		        (unsigned long long)p->total, 100.0 * (double)done / (double)p->total);
-	else
-		fprintf(stderr, "\r%s: %llu", p->label, (unsigned long long)done);
+	p->last_shown = done ? done : 1;
+	show_progress(p, done);
+}
+
+void tool_progress_start_trace(tool_progress *p, const char *label, const char *path)
+{
+	tool_progress_start(p, label, 0);
+	p->bytes = 1;
+	struct stat st;
+	if (!p->enabled || !path || !strcmp(path, "-") || stat(path, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return; /* stdin, pipes: no total */
+	FILE *f = fopen(path, "rb");
+	unsigned char m[4];
+	if (!f)
+		return;
+	p->total = (uint64_t)st.st_size;
+	if (fread(m, 1, 2, f) == 2 && m[0] == 0x1f && m[1] == 0x8b) {
+		/* gzip: ISIZE, the size mod 2^32, ends the file; below the
+		 * compressed size it has wrapped (or there are more members) */
+		p->total = 0;
+		if (st.st_size >= 18 && fseek(f, -4, SEEK_END) == 0 && fread(m, 1, 4, f) == 4) {
+			uint64_t isize = (uint64_t)m[0] | (uint64_t)m[1] << 8 | (uint64_t)m[2] << 16 |
+			                 (uint64_t)m[3] << 24;
+			if (isize >= (uint64_t)st.st_size)
+				p->total = isize;
+		}
+	}
+	fclose(f);
+}
+
+void tool_progress_trace(tool_progress *p, uint64_t offset, uint64_t nodes)
+{
+	p->nodes = nodes;
+	tool_progress_update(p, offset);
 }
 
 void tool_progress_end(tool_progress *p)
 {
 	if (p->enabled && p->last_shown)
 		fputs("\r\033[K", stderr);
+	p->last_shown = 0;
 }
 
 /* ---- temporaries removed on signals ---- */

@@ -24,11 +24,16 @@ int tool_err(const char *fmt, ...) TOOL_PRINTF(1, 2);
 /* Usage error: message and a hint to --help; returns 2. */
 int tool_usage(const char *cmd, const char *fmt, ...) TOOL_PRINTF(2, 3);
 
+/* The command being run, as typed ("generate synthetic"): set by the
+ * dispatcher, used by the messages of tool_parse_* below. */
+void tool_set_command(const char *name);
+
 /* Is arg exactly "--help" or "-h"? */
 int tool_is_help(const char *arg);
 
 /* Parse an unsigned / signed integer / double option value; 0 on success,
- * prints an error naming opt otherwise and returns -1. */
+ * otherwise prints a usage error naming the command, opt and the value,
+ * with the hint to --help, and returns -1 (the caller exits with 2). */
 int tool_parse_u64(const char *opt, const char *s, uint64_t *out);
 int tool_parse_i64(const char *opt, const char *s, int64_t *out);
 int tool_parse_double(const char *opt, const char *s, double *out);
@@ -107,15 +112,24 @@ void tool_tmp_remove(char *tmpl);
 void tool_oom_exit(const char *what);
 
 
-/* Progress on stderr when it is a terminal (quiet otherwise). */
+/* Progress on stderr when it is a terminal (quiet otherwise, or with
+ * CHAKRA_NO_PROGRESS set; CHAKRA_PROGRESS=1 shows it on any stderr). With
+ * a total: a bar, the percentage and done/total; without: the count. */
 typedef struct tool_progress {
 	const char *label;
 	uint64_t total, last_shown;
 	double last_time;
 	int enabled;
+	int bytes;        /* tool_progress_start_trace: total and done are bytes */
+	uint64_t nodes;   /* ... and this many nodes were read */
 } tool_progress;
 void tool_progress_start(tool_progress *p, const char *label, uint64_t total);
 void tool_progress_update(tool_progress *p, uint64_t done);
+/* Reading a trace: the total is the file's uncompressed size (a gzip's
+ * from its trailer, when that can be trusted; else unknown); update with
+ * the reader's offset (chakra_reader_offset) and the nodes read. */
+void tool_progress_start_trace(tool_progress *p, const char *label, const char *path);
+void tool_progress_trace(tool_progress *p, uint64_t offset, uint64_t nodes);
 void tool_progress_end(tool_progress *p);
 
 /* Wall-clock seconds (monotonic) and peak resident memory in KiB. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "../common.h"
+#include "opts.h"
 #include "hint.h"
 #include "graph.h"
 #include "jsonout.h"
@@ -137,7 +138,7 @@ static int analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s
 	int rc = -1, nr;
 	const chakra_node *n;
 	tool_progress prog;
-	tool_progress_start(&prog, path, 0);
+	tool_progress_start_trace(&prog, path, path);
 	while ((nr = chakra_reader_next(r, &n)) > 0) {
 		long long idx = ag_graph_add(&g, n);
 		if (idx < 0) {
@@ -199,7 +200,7 @@ static int analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s
 			s->recv_bytes = sat_add(s->recv_bytes, size);
 		}
 		if ((g.n & 4095) == 0)
-			tool_progress_update(&prog, g.n);
+			tool_progress_trace(&prog, chakra_reader_offset(r), g.n);
 	}
 	tool_progress_end(&prog);
 	if (nr < 0) {
@@ -399,75 +400,41 @@ static long long highest_rank(const char *prefix)
 	return best;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: chakra stats TRACE|PREFIX [--json] [--deps data|ctrl|both] [--full-path]\n"
-	        "                    [--max-errors N] [-o OUT [-f]]\n\n"
-	        "Counts by node type and collective type, bytes per collective (comm_size),\n"
-	        "total / CPU / GPU duration (is_cpu_op), critical path (longest path by\n"
-	        "duration_micros through the chosen dependencies; default data) with its nodes,\n"
-	        "depth (longest path in nodes) and width (most nodes at one depth level).\n"
-	        "PREFIX: every rank PREFIX.0.et, PREFIX.1.et, ... (or .et.gz), reported per rank;\n"
-	        "missing ranks are named. Dependencies on absent ids, self-dependencies and\n"
-	        "cycles are warnings.\n\n"
-	        "  --json          JSON output (all critical-path ids)\n"
-	        "  --deps KIND     data (default), ctrl or both\n"
-	        "  --full-path     list every critical-path id in text output\n"
-	        "  --max-errors N  stop when more than N nodes reuse an earlier id (default\n"
-	        "                  100; 0 = no limit): /dev/zero is not a trace\n"
-	        "  -o OUT          write to OUT instead of stdout\n"
-	        "  -f, --force     replace OUT if it exists\n");
-}
-
 int cmd_stats(int argc, char **argv)
 {
-	const char *input = NULL, *out = "-";
-	int json = 0, kinds = AG_DATA, full_path = 0, force = 0;
+	const char *out = "-";
+	int json = 0, deps = 0, full_path = 0, force = 0;
 	uint64_t max_dups = 100;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--full-path")) {
-			full_path = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			force = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "--deps", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--deps needs a value");
-			if (!strcmp(v, "data"))
-				kinds = AG_DATA;
-			else if (!strcmp(v, "ctrl"))
-				kinds = AG_CTRL;
-			else if (!strcmp(v, "both"))
-				kinds = AG_BOTH;
-			else
-				return tool_usage(argv[0], "--deps: expected data, ctrl or both, got '%s'", v);
-		} else if ((v = tool_opt(argc, argv, &i, "--max-errors", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--max-errors needs a number");
-			if (tool_parse_u64("--max-errors", v, &max_dups) < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "-o", &missing)) || missing ||
-		           (v = tool_opt(argc, argv, &i, "--output", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "%s needs a value", argv[i]);
-			out = v;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (input) {
-			return tool_usage(argv[0], "one TRACE or PREFIX expected");
-		} else {
-			input = argv[i];
-		}
-	}
-	if (!input)
-		return tool_usage(argv[0], "missing TRACE or PREFIX");
+	const tool_option opts[] = {
+		{ "--json", NULL, TOOL_FLAG, &json, NULL, "JSON output (all critical-path ids)" },
+		{ "--deps", "KIND", TOOL_CHOICE, &deps, "data|ctrl|both", "data (default), ctrl or both" },
+		{ "--full-path", NULL, TOOL_FLAG, &full_path, NULL, "list every critical-path id in text output" },
+		{ "--max-errors", "N", TOOL_U64, &max_dups, NULL,
+		  "stop when more than N nodes reuse an earlier id\n"
+		  "(default 100; 0 = no limit): /dev/zero is not a trace" },
+		{ "-o, --output", "OUT", TOOL_STR, &out, NULL, "write to OUT instead of stdout" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace OUT if it exists" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"TRACE|PREFIX [--json] [--deps data|ctrl|both] [--full-path]\n"
+		"                    [--max-errors N] [-o OUT [-f]]",
+		"Counts by node type and collective type, bytes per collective (comm_size),\n"
+		"total / CPU / GPU duration (is_cpu_op), critical path (longest path by\n"
+		"duration_micros through the chosen dependencies; default data) with its nodes,\n"
+		"depth (longest path in nodes) and width (most nodes at one depth level).\n"
+		"PREFIX: every rank PREFIX.0.et, PREFIX.1.et, ... (or .et.gz), reported per rank;\n"
+		"missing ranks are named. Dependencies on absent ids, self-dependencies and\n"
+		"cycles are warnings.",
+		opts, NULL, 1, 1, "TRACE or PREFIX"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *input = args[0];
+	free(args);
+	int kinds = deps == 0 ? AG_DATA : deps == 1 ? AG_CTRL : AG_BOTH;
 
 	/* Anything that exists (a file, stdin, a device, a FIFO) is one trace;
 	 * otherwise a workload prefix. files[r] is NULL for a missing rank. */

@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "../common.h"
+#include "opts.h"
 #include "jsonout.h"
 #include "tlog.h"
 
@@ -146,75 +147,50 @@ static int parse_freq(const char *s, double *ghz)
 	return *ghz > 0 ? 0 : -1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: chakra timeline EVENTS.csv --npus N --frequency F -o OUT.json [-f]\n\n"
-	        "Chrome / Perfetto trace-event JSON from a simulator event log, one line per\n"
-	        "event ('-' = stdin):\n"
-	        "  issue,npu_id=N,cycle=C,node_id=I,node_name=S      (node starts)\n"
-	        "  callback,npu_id=N,cycle=C,node_id=I,node_name=S   (node ends)\n"
-	        "or ASTRA-sim's own log lines, with or without its logger's prefix:\n"
-	        "  [time] [D] <workload>: issue,sys->id=N, tick=C, node->id=I, node->name=S, node->type=T\n"
-	        "(in a prefixed log, other lines are skipped).\n"
-	        "Each NPU becomes a process, each node a complete (\"X\") event with its node_id;\n"
-	        "nodes that overlap on one NPU go to separate lanes (threads). Timestamps are\n"
-	        "microseconds: ts = cycle / (F * 1000) for F in GHz.\n\n"
-	        "  --npus N          NPUs in the log (npu_id must be below N)\n"
-	        "  --frequency F     clock in GHz (cycles per ns); a unit may follow: 1.5GHz,\n"
-	        "                    1500MHz, 1e9Hz\n"
-	        "  -o, --output OUT  output JSON ('-' = stdout)\n"
-	        "  -f, --force       replace OUT if it exists\n");
-}
-
 int cmd_timeline(int argc, char **argv)
 {
-	const char *input = NULL, *out = NULL;
-	uint64_t npus = 0;
+	const char *out = NULL, *freq = NULL;
+	uint64_t npus = UINT64_MAX; /* = not given */
 	double ghz = 0;
-	int have_npus = 0, have_freq = 0, force = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			force = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "-o", &missing)) || missing ||
-		           (v = tool_opt(argc, argv, &i, "--output", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "%s needs a value", argv[i]);
-			out = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--npus", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--npus needs a value");
-			if (tool_parse_u64("--npus", v, &npus) < 0)
-				return 2;
-			if (npus == 0 || npus > (1u << 24))
-				return tool_usage(argv[0], "--npus must be between 1 and %u", 1u << 24);
-			have_npus = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "--frequency", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--frequency needs a value");
-			if (parse_freq(v, &ghz) < 0)
-				return tool_usage(argv[0], "--frequency: expected a positive number of GHz "
-				                           "(or with a unit: 1500MHz), got '%s'", v);
-			have_freq = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (input) {
-			return tool_usage(argv[0], "one EVENTS file expected");
-		} else {
-			input = argv[i];
-		}
-	}
-	if (!input)
-		return tool_usage(argv[0], "missing EVENTS.csv");
-	if (!have_npus)
+	int force = 0;
+	const tool_option opts[] = {
+		{ "--npus", "N", TOOL_U64, &npus, NULL, "NPUs in the log (npu_id must be below N)" },
+		{ "--frequency", "F", TOOL_STR, &freq, NULL,
+		  "clock in GHz (cycles per ns); a unit may follow: 1.5GHz,\n"
+		  "1500MHz, 1e9Hz" },
+		{ "-o, --output", "OUT", TOOL_STR, &out, NULL, "output JSON ('-' = stdout)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace OUT if it exists" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"EVENTS.csv --npus N --frequency F -o OUT.json [-f]",
+		"Chrome / Perfetto trace-event JSON from a simulator event log, one line per\n"
+		"event ('-' = stdin):\n"
+		"  issue,npu_id=N,cycle=C,node_id=I,node_name=S      (node starts)\n"
+		"  callback,npu_id=N,cycle=C,node_id=I,node_name=S   (node ends)\n"
+		"or ASTRA-sim's own log lines, with or without its logger's prefix:\n"
+		"  [time] [D] <workload>: issue,sys->id=N, tick=C, node->id=I, node->name=S, node->type=T\n"
+		"(in a prefixed log, other lines are skipped).\n"
+		"Each NPU becomes a process, each node a complete (\"X\") event with its node_id;\n"
+		"nodes that overlap on one NPU go to separate lanes (threads). Timestamps are\n"
+		"microseconds: ts = cycle / (F * 1000) for F in GHz.",
+		opts, NULL, 1, 1, "EVENTS file"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *input = args[0];
+	free(args);
+	if (npus == UINT64_MAX)
 		return tool_usage(argv[0], "missing --npus N");
-	if (!have_freq)
+	if (npus == 0 || npus > (1u << 24))
+		return tool_usage(argv[0], "--npus must be between 1 and %u", 1u << 24);
+	if (!freq)
 		return tool_usage(argv[0], "missing --frequency F (GHz)");
+	if (parse_freq(freq, &ghz) < 0)
+		return tool_usage(argv[0], "--frequency: expected a positive number of GHz "
+		                           "(or with a unit: 1500MHz), got '%s'", freq);
 	if (!out)
 		return tool_usage(argv[0], "missing -o OUT.json");
 	const char *inputs[] = { input };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common.h"
+#include "opts.h"
 #include "graph.h"
 #include "hint.h"
 #include "text.h"
@@ -387,29 +388,6 @@ static int run_dot(const char *dot, const char *fmt, const char *in, const char 
 
 /* ---- command ---- */
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: chakra visualize TRACE -o OUT.{dot,graphml,svg,pdf,png} [options]\n\n"
-	        "The dependency graph: one vertex per node labelled with its name, type and id;\n"
-	        "edges from parent to child, data dependencies solid, control dependencies\n"
-	        "dashed. DOT and GraphML are written directly; SVG, PDF and PNG are rendered\n"
-	        "by Graphviz's `dot` (found in PATH). Edges to nodes outside the cut are not\n"
-	        "drawn: the caption counts them.\n\n"
-	        "  -o, --output OUT   output file ('-' = stdout, DOT/GraphML only)\n"
-	        "  -f, --force        replace OUT if it exists\n"
-	        "  --format FMT       dot, graphml, svg, pdf or png (default: OUT's extension)\n"
-	        "  --range A:B        only nodes with A <= id <= B\n"
-	        "  --around ID        only nodes within --depth steps of node ID over data and\n"
-	        "                     control edges, both directions (reads TRACE twice)\n"
-	        "  --depth K          steps for --around (default 2)\n"
-	        "  --durations        add duration_micros to the labels\n"
-	        "  --sizes            add comm_size (else tensor_size) bytes to the labels\n"
-	        "  --name-chars N     cut names to N characters in DOT labels (default 40, 0 = all)\n"
-	        "  --max-nodes N      refuse to draw more nodes (default 300 for svg/pdf/png,\n"
-	        "                     no limit for dot/graphml; 0 = no limit)\n");
-}
-
 static int parse_fmt(const char *s, enum fmt *f)
 {
 	for (int i = 0; i <= F_PNG; i++)
@@ -427,84 +405,73 @@ static int parse_fmt(const char *s, enum fmt *f)
 int cmd_visualize(int argc, char **argv)
 {
 	vopts o = { .depth = 2, .name_chars = 40 };
-	const char *fmt = NULL;
-	int have_depth = 0, have_max = 0, force = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--durations")) {
-			o.durations = 1;
-		} else if (!strcmp(argv[i], "--sizes")) {
-			o.sizes = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			force = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "-o", &missing)) || missing ||
-		           (v = tool_opt(argc, argv, &i, "--output", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "%s needs a value", argv[i]);
-			o.out = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--format", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--format needs a value");
-			fmt = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--range", &missing)) || missing) {
-			const char *colon = v ? strchr(v, ':') : NULL;
-			if (missing || !colon)
-				return tool_usage(argv[0], "--range expects A:B (node ids)");
-			char a[32];
-			size_t al = (size_t)(colon - v);
-			if (al == 0 || al >= sizeof a)
-				return tool_usage(argv[0], "--range expects A:B (node ids), got '%s'", v);
-			memcpy(a, v, al);
-			a[al] = 0;
-			if (tool_parse_u64("--range", a, &o.lo) < 0 ||
-			    tool_parse_u64("--range", colon + 1, &o.hi) < 0)
-				return 2;
-			if (o.lo > o.hi)
-				return tool_usage(argv[0], "--range %s: A is larger than B", v);
-			if (o.cut == 2)
-				return tool_usage(argv[0], "--range and --around exclude each other");
-			o.cut = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "--around", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--around needs a node id");
-			if (tool_parse_u64("--around", v, &o.center) < 0)
-				return 2;
-			if (o.cut == 1)
-				return tool_usage(argv[0], "--range and --around exclude each other");
-			o.cut = 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--depth", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--depth needs a value");
-			if (tool_parse_u64("--depth", v, &o.depth) < 0)
-				return 2;
-			have_depth = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "--name-chars", &missing)) || missing) {
-			uint64_t nc;
-			if (missing)
-				return tool_usage(argv[0], "--name-chars needs a value");
-			if (tool_parse_u64("--name-chars", v, &nc) < 0)
-				return 2;
-			o.name_chars = (size_t)nc;
-		} else if ((v = tool_opt(argc, argv, &i, "--max-nodes", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--max-nodes needs a value");
-			if (tool_parse_u64("--max-nodes", v, &o.max_nodes) < 0)
-				return 2;
-			have_max = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (o.input) {
-			return tool_usage(argv[0], "one TRACE expected");
-		} else {
-			o.input = argv[i];
-		}
+	const char *fmt = NULL, *range = NULL, *around = NULL;
+	uint64_t depth = UINT64_MAX, max_nodes = UINT64_MAX, name_chars = 40; /* MAX = not given */
+	int force = 0;
+	const tool_option opts[] = {
+		{ "-o, --output", "OUT", TOOL_STR, &o.out, NULL,
+		  "output file ('-' = stdout, DOT/GraphML only)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace OUT if it exists" },
+		{ "--format", "FMT", TOOL_STR, &fmt, NULL,
+		  "dot, graphml, svg, pdf or png (default: OUT's extension)" },
+		{ "--range", "A:B", TOOL_STR, &range, NULL, "only nodes with A <= id <= B" },
+		{ "--around", "ID", TOOL_STR, &around, NULL,
+		  "only nodes within --depth steps of node ID over data and\n"
+		  "control edges, both directions (reads TRACE twice)" },
+		{ "--depth", "K", TOOL_U64, &depth, NULL, "steps for --around (default 2)" },
+		{ "--durations", NULL, TOOL_FLAG, &o.durations, NULL, "add duration_micros to the labels" },
+		{ "--sizes", NULL, TOOL_FLAG, &o.sizes, NULL,
+		  "add comm_size (else tensor_size) bytes to the labels" },
+		{ "--name-chars", "N", TOOL_U64, &name_chars, NULL,
+		  "cut names to N characters in DOT labels (default 40, 0 = all)" },
+		{ "--max-nodes", "N", TOOL_U64, &max_nodes, NULL,
+		  "refuse to draw more nodes (default 300 for svg/pdf/png,\n"
+		  "no limit for dot/graphml; 0 = no limit)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"TRACE -o OUT.{dot,graphml,svg,pdf,png} [options]",
+		"The dependency graph: one vertex per node labelled with its name, type and id;\n"
+		"edges from parent to child, data dependencies solid, control dependencies\n"
+		"dashed. DOT and GraphML are written directly; SVG, PDF and PNG are rendered\n"
+		"by Graphviz's `dot` (found in PATH). Edges to nodes outside the cut are not\n"
+		"drawn: the caption counts them.",
+		opts, NULL, 1, 1, "TRACE"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	o.input = args[0];
+	free(args);
+	if (range && around)
+		return tool_usage(argv[0], "--range and --around exclude each other");
+	if (range) {
+		const char *colon = strchr(range, ':');
+		char a[32];
+		size_t al = colon ? (size_t)(colon - range) : 0;
+		if (!colon || al == 0 || al >= sizeof a)
+			return tool_usage(argv[0], "--range expects A:B (node ids), got '%s'", range);
+		memcpy(a, range, al);
+		a[al] = 0;
+		if (tool_parse_u64("--range", a, &o.lo) < 0 ||
+		    tool_parse_u64("--range", colon + 1, &o.hi) < 0)
+			return 2;
+		if (o.lo > o.hi)
+			return tool_usage(argv[0], "--range %s: A is larger than B", range);
+		o.cut = 1;
 	}
-	if (!o.input)
-		return tool_usage(argv[0], "missing TRACE");
+	if (around) {
+		if (tool_parse_u64("--around", around, &o.center) < 0)
+			return 2;
+		o.cut = 2;
+	}
+	int have_depth = depth != UINT64_MAX, have_max = max_nodes != UINT64_MAX;
+	if (have_depth)
+		o.depth = depth;
+	if (have_max)
+		o.max_nodes = max_nodes;
+	o.name_chars = (size_t)name_chars;
 	if (!o.out)
 		return tool_usage(argv[0], "missing -o OUT");
 	if (have_depth && o.cut != 2)

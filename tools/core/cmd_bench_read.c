@@ -4,9 +4,11 @@
  * (chakra_reader_next) and touches its name, dependencies and attributes,
  * as a consumer would. Best of N runs each, alternated. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "opts.h"
 #include "hint.h"
 
 typedef struct pass {
@@ -71,36 +73,30 @@ static void show(const char *label, const pass *p)
 
 int cmd_bench_read(int argc, char **argv)
 {
-	const char *path = NULL, *v;
 	uint64_t repeat = 3;
-	int missing;
-	for (int i = 1; i < argc; i++) {
-		if (tool_is_help(argv[i])) {
-			puts("usage: chakra bench read TRACE [--repeat N]\n\n"
-			     "Time reading TRACE two ways, best of N runs each (default 3):\n"
-			     "  read+frame     every message framed, nothing decoded (the floor)\n"
-			     "  decode         every node decoded, its name, deps and attributes read\n"
-			     "and print ns/node, MB/s (uncompressed bytes), their ratio and the\n"
-			     "process's peak resident memory.");
-			return 0;
-		}
-		if ((v = tool_opt(argc, argv, &i, "--repeat", &missing)) || missing) {
-			if (missing)
-				return tool_usage("bench read", "--repeat needs a number");
-			if (tool_parse_u64("--repeat", v, &repeat) < 0 || repeat == 0)
-				return tool_usage("bench read", "--repeat must be at least 1");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage("bench read", "unknown option '%s'", argv[i]);
-		} else if (path) {
-			return tool_usage("bench read", "one TRACE only");
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path)
-		return tool_usage("bench read", "missing TRACE");
+	const tool_option opts[] = {
+		{ "--repeat", "N", TOOL_U64, &repeat, NULL, "runs of each pass, the best counts (default 3)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"TRACE [--repeat N]",
+		"Time reading TRACE two ways, best of N runs each:\n"
+		"  read+frame     every message framed, nothing decoded (the floor)\n"
+		"  decode         every node decoded, its name, deps and attributes read\n"
+		"and print ns/node, MB/s (uncompressed bytes), their ratio and the\n"
+		"process's peak resident memory.",
+		opts, NULL, 1, 1, "TRACE"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *path = args[0];
+	free(args);
+	if (repeat == 0)
+		return tool_usage(argv[0], "--repeat must be at least 1");
 	if (!strcmp(path, "-"))
-		return tool_usage("bench read", "needs a file it can read several times, not stdin");
+		return tool_usage(argv[0], "needs a file it can read several times, not stdin");
 	pass frame = { 0 }, dec = { 0 };
 	for (uint64_t k = 0; k < repeat; k++)
 		if (run(path, 0, &frame) < 0 || run(path, 1, &dec) < 0)

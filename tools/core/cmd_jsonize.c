@@ -2,60 +2,46 @@
  * whole trace as JSON, streamed one node at a time (memory does not grow
  * with the trace). */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "opts.h"
 #include "hint.h"
 #include "json_out.h"
 
-static int help(void)
-{
-	puts("usage: chakra jsonize TRACE [-o OUT.json] [-f] [--pretty] [--protobuf-json]\n\n"
-	     "Write every field of a Chakra ET (plain or gzip; '-' = stdin) as JSON:\n"
-	     "metadata version and attributes, then one object per node with every\n"
-	     "field, inputs/outputs when present and every attribute with its kind.\n"
-	     "'chakra pack' turns the JSON back into the identical bytes.\n\n"
-	     "  -o, --output FILE   write here instead of stdout ('-' = stdout)\n"
-	     "  -f, --force         replace FILE if it exists\n"
-	     "  --pretty            indent the output (default: one node per line)\n"
-	     "  --protobuf-json     protobuf's JSON mapping instead, as Chakra's\n"
-	     "                      chakra_jsonizer writes it: the GlobalMetadata object,\n"
-	     "                      then one object per node (camelCase keys, 64-bit\n"
-	     "                      integers as strings, enums by name, defaults left\n"
-	     "                      out). 'chakra pack' reads it back too. Strings must\n"
-	     "                      be UTF-8 and NaN payloads are not kept (the mapping\n"
-	     "                      cannot hold them)");
-	return 0;
-}
-
 int cmd_jsonize(int argc, char **argv)
 {
-	const char *in = NULL, *out = "-";
+	const char *out = "-";
 	int pretty = 0, protobuf = 0, force = 0;
-	for (int i = 1; i < argc; i++) {
-		if (tool_is_help(argv[i]))
-			return help();
-		int o = tool_output_opt(argc, argv, &i, &out);
-		if (o < 0)
-			return 2;
-		if (o)
-			continue;
-		if (!strcmp(argv[i], "--pretty")) {
-			pretty = 1;
-		} else if (!strcmp(argv[i], "--protobuf-json")) {
-			protobuf = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			force = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (in) {
-			return tool_usage(argv[0], "one TRACE only (got '%s' and '%s')", in, argv[i]);
-		} else {
-			in = argv[i];
-		}
-	}
-	if (!in)
-		return tool_usage(argv[0], "missing TRACE");
+	const tool_option opts[] = {
+		{ "-o, --output", "FILE", TOOL_STR, &out, NULL, "write here instead of stdout ('-' = stdout)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace FILE if it exists" },
+		{ "--pretty", NULL, TOOL_FLAG, &pretty, NULL, "indent the output (default: one node per line)" },
+		{ "--protobuf-json", NULL, TOOL_FLAG, &protobuf, NULL,
+		  "protobuf's JSON mapping instead, as Chakra's\n"
+		  "chakra_jsonizer writes it: the GlobalMetadata object,\n"
+		  "then one object per node (camelCase keys, 64-bit\n"
+		  "integers as strings, enums by name, defaults left\n"
+		  "out). 'chakra pack' reads it back too. Strings must\n"
+		  "be UTF-8 and NaN payloads are not kept (the mapping\n"
+		  "cannot hold them)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"TRACE [-o OUT.json] [-f] [--pretty] [--protobuf-json]",
+		"Write every field of a Chakra ET (plain or gzip; '-' = stdin) as JSON:\n"
+		"metadata version and attributes, then one object per node with every\n"
+		"field, inputs/outputs when present and every attribute with its kind.\n"
+		"'chakra pack' turns the JSON back into the identical bytes.",
+		opts, NULL, 1, 1, "TRACE"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *in = args[0];
+	free(args);
 	const char *inputs[] = { in };
 
 	chakra_reader *r;

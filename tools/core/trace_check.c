@@ -182,7 +182,7 @@ static int read_all(state *S)
 		}
 	}
 	tool_progress p;
-	tool_progress_start(&p, "validate", 0);
+	tool_progress_start_trace(&p, S->name, S->path);
 	while (rc >= 0) {
 		at = chakra_reader_offset(rd);
 		if ((rc = chakra_reader_next(rd, &n)) <= 0)
@@ -227,7 +227,8 @@ static int read_all(state *S)
 			return oom(S);
 		if (S->raw && canon_check(S, n, idx) < 0)
 			return -1;
-		tool_progress_update(&p, S->ids.n);
+		if ((S->ids.n & 1023) == 0)
+			tool_progress_trace(&p, chakra_reader_offset(rd), S->ids.n);
 	}
 	tool_progress_end(&p);
 	S->r->nodes = S->ids.n;

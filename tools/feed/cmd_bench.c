@@ -1,23 +1,12 @@
 /* chakra bench feed TRACE: feed the whole trace (one node in flight,
  * completing each) and, in the same run, the floor: reading and framing
  * the file without decoding. Prints both and their ratio. */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common.h"
 #include "feedopts.h"
-
-static int help(void)
-{
-	puts("usage: chakra bench feed TRACE [--deps data|ctrl|both] [--order id|file]\n"
-	     "                         [--window N] [--strict] [--repeat K]\n\n"
-	     "Time feeding TRACE to the end (issue a node, complete it, repeat) and,\n"
-	     "in the same run, the floor: reading and framing the file without\n"
-	     "decoding (chakra_reader_next_raw). Each is run K times (default 3) and\n"
-	     "the best time is reported, with nodes/s, the ratio feed/floor and the\n"
-	     "process's peak resident memory.");
-	return 0;
-}
 
 /* CPU seconds of this process: on a shared machine wall time also counts
  * waiting for a core, so both are reported. */
@@ -75,32 +64,34 @@ static int feed_run(const char *trace, const chakra_feeder_options *o, uint64_t 
 int cmd_bench_feed(int argc, char **argv)
 {
 	chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
-	const char *trace = NULL, *v;
+	feed_cli fc = { 0, 0, 0, 0 };
 	uint64_t repeat = 3;
-	int missing;
-	for (int i = 1; i < argc; i++) {
-		if (tool_is_help(argv[i]))
-			return help();
-		int r = feedopt_parse(argv[0], argc, argv, &i, &o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if ((v = tool_opt(argc, argv, &i, "--repeat", &missing)) || missing) {
-			if (!v || tool_parse_u64("--repeat", v, &repeat) < 0 || repeat == 0 || repeat > 100)
-				return tool_usage(argv[0], "--repeat takes 1..100");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (trace) {
-			return tool_usage(argv[0], "one trace only");
-		} else {
-			trace = argv[i];
-		}
-	}
-	if (!trace)
-		return tool_usage(argv[0], "missing TRACE");
+	const tool_option opts[] = {
+		FEED_CLI_OPTIONS(&fc),
+		{ "--repeat", "K", TOOL_U64, &repeat, NULL, "runs of each, the best counts (1..100, default 3)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"TRACE [--deps data|ctrl|both] [--order id|file] [--window N] [--strict]\n"
+		"                         [--repeat K]",
+		"Time feeding TRACE to the end (issue a node, complete it, repeat) and,\n"
+		"in the same run, the floor: reading and framing the file without\n"
+		"decoding (chakra_reader_next_raw). Each is run K times and the best time\n"
+		"is reported, with nodes/s, the ratio feed/floor and the process's peak\n"
+		"resident memory.",
+		opts, NULL, 1, 1, "TRACE"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *trace = args[0];
+	free(args);
+	if (repeat == 0 || repeat > 100)
+		return tool_usage(argv[0], "--repeat takes 1..100");
 	if (!strcmp(trace, "-"))
 		return tool_usage(argv[0], "TRACE must be a file (it is read several times)");
+	feed_cli_apply(&fc, &o);
 
 	double best_floor = 1e300, best_feed = 1e300, cpu_floor = 1e300, cpu_feed = 1e300, t, c;
 	uint64_t n_floor = 0, n_feed = 0;

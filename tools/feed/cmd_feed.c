@@ -7,57 +7,37 @@
 #include "hint.h"
 #include "feedopts.h"
 
-static int help(void)
-{
-	puts("usage: chakra feed TRACE [--deps data|ctrl|both] [--order id|file]\n"
-	     "                   [--inflight N] [--window N] [--strict]\n\n"
-	     "Feed a trace and print the issued node ids, one per line. Loop: issue\n"
-	     "ready nodes (in the chosen order) until N are in flight or none is\n"
-	     "ready; then complete the oldest node in flight; repeat. With the\n"
-	     "defaults this is the order of Chakra's reference feeder.\n\n"
-	     "  --deps data|ctrl|both  dependencies that gate issue (default data)\n"
-	     "  --order id|file        among ready nodes: lowest id first (default) or\n"
-	     "                         file order\n"
-	     "  --inflight N           nodes in flight at most (default 1)\n"
-	     "  --window N             nodes read ahead (default 16384; see docs/feeder.md)\n"
-	     "  --strict               control deps on absent ids / self: errors, not\n"
-	     "                         warnings\n\n"
-	     "A stall (nodes left that can never be issued), a bad graph or a bad file\n"
-	     "is reported on stderr with exit status 1.");
-	return 0;
-}
-
 int cmd_feed(int argc, char **argv)
 {
 	chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
-	const char *trace = NULL, *v;
+	feed_cli fc = { 0, 0, 0, 0 };
 	uint64_t inflight = 1;
-	int missing;
-	for (int i = 1; i < argc; i++) {
-		if (tool_is_help(argv[i]))
-			return help();
-		int r = feedopt_parse(argv[0], argc, argv, &i, &o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if ((v = tool_opt(argc, argv, &i, "--inflight", &missing)) || missing) {
-			if (!v)
-				return tool_usage(argv[0], "--inflight needs a count");
-			if (tool_parse_u64("--inflight", v, &inflight) < 0)
-				return 2;
-			if (inflight == 0 || inflight > ((uint64_t)1 << 30))
-				return tool_usage(argv[0], "--inflight must be 1..2^30");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (trace) {
-			return tool_usage(argv[0], "one trace only (got '%s' and '%s')", trace, argv[i]);
-		} else {
-			trace = argv[i];
-		}
-	}
-	if (!trace)
-		return tool_usage(argv[0], "missing TRACE");
+	const tool_option opts[] = {
+		FEED_CLI_OPTIONS(&fc),
+		{ "--inflight", "N", TOOL_U64, &inflight, NULL, "nodes in flight at most (default 1)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"TRACE [--deps data|ctrl|both] [--order id|file] [--inflight N] [--window N]\n"
+		"                   [--strict]",
+		"Feed a trace and print the issued node ids, one per line. Loop: issue\n"
+		"ready nodes (in the chosen order) until N are in flight or none is\n"
+		"ready; then complete the oldest node in flight; repeat. With the\n"
+		"defaults this is the order of Chakra's reference feeder.",
+		opts,
+		"A stall (nodes left that can never be issued), a bad graph or a bad file\n"
+		"is reported on stderr with exit status 1.",
+		1, 1, "TRACE"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *trace = args[0];
+	free(args);
+	if (inflight == 0 || inflight > ((uint64_t)1 << 30))
+		return tool_usage(argv[0], "--inflight must be 1..2^30");
+	feed_cli_apply(&fc, &o);
 
 	chakra_feeder *f;
 	int rc = chakra_feeder_open(&f, trace, &o);

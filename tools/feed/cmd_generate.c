@@ -5,21 +5,7 @@
 #include <string.h>
 
 #include "common.h"
-
-static int help(void)
-{
-	puts("usage: chakra generate synthetic N -o FILE [--seed S] [--gzip] [-f]\n\n"
-	     "Write a synthetic Chakra ET of N nodes with ids 0..N-1 in file order:\n"
-	     "about 80% COMP_NODE (name, duration_micros, is_cpu_op, num_ops,\n"
-	     "tensor_size) and 20% COMM_COLL_NODE all-reduces (comm_type, comm_size);\n"
-	     "each node has 1-3 data deps on distinct ids among the previous 64 and one\n"
-	     "control dep (node 0 has none). The same seed gives the same bytes.\n\n"
-	     "  -o, --output FILE  trace to write ('-' = stdout)\n"
-	     "  --seed S           random seed (default 1)\n"
-	     "  --gzip             gzip the output\n"
-	     "  -f, --force        replace FILE if it exists");
-	return 0;
-}
+#include "opts.h"
 
 /* splitmix64: tiny, fast and the same everywhere. */
 static uint64_t rnd(uint64_t *s)
@@ -37,37 +23,32 @@ static const char *const comp_names[] = {
 
 int cmd_generate_synthetic(int argc, char **argv)
 {
-	const char *out = NULL, *count = NULL, *v;
+	const char *out = NULL;
 	uint64_t n = 0, seed = 1;
-	int gzip = 0, force = 0, missing;
-	for (int i = 1; i < argc; i++) {
-		if (tool_is_help(argv[i]))
-			return help();
-		int o = tool_output_opt(argc, argv, &i, &out);
-		if (o < 0)
-			return 2;
-		if (o)
-			continue;
-		if ((v = tool_opt(argc, argv, &i, "--seed", &missing)) || missing) {
-			if (!v)
-				return tool_usage(argv[0], "--seed needs a number");
-			if (tool_parse_u64("--seed", v, &seed) < 0)
-				return 2;
-		} else if (!strcmp(argv[i], "--gzip")) {
-			gzip = 1;
-		} else if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f")) {
-			force = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (count) {
-			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
-		} else {
-			count = argv[i];
-		}
-	}
-	if (!count)
-		return tool_usage(argv[0], "missing N (node count)");
-	if (tool_parse_u64("N", count, &n) < 0)
+	int gzip = 0, force = 0;
+	const tool_option opts[] = {
+		{ "-o, --output", "FILE", TOOL_STR, &out, NULL, "trace to write ('-' = stdout)" },
+		{ "--seed", "S", TOOL_U64, &seed, NULL, "random seed (default 1)" },
+		{ "--gzip", NULL, TOOL_FLAG, &gzip, NULL, "gzip the output" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace FILE if it exists" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"N -o FILE [--seed S] [--gzip] [-f]",
+		"Write a synthetic Chakra ET of N nodes with ids 0..N-1 in file order:\n"
+		"about 80% COMP_NODE (name, duration_micros, is_cpu_op, num_ops,\n"
+		"tensor_size) and 20% COMM_COLL_NODE all-reduces (comm_type, comm_size);\n"
+		"each node has 1-3 data deps on distinct ids among the previous 64 and one\n"
+		"control dep (node 0 has none). The same seed gives the same bytes.",
+		opts, NULL, 1, 1, "N (node count)"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	int bad = tool_parse_u64("N", args[0], &n) < 0;
+	free(args);
+	if (bad)
 		return 2;
 	if (!out)
 		return tool_usage(argv[0], "missing -o FILE");

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "opts.h"
 
 static void usage(FILE *f)
 {
@@ -94,8 +95,9 @@ int cmd_generate_micro(int argc, char **argv)
 			if (tool_parse_u64("--npus", v, &npus) < 0)
 				return 2;
 		} else if ((v = tool_opt(argc, argv, &i, "--size", &missing))) {
-			if (tool_parse_u64("--size", v, &size) < 0)
-				return 2;
+			if (tool_size(v, &size) < 0)
+				return tool_usage(argv[0], "--size: expected bytes (1048576, 64KB, 1MB, 1MiB; "
+				                  "KB/MB/GB are binary, as in ASTRA-sim's names), got '%s'", v);
 			have_size = 1;
 		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) ||
 		           (v = tool_opt(argc, argv, &i, "-o", &missing))) {
