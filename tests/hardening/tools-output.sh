@@ -84,11 +84,11 @@ no_tmp "convert text"
 
 # 7. signals: the temporary goes with the process
 # generate synthetic: interrupted while writing a large trace. (A shell
-# starts background jobs with SIGINT ignored, and the tools keep an ignored
-# signal ignored, as under nohup: perl restores the default first.)
+# starts background jobs with SIGINT ignored, nohup ignores SIGHUP, and the
+# tools keep an ignored signal ignored: perl restores the defaults first.)
 for sig in INT TERM HUP; do
 	rm -f "$t/big.et"
-	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' \
+	perl -e '$SIG{$_} = "DEFAULT" for qw(INT TERM HUP); exec @ARGV or die' \
 		"$C" generate synthetic 2000000000 -o "$t/big.et" >/dev/null 2>&1 &
 	pid=$!
 	n=0
