@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Judge `abidiff --leaf-changes-only BASE NEW` output (stdin): exit 0 when
 every change is compatible (additions, and members appended at the end of a
 struct listed in abi/append-only.txt), 1 otherwise, printing why.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draw the paper-experiment plots as plain SVG (standard library only).
 
     python3 docs/plot.py RESULTS.csv OUTDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draw docs/synth.md's figures as plain SVG (standard library only).
 
     python3 docs/plot_synth.py OUTDIR NAME=COMPARE.json...

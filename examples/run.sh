@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The main job on a bundled example: generate one training iteration of a
 # Transformer under hybrid (data + model) parallelism for 16 NPUs, check the
 # traces, then simulate it on a 4x4 torus. Run from the repository root after

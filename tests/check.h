@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Minimal test helpers: CHECK records a failure and goes on; the test's
  * exit status is the number of failures (0 = pass). */
 #ifndef CHAKRA_TEST_CHECK_H

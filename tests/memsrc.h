@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A byte buffer read through a chakra_read_cb, at most `chunk` bytes a
  * call (0: as many as asked): a stream over bytes in memory, for the
  * tests and fuzzers of the readers and the feeder. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by shell tests: `. "$(dirname "$0")/../need.sh" && need_data REL...`
 # skips the test (meson's exit status 77) when an input it needs is not in
 # tests/data ($CHAKRA_SHARED/REL), e.g. in a copy of the sources without the

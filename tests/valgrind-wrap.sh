@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `meson test --wrapper` for CI's valgrind step. Test programs run under
 # memcheck; test scripts (sh/bash/python) run as they are, but the `chakra`
 # they call through CHAKRA_EXE runs under memcheck, so the library and the

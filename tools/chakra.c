@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `chakra`: dispatch to subcommands registered in each area's commands.def. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the subcommands: error reporting and option parsing helpers.
  * Subcommands use the public API only. */
 #ifndef CHAKRA_TOOLS_COMMON_H

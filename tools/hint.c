@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hint for JSON given where a Chakra ET is expected (hint.h). Apart
  * from common.c because it reads the file through zlib. */
 #include "hint.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef CHAKRA_TOOLS_HINT_H
 #define CHAKRA_TOOLS_HINT_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tools' id -> index map (validate, stats, visualize, timeline): open
  * addressing over 64-bit ids, keyed. Node ids come from files anyone can
  * write, and an unkeyed hash lets a file choose ids that all land in one

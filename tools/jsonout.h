@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small helpers over YAJL's generator shared by stats, timeline and sim: a
  * generator that writes straight to a FILE, and string/number shortcuts. */
 #ifndef CHAKRA_TOOLS_JSONOUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text escaping for the analysis outputs: UTF-8 validation, DOT quoted
  * strings and XML character data. Node names are arbitrary bytes (quotes,
  * <, >, &, control characters, invalid UTF-8 all occur), so every writer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The converter's public entry points: parse, build the graph, write; and
  * the summary the tools print. */
 #include <stdio.h>

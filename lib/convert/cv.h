@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the converter module (lib/convert): shared types and helpers.
  * Every non-static name is chakra__cv_*. */
 #ifndef CHAKRA_CV_H

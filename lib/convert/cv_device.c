@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device side of a Kineto trace, and the CPU side when there is no ET:
  *
  * - CPU threads: events of one thread are nested by time (a child starts

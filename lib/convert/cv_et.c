@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PyTorch execution trace (host ET) JSON, schemas 1.0.1 .. 1.1.x, read as a
  * stream: one compact record per node (ids, names, bookkeeping attributes,
  * tensors, the collective a record_param_comms describes), the node's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The output graph: nodes and edges collected by the stages, then numbered
  * in a topological order (ready nodes by start time, then by the order the
  * stages added them: program order for host ops) and written through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* From a parsed PyTorch ET to host-op nodes: rebuild the call tree (children
  * arrive before their parents), keep the outermost operators (labels such as
  * ProfilerStep#N, ## forward ## or record_function scopes are transparent,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Feeding YAJL from a gzip or plain file, or from memory, in chunks; syntax
  * errors become messages with the byte offset and the unit (node/event)
  * being read. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kineto (Chrome trace) JSON read as a stream: one compact record per
  * complete event the converter uses (CPU ops, annotations, runtime calls,
  * kernels, memcpys, memsets, cuda_sync rows), with the arguments linking and

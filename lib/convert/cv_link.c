@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Linking ET nodes to Kineto CPU events (cpu_op and user_annotation), in
  * order of preference:
  *   1. record-function id: ET rf_id == Kineto "Record function id" (when the

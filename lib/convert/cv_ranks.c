@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Several ranks at once: expand "{R}" in the input patterns for R = 0, 1,
  * ... while the files exist, convert each to PREFIX.R.et (.et.gz with gzip), check that every
  * process group has the same members on every rank that names it, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Converter helpers: error text, growable arrays, interned strings, an
  * integer map, exact number parsing and PyTorch/NCCL name tables. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replay engine: from the ops and edges as recorded to a max-plus
  * graph of start and end events with a lag on every edge, then its
  * longest paths, iteration after iteration.

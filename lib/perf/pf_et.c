@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Chakra ETs into a replay graph: one op per node, on the thread (tid) or
  * stream (device, stream) the node names, with its recorded start and
  * duration; data and control dependencies become edges (docs/replay.md,

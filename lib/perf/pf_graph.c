@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replay graph: resources, ops, edges as the caller adds them, and the
  * handle's bookkeeping (strings, errors, accessors). */
 #include <errno.h>

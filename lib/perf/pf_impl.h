@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the performance-model module (lib/perf). Non-static names are
  * chakra__pf_*. */
 #ifndef CHAKRA_PF_IMPL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Collective times from the network model: one collective per member NPU
  * run through the simulator module (lib/sim's public API), remembered by
  * (type, size, group). */

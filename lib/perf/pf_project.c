@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra project: a workload written at another data-parallel degree.
  *
  * Ranks are laid out as generators and launchers do: M consecutive ranks

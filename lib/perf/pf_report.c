@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the reported iteration's time went: a sweep over the replayed
  * intervals of each rank (docs/replay.md, "Breakdown"). */
 #include <stdlib.h>

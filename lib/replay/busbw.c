@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What one MPI call moves for a Chakra collective, and the bandwidth
  * figures nccl-tests reports (its doc/PERFORMANCE.md): algbw = S / t, and
  * busbw = algbw times a factor that makes the figure comparable with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Digests of what ranks must agree on before a replay starts, and the
  * first difference when they do not: the k-th collective of a scope must
  * have the same type and size on every member, and the k-th message from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The plan of one rank: its communication nodes in the order the feeder
  * issues them when every node completes at once (lowest ready id first),
  * grouped into channels. This is the order a replay posts each channel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internals shared by the replay module's files (lib/replay). */
 #ifndef CHAKRA_REPLAY_IMPL_H
 #define CHAKRA_REPLAY_IMPL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replay's report: per operation kind (collective type, size and rank
  * count; message direction and size) the count, mean / min / max time and
  * nccl-tests bandwidths, and per rank the time split; text or JSON, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulator's prediction for the workload being replayed, from the
  * simulator module (lib/sim) in this process: every NPU's finish and
  * compute time, and how long each communication node took (its span on the

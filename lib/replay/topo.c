@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which ranks a collective spans: communicator groups (pg_name + the group
  * file the converters write, read by the simulator's parser), network
  * dimensions (involved_dim), or every rank. The rules are the simulator's

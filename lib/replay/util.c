@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small helpers of the replay module: error text, an id map, operation
  * names. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The public handle of libchakra-sim: options, the network and system it
  * was made for, runs over feeders / a workload / a file prefix, and the
  * results of the last successful run. The engine is sim_engine.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Collectives as ASTRA-sim's system layer runs them: how a collective is cut
  * into chunks, the phases a chunk goes through (one per dimension), and
  * the protocol each member follows in a phase. The engine (sim_phase.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ASTRA-sim configuration files: network YAML (libyaml), system JSON and
  * communicator groups (YAJL). Errors name the file, the line and the key,
  * because these files are hand-edited. */

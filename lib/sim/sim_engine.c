@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulation engine: one feeder per NPU (the public feeder API), one
  * event queue for all of them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra-sim engine internals, shared by sim_engine.c (the feeder loop,
  * per-NPU resources, send/recv, outputs), sim_phase.c (collectives:
  * instances, per-dimension servers, phase timing in both network models)

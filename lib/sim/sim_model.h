@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra-sim internals: the network models and the collectives, shared
  * by the engine and the white-box tests. Not a public interface.
  *   sim_config.c  network YAML, system JSON, communicator groups (public)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Network models. Ranks are laid out in mixed radix, dimension 0 fastest.
  *
  * Congestion-unaware: a message costs floor(hops * latency + bytes / B) in

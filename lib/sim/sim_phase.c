@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Collectives in the engine: which NPUs a collective spans and how its
  * issues on different NPUs are matched (the k-th over the same scope is
  * the k-th of its peers), the per-dimension chunk servers of each NPU, and

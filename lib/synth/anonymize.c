@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Anonymize: the same graph with nothing that names the model.
  * Node names become op classes; kept attributes are the ones simulators
  * read (below), all others, the inputs/outputs (values, shapes, types) and

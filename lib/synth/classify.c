@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Op classes: a node reduced to a word from a fixed vocabulary, so that
  * nothing of its name survives in a model or an anonymized trace.
  *

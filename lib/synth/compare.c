@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compare two sets of ranks distribution by distribution with the
  * two-sample Kolmogorov-Smirnov statistic D = sup |F_real - F_synth| (ties
  * handled: both empirical CDFs step past a value together). */

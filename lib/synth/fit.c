@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fit: traces -> model.
  *
  * Each rank is walked in issue order. A node is either a collective (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gaussian mixtures over log(x) fitted to integer data.
  *
  * Sizes and durations are integers, and often repeat exactly (every bucket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Empirical integer distributions (fan-in, distances, gaps): sorted
  * values with counts, sampled by inverse CDF. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Markov chains of order k over small alphabets (collective classes,
  * compute classes).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MODEL.json: the model as JSON, written by hand (fixed key order, %.17g
  * numbers, so the same model gives the same bytes) and read with YAJL's
  * tree parser. The reader is a parser of untrusted input (fuzzed by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deterministic random numbers: xoshiro256** seeded through splitmix64, so
  * a seed gives the same stream on every platform (no libc rand). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sample: model -> one master sequence -> one file per rank.
  *
  * The master sequence has K nodes (the fitted mean per rank unless asked

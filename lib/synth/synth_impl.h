@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra synth module: internal types shared by its files.
  *   rng.c       deterministic random numbers (xoshiro256**)
  *   gmm.c       Gaussian mixtures in log space fitted to integer data (EM on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One rank's trace in memory, reduced to what the model needs: type,
  * class, duration, size, process group and resolved data parents, plus the
  * order a feeder issues the nodes in (lowest ready id first over data

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Scaling of stats and visualize --around on a 1M-node synthetic trace,
 # next to the floor (reading every node with the public reader) measured
 # in the same run. $1 = bench_read, $2 = node count (default 1000000).

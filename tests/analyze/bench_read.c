@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Floor for the analyze benchmark: read and decode every node of a trace
  * with the public reader, touching the fields stats uses, nothing else.
  * Prints "floor: SECONDS s, NODES nodes". */

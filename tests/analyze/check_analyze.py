@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Independent checks of `chakra stats`, `chakra visualize` and `chakra timeline`.
 
 The trace is decoded here from the raw protobuf bytes (no libchakra), the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the analyze shell tests: $C = chakra, $T = the real trace,
 # $D = a scratch folder removed at exit; fail/expect helpers.
 set -u

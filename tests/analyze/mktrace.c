@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Crafted traces for the analysis tests, written with the public writer:
  *   mktrace names OUT   names with quotes, <, >, &, \, newline, bad UTF-8
  *   mktrace graph OUT   a small graph whose stats are worked out by hand in

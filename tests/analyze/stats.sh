@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # chakra stats: the real trace's figures pinned (cross-checked by
 # check_analyze.py stats, from the raw protobuf), a crafted graph worked out
 # by hand, a microbenchmark workload per rank, errors. $1 = mktrace.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # chakra timeline error handling: every bad line is named FILE:LINE and
 # nothing is written. (Output validity: check_analyze.py timeline.)
 . "$(dirname "$0")/../need.sh" && need_data data/chakra/chakra.0.et.gz data/astra-sim

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # chakra visualize on the real trace: a window rendered to PNG by Graphviz,
 # DOT/GraphML contents pinned (checked against the raw protobuf by
 # check_analyze.py visualize), escaping of hostile names, error cases.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How close to the floor can any feeder get? Prints, in one run, the time
  * to feed a trace through the public API next to three lower stages of the
  * same work:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Smoke run of tests/bench/feed_bound: all four stages see every node; on
 # a generated trace (parents always earlier) no node is blocked, on the
 # real chakra.0.et some are (its data deps name later nodes).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark (suite 'bench'): the ResNet-50 host ET alone and with its Kineto
 # trace, beside the YAJL-only floor, against the reference tool chain's
 # figures (Chakra's Python converter: 4.0 s / 145 MiB for the ET; trace

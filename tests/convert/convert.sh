@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `chakra convert pytorch|kineto` from the command line: every shared trace
 # converts; every output passes `chakra validate`, feeds to the end with
 # --deps both and simulates with `chakra sim`; the multi-rank form writes

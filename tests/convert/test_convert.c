@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every PyTorch ET and Kineto trace in tests/data converts (alone and in the
  * same-run / same-program pairs); the output is read back and its node,
  * type and edge counts are pinned, with the facts docs/convert.md promises:

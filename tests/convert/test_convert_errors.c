@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hostile and malformed inputs to both converters: each gives a negative
  * code and a message naming the input, the node/event (index) and byte
  * where it can, and what is wrong; none writes an output. Also: real-file

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Protobuf's own JSON mapping (google.protobuf.json_format, Debian's
 python3-protobuf) over Chakra ETs: the reference for `chakra pack` and
 `chakra jsonize --protobuf-json`. The message classes come from

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `chakra jsonize --protobuf-json` against protobuf's own JSON mapping
 # (google.protobuf.json_format from Debian's python3-protobuf, message
 # classes from proto/et_def.proto through protoc): every message must parse

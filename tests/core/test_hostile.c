@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hostile input through the public reader API: truncated files (inside a
  * message, inside a length prefix), random bytes, an empty file, a file
  * without metadata, an oversized length prefix, a truncated .gz. Each must

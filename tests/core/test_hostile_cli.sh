@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Hostile files through `chakra validate` and `chakra jsonize`: each gives
 # its specific message with the byte offset and exit 1, never a crash or a
 # silent early end, and jsonize leaves no half-written JSON behind.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A program outside the build tree compiles and links against the
 # INSTALLED library using only `pkg-config --cflags --libs chakra`.
 # Installs into a private DESTDIR (safe beside parallel builds) and lets

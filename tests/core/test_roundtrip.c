@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every real .et in tests/data: decode -> re-encode gives the same
  * bytes; node and per-type counts; nanopb agrees with the fast decoder on
  * every node. */

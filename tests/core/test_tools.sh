@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # chakra jsonize / pack / validate on the real traces in tests/data and
 # on crafted ones: byte-identical round trips, the workload_graph form,
 # pinned validate counts and exact problem lines, pack's error messages.

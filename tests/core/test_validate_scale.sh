@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # validate scales without recursion: a 200,000-node data-dependency cycle
 # (one long chain closed by its first node) checked with a 1 MiB stack,
 # where a recursive DFS would overflow. The cycle is reported in one line.

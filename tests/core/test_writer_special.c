@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing to a path that is not a regular file (a FIFO here; /dev/null in
  * real use) goes straight to it: the writer must not rename a temporary
  * file over the node, which as root once turned /dev/null into a regular

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The amalgamation (lib/amalgamate.py) builds alone: chakra.c with the
 # public headers beside it compiles with -Wall -Wextra -Wpedantic -Werror as
 # C11 and as C++17 with the build's compiler (gcc and g++, clang and

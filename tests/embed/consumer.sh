@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Consumers of libchakra, built from outside this tree, then run on a real
 # trace:
 #   consumer.sh meson   a meson project with libchakra as a subproject

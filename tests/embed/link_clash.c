@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Regression test for the static-link clash (issue 13): libchakra.a used to
  * export ~48 unprefixed internal functions (heap_push, arena_alloc,
  * node_walk, source_open_path, ...) and nanopb's ChakraProtoMsg_*

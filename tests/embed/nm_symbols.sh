@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every global symbol an archive defines is chakra_* (public) or chakra__*
 # (shared internals): a program statically linked with libchakra (or with a
 # module's archive) can use any other name for its own functions. Also

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Smoke run of the feeder benchmark on a small generated trace: it must
 # feed every node and print the feed, floor, ratio and memory lines.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `chakra feed` on the real trace prints exactly the reference feeder's
 # order; --deps both feeds it to the end; bad input exits 1 with a message;
 # the synthetic generator is deterministic.

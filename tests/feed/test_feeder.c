@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The feeder on crafted traces (one per diagnostic) and on real data. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* White-box: the feeder's id map, heap and done set against naive models,
  * under random operations with dense, strided and random ids (the strided
  * ones force the map off its identity hash). */

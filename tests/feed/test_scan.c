@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* White-box: the feeder's top-level scan against the library's full
  * walker (itself tested against nanopb) on every node of real traces, and
  * on random mutations of them: whenever the walker accepts a message the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer targets: the converters' JSON inputs (lib/convert). Built twice:
  * fuzz_convert_pytorch (the input is a PyTorch execution trace) and, with
  * -DFUZZ_KINETO, fuzz_convert_kineto (a Kineto trace). A conversion may

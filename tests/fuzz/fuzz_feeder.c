@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the feeder. The input is a small header, a sequence of
  * operations and a trace:
  *   byte 0: options: bits 0-1 deps (0 = default), bit 2 file order,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: `chakra pack`'s JSON input (tools/core/json_in.c): the
  * jsonize form, protobuf's JSON mapping and workload_graph JSON. The input
  * is the JSON text, the trace goes to memory; when pack accepts the input,

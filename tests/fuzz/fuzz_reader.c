@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the ET reader. The input is a whole trace file (plain
  * or gzip); every node is read and every accessor touched, so a bad length,
  * list or string in the decoded model shows up under ASan/UBSan.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: chakra-replay's --dims parser (lib/replay/topo.c; its
  * group files and network YAML go through the simulator's parsers, fuzzed
  * by fuzz_sim_config). What it accepts must be usable: 1..8 dimensions,

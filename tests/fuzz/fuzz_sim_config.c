@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: `chakra sim`'s configuration parsers
  * (lib/sim/sim_config.c, the simulator module). Byte 0 picks the parser: 0 network YAML,
  * 1 system JSON, 2 communicator groups JSON (byte 1: NPU count); the rest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the MODEL.json reader of `chakra synth` (lib/synth/
  * model_json.c), then the sampler on what it accepts. A model is either
  * refused with a message, or: written back it parses to the same bytes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the ASTRA-sim 1.0 text workload parser used by
  * `chakra convert text` (tools/gen/textwl.c). The parser reads a path, so
  * the input goes through a temporary file. What it accepts must be

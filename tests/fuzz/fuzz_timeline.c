@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: `chakra timeline`'s event-log parser and lane
  * assignment (tools/analyze/tlog.c): our issue/callback lines and
  * ASTRA-sim's, with and without its logger prefix. Byte 0 picks the NPU

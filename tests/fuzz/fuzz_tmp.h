@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the tool fuzz targets whose parsers take a path: a private
  * temporary directory, removed at exit. Never /dev/null or "-": the
  * writer renames its temporary file over the output path. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the fuzz targets: read every field and attribute of a node
  * through the public accessors, checking the documented invariants (strings
  * NUL-terminated at their length, list getters in range, errors as

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate the seeds of tests/fuzz/corpus/convert_pytorch and
 convert_kineto (run from the repository root): small pieces of the real
 traces in tests/data, each under 8 KB (ci-fuzz.sh's -max_len), keeping the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate the small seed inputs of tests/fuzz/corpus/ (run from the
 repository root). Traces are cut from
 tests/data/chakra/chakra.0.et.gz (metadata plus a few nodes) or written

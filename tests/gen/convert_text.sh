@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `chakra convert text`: values and groups on real workloads, and every
 # kind of bad input named with FILE:LINE and a non-zero exit.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* file, NPUs, nodes per rank, collectives per rank (print with GEN_PRINT=1). */
 { "DLRM_HybridParallel", 4, 40, 9 },
 { "DLRM_HybridParallel", 16, 40, 9 },

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `chakra generate micro` equals ASTRA-sim's microbenchmark files byte for
 # byte (4 collectives x 4/8/16 NPUs = 112 files), and the send/recv ring and
 # broadcast forms are well formed and refuse to overwrite without --force.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `chakra convert text` on every ASTRA-sim text workload at 4, 16 and 64
  * NPUs: each rank opens with the reader, ids run 0..n-1, every data dep
  * names a node of the file, compute carries duration_nanos (and micros =

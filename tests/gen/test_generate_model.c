@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `chakra generate model`: every model x parallelism at 16 NPUs writes 16
  * ranks with pinned node and collective counts, ids from 0, parents before
  * children, is_cpu_op false, num_ops / tensor_size / duration_nanos on

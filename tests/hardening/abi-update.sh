@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerate the ABI baseline abi/libchakra.abi from a -g build of the
 # shared library (default build-ci, as .ci/run makes it). Run it when a
 # release adds public symbols (compatible: ci-abi.sh passes but says so) or

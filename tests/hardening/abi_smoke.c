@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An application built against this version's public headers only
  * (#include <chakra/chakra.h>) and run against the shared library: the
  * header and library versions agree, and a real trace opens and reads

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI step: the ABI of libchakra.so against the committed baseline, and an
 # outside program built against the installed headers and library.
 #  1. abidiff abi/libchakra.abi vs the built library (build-ci from .ci/run,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI step: build the libFuzzer targets (clang, ASan+UBSan) and run each for a
 # bounded time from its committed seed corpus. Fails on any crash, leak,
 # sanitizer report, timeout or out-of-memory. Run from the repository root.

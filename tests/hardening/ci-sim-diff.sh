@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI step: `chakra sim` against ASTRA-sim on random small configurations
 # (tests/sim/sim_diff.py, docs/sim.md), both network models: every NPU's
 # finish cycle must agree. The oracle is the ASTRA-sim build of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* LD_PRELOAD shim for the tools' allocation-failure sweep
  * (tools-alloc.sh): FAILALLOC_AT=k makes the k-th allocation of the
  * process (malloc, calloc, realloc, counted from 1) return NULL with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Hostile inputs for the command-line tools: a million-node dependency
 # cycle and a node with 10^6 parents for `chakra validate` / `chakra feed`,
 # JSON nested 10^6 deep for `chakra pack`. Each must end with a clear

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Adversarial inputs for the tools' tables (issue 16 items 5 and 7):
  *   mkflood validate-old N OUT.et   ids on which the unkeyed hash validate
  *                                   used (murmur3's finaliser) put every id

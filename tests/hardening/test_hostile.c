@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hostile inputs, generated here (nothing big is committed): huge length
  * prefixes, a node with 10^6 parents, ids near UINT64_MAX, a million-node
  * dependency cycle, duplicate ids. Each must end in a clear error (or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzzer findings, kept as regression tests (inputs in regress/, named
  * TARGET-what). Each reader input is read by the plain reader and by one
  * with verify_with_nanopb, every accessor touched (tests/fuzz/fuzz_touch.h,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Adversarial ids and quadratic paths (issue 16 items 5 and 7), timed
 # against a baseline in the same run (suite novalgrind):
 # - 200,000 ids chosen so that the unkeyed hashes validate and stats used

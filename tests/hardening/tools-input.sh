@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Hostile and unlucky inputs for the tools (issue 16 items 4, 7, 9 and
 # issue 11's interop checks): endless and repetitive input, capped
 # reports, duplicate JSON keys, misleading messages, FIFOs where a second

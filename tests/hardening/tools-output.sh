@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The output rule (docs/hardening.md, issue 16 item 1), for every command
 # that writes a file: an existing output is replaced only with -f; a failed
 # run leaves the old file as it was and no temporary behind; devices and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # chakra sim --replay and chakra project from the command line:
 # - projection exact by construction: a data-parallel model workload
 #   generated at 2 ranks and projected to 8 is the workload generated at 8

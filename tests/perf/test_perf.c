@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replay module (lib/perf): the model's rules on graphs built by
  * hand, with closed-form answers; the invariants of every result (the
  * breakdown sums to the iteration, the critical path is a path of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark of the Python bindings: nodes/s of Reader, Feeder and Writer,
 each next to a floor measured in the same run -- the same C calls driven
 from Python without converting anything into Python objects -- so the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Python package installed the ways a user installs it, offline, then
 # imported with no help from the build tree:
 #  1. pip install ./bindings/python into a --target directory, and into a

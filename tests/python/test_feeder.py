@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Feeder and Workload: reference order on real data, control
 dependencies, diagnostics on crafted traces, both calling styles."""
 

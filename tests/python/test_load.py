@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Loading the shared library: search order, errors, version check."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reader and Node on real data (chakra.0.et.gz), checked field by field
 against `chakra jsonize`, plus every input kind and the error paths."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """libchakra.sim(): the simulator library (libchakra-sim) from Python, on
 the shared ASTRA-sim microbenchmarks, against the reference cycles of
 simulation-model.md; configs as files and as dicts; callbacks; errors."""

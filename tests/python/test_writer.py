@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writer: write traces from Python values, read them back; real-data
 round trip byte for byte; abort on exception; value checks."""
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks chakra-replay --log output against the traces, independently of
  * the replay code (only the public reader and YAJL):
  *   check_log PREFIX LOGPREFIX NRANKS ITERATIONS [GROUPS.json]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The figures of docs/replay-mpi.md, "Replayed vs simulated": the all-reduce
 # microbenchmarks (chakra generate micro, ASTRA-sim's layout) replayed at 2,
 # 4 and 8 ranks on this machine, over shared memory and over TCP on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Preloaded into chakra-replay by the mpirun tests: OpenMPI unloads its
  * plugins in MPI_Finalize, after which LeakSanitizer (ASan build) cannot
  * name the code that allocated what they keep, so lsan.supp could not

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # chakra-replay under `mpirun -np 4` on this machine only (shared memory and
 # loopback): every collective's microbenchmark, a hybrid-parallel model with
 # communicator groups (also through involved_dim), a send/recv ring, each

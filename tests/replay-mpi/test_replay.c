@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The replay module without MPI: --dims shapes, scopes (as the simulator
  * resolves them, with its group parser), plans of real and crafted traces,
  * digests and the first-difference messages, MPI layouts and nccl-tests

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Build stock ASTRA-sim's analytical backends (the oracle of sim_diff.py)
 # from the source snapshot in tests/data/astra-sim-src, as its README says:
 # unpack, apply offline.patch, generate the protobuf code, cmake. About 5

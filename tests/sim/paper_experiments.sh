@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Chakra paper's simulation experiments (docs/paper-experiments.md):
 # ASTRA-sim 1.0 text workloads -> chakra convert text -> chakra sim, at 4,
 # 16 and 64 NPUs on a 2D torus (62 GB/s links) and on a two-level switched

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # chakra sim command line: ASTRA-sim spellings, outputs (--events read back
 # by chakra timeline, --timeline), bad configs and options (exit status and
 # messages naming file, line and key), outputs never overwrite inputs.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Differential test: `chakra sim` against stock ASTRA-sim (the analytical
 backends, built from tests/data/astra-sim-src) on many small random
 configurations: topologies, dimensions, algorithms, collectives, chunk

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # libchakra-sim.so exports only the simulator's public names (chakra_sim_*),
 # and the core libchakra.so stays free of libyaml and YAJL (they belong to
 # the simulator's configuration parsers).

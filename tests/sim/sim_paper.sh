@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The paper-experiment chain on real text workloads: chakra convert text,
 # then chakra sim. Pins what docs/paper-experiments.md reports for
 # MLP model-parallel (exposed communication grows with NPUs) and checks that

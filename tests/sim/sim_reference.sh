@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every reference number of simulation-model.md, to the cycle, in both
 # network models (ASTRA-sim 2.0's analytical backends).
 set -u

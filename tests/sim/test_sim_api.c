@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulator's public API (include/chakra/experimental/sim.h): runs over
  * feeders, a workload and a prefix give the same results; a network and a
  * system filled by hand equal the parsed ones; the callbacks see every node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim engine on small workloads written with the library's writer:
  * send/recv, communicator groups, involved_dim, stragglers, compute
  * scaling, duration_nanos and roofline, broadcast/reduce/barrier,

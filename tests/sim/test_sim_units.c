@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim parts: config parsers (real ASTRA-sim files and broken ones,
  * whose errors must name file, line and key), the network models and the
  * collective steps against simulation-model.md's formulas. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scan_names TRACE OUTPUT...: fail when any node name or string (string
  * attributes, inputs/outputs, metadata) of TRACE occurs in the bytes of an
  * OUTPUT (gzip outputs are inflated first). Strings shorter than 5 bytes,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # chakra synth / anonymize command line on small inputs (runs under
 # valgrind in CI): options and errors, determinism, group shapes, outputs
 # that validate, anonymize keeping the graph, nothing overwritten unasked.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # synth on real and generated workloads, end to end (suite novalgrind):
 #   chakra.0.et (one rank of an 8-GPU ResNet run): fit -> sample --npus 8
 #   -> every rank validates, the simulator runs it to the end, the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fit -> sample round trip on a trace drawn from known distributions.
  *
  * The trace (one rank, written with the public writer): 1,500 collectives

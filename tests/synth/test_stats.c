@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The synth module's statistics, white-box: KS, histograms, the binned
  * log-space mixture fit (recovery of known mixtures, exact atoms, BIC), the
  * Markov chain (order by held-out likelihood, transition matrix recovery,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compact dependency graph for the analysis tools: ids, durations and
  * parent edges of every node in flat arrays (no node bodies), so that
  * stats and visualize --around scale to millions of nodes. Nodes are kept

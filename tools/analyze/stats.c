@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra stats: counts, bytes, durations, critical path, depth and width of
  * a trace or of every rank of a workload (PREFIX.0.et ...).
  *

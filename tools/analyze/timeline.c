@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra timeline: a simulator's event log (Chakra's timeline-visualizer
  * format) to Chrome / Perfetto trace-event JSON.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The timeline's event log (tlog.h). */
 #include "tlog.h"
 

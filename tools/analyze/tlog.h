@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The event log behind `chakra timeline`: one line at a time into issues
  * and complete events per NPU, then lanes so that no two events of one
  * lane overlap. Apart from the command so that the fuzzer can drive it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra visualize: the dependency graph of a trace (or of a cut of it) as
  * DOT or GraphML, or rendered to SVG/PDF/PNG by Graphviz's `dot`.
  *

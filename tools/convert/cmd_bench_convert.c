@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra bench convert --et ET [--kineto K] [--repeat N]: the converter's
  * time and peak memory beside a floor measured in the same run: reading the
  * same JSON through YAJL alone (gunzip + tokenise, empty callbacks). Each

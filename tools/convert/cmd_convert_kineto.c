@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra convert kineto K.json[.gz] -o OUT.et [--step N | --annotation NAME]
  * A thin front end to chakra_convert_kineto / chakra_convert_ranks
  * (lib/convert, docs/convert.md). */

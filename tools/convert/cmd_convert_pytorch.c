@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra convert pytorch --et ET.json[.gz] [--kineto K.json[.gz]] -o OUT.et
  * A thin front end to chakra_convert_pytorch / chakra_convert_ranks
  * (lib/convert, docs/convert.md). */

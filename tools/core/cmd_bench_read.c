@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra bench read TRACE [--repeat N]: reader speed against its floor.
  * The floor reads and frames every message without decoding
  * (chakra_reader_next_raw); the measured pass decodes every node

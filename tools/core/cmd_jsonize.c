@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra jsonize TRACE [-o OUT.json] [--pretty] [--protobuf-json]: the
  * whole trace as JSON, streamed one node at a time (memory does not grow
  * with the trace). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra pack JSON -o TRACE.et [--gzip]: JSON (jsonize's form, protobuf's
  * JSON mapping, or Chakra's workload_graph JSON) back to a Chakra ET. The
  * parsing lives in json_in.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra validate [--strict] [--deep] TRACE...: framing, decoding and
  * dependency checks (trace_check.c), one line per problem. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON -> Chakra ET (see json_in.h). A small explicit state machine over
  * YAJL's callbacks: a stack of frames says where we are (top level,
  * metadata, node, attribute list...), the last map key says which field the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streaming JSON -> Chakra ET conversion for `chakra pack`: reads the
  * format `chakra jsonize` writes, Chakra's "workload_graph" JSON and
  * protobuf's JSON mapping (Chakra's chakra_jsonizer, jsonize

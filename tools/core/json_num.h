@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact integer / real parsing of JSON number text (never via double for
  * integers), shared by the JSON readers. */
 #ifndef CHAKRA_TOOLS_CORE_JSON_NUM_H

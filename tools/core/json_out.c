@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emits the JSON form of a trace (see json_out.h). Integers are written as
  * exact digit strings (never through a double), doubles with 17 and floats
  * with 9 significant digits so they parse back to the same bits; NaN and

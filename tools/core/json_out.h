@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Full-fidelity JSON output of a trace, streamed node by node with
  * yajl_gen (the format is described in docs/tools-core.md; `chakra pack`
  * reads it back to the same bytes). */

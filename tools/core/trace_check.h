@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The checks behind `chakra validate`: one streaming pass that frames and
  * decodes every node and records ids and edges (memory proportional to
  * nodes + edges), then dependency checks and an iterative SCC search for

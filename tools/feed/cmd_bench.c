@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra bench feed TRACE: feed the whole trace (one node in flight,
  * completing each) and, in the same run, the floor: reading and framing
  * the file without decoding. Prints both and their ratio. */

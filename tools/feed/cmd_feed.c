@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra feed TRACE: print node ids in the order a feeder issues them,
  * driven like a simulator with N nodes in flight. */
 #include <stdlib.h>

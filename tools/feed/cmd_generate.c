@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra generate synthetic N -o FILE: a large, deterministic synthetic
  * trace for benchmarks (ids 0..N-1, ~80% compute, ~20% all-reduce, 1-3
  * data deps within the previous 64 ids and one control dep). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Feeder options on the command line (see feedopts.h). */
 #include "feedopts.h"
 

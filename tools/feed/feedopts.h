@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The feeder options on the command line, shared by `chakra feed` and
  * `chakra bench feed`: four rows of their option tables (opts.h). */
 #ifndef CHAKRA_TOOLS_FEEDOPTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `chakra convert text`: ASTRA-sim 1.0 text workload -> one Chakra ET per
  * NPU, with each collective over its data- or model-parallel group. The
  * dependency structure follows ASTRA-sim 1.0's training loops

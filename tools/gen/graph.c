@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rank-independent workload graph -> one Chakra ET per NPU + group file. */
 #include "graph.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A rank-independent workload graph, written out as one Chakra ET per NPU.
  *
  * Generators (text converter, model generator) describe one rank's nodes

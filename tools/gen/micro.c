@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `chakra generate micro`: one-collective microbenchmarks, byte for byte the
  * files of ASTRA-sim's examples/workload/microbenchmarks (same node name,
  * id = rank, attribute names, kinds and order), plus a send/recv ring. */

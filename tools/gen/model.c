@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `chakra generate model`: one training iteration of an MLP, DLRM or
  * Transformer under data, model or hybrid parallelism (the Chakra paper's
  * §6.2 set), one Chakra ET per NPU. Every size is an option with a default;

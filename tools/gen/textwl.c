@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ASTRA-sim 1.0 text workloads: header line, layer count, one layer a line.
  * Fields are separated by any whitespace (files mix tabs, spaces, CRLF). */
 #include "textwl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parser for ASTRA-sim 1.0 text workloads (one layer per line). */
 #ifndef CHAKRA_TOOLS_GEN_TEXTWL_H
 #define CHAKRA_TOOLS_GEN_TEXTWL_H

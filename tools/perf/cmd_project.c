@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra project: a workload written at another data-parallel degree
  * (lib/perf's chakra_project; docs/replay.md, "Projection"). */
 #include <inttypes.h>

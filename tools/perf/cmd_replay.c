@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim --replay: replay a converted trace on its own dependency graph
  * with its own recorded durations (lib/perf, docs/replay.md). */
 #include <inttypes.h>

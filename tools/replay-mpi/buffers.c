@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Message buffers: reused between operations (best fit), so that only the
  * first use of a size pays for page faults, as in an application that keeps
  * its tensors; warmup iterations take that first use out of the figures.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Before anything runs, ranks compare what they are about to do:
  *  - per collective scope, a digest of the sequence (type, size) each
  *    member will post on that communicator;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One communicator per collective scope any rank uses. Every rank takes
  * part in every split, in the same order (the scopes' slot order), so the
  * splits cannot deadlock; overlapping groups (a model group and a data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Waiting with a timeout, and stopping every rank together.
  *
  * Every wait in chakra-replay is a polling loop over non-blocking requests,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra-replay: replay a workload's communication on a real machine.
  *
  *   mpirun -np N chakra-replay PREFIX [options]

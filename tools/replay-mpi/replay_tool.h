@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra-replay: one rank's trace executed through the feeder on MPI.
  *
  *   main.c     options, setup, the phases in order, the report

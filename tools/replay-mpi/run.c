@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor: the rank's trace through the feeder, each node started as
  * soon as the feeder says it is ready.
  *  - Communication is posted as non-blocking MPI, so independent ready

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra bench sim: the reference's scale workload, generated with the
  * library's builder and writer, then simulated; prints time, peak memory
  * and the finish cycle next to a floor (feeding the same nodes through the

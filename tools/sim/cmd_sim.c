@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim: simulate a workload (one Chakra ET per NPU) on an
  * ASTRA-sim network and system configuration. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra anonymize TRACE -o OUT: names -> op classes, identifying
  * attributes dropped, graph kept (lib/synth/anonymize.c). */
 #define CHAKRA_EXPERIMENTAL

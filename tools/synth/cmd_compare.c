@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra synth compare REAL SYNTH: per-distribution KS statistics and the
  * ratio of simulated iteration times. */
 #define CHAKRA_EXPERIMENTAL

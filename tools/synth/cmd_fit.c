@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra synth fit PREFIX|TRACE... -o MODEL.json: learn a model (lib/synth). */
 #define CHAKRA_EXPERIMENTAL
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra synth sample MODEL.json --npus N -o PREFIX: a synthetic workload. */
 #define CHAKRA_EXPERIMENTAL
 #include <stdio.h>

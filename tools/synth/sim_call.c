@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one place synth touches the simulator: it runs this executable's
  * `chakra sim --json` on a workload prepared in a temporary folder and
  * reads finish_cycles, so the synth module stays independent of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Simulated iteration time for `synth compare` (sim_call.c). */
 #ifndef CHAKRA_TOOLS_SYNTH_SIM_CALL_H
 #define CHAKRA_TOOLS_SYNTH_SIM_CALL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra (experimental): converting PyTorch execution traces and Kineto
  * traces to Chakra ETs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra (experimental): trace-driven replay of a recorded iteration.
  *
  * A replay is a graph of ops on resources (CPU threads, GPU streams) with

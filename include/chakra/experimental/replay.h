@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra (experimental): the MPI-independent half of trace replay.
  *
  * `chakra-replay` (tools/replay-mpi) runs each rank's trace on a real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra-sim (experimental): the `chakra sim` simulator as a library.
  *
  * An ASTRA-sim-compatible analytical simulator over the feeder API: it

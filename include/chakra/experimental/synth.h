@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra synth (experimental): learn the statistics of execution traces
  * and sample new ones that share them but no name or model detail.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Golden differential test of `chakra feed` (see README here).
 
   make_cases.py --write DIR            write the cases' pack input (DIR/NAME.json)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Test feed-golden: `chakra feed` on 60-odd generated traces and the real
 # chakra.0.et under 13 option sets must print exactly the recorded ids,
 # stderr and exit status (expected/*.txt). Logic in make_cases.py.
