@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One option parser for every subcommand: a command describes its options
  * in a table (spellings, argument, kind, where the value goes, help), and
  * tool_parse reads argv against it and writes --help from the same table,

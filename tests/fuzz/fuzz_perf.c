@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the performance model (lib/perf) on an arbitrary ET.
  * The input is one trace, loaded as rank 0 and replayed (one or two
  * iterations, with or without the model's gaps and a kernel-scale rule,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra bench replay: the performance model on a large converted-style
  * trace (written with the library's builder), next to a floor measured in
  * the same run: reading the same file and every field the replay's loader
