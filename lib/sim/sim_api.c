@@ -3,6 +3,7 @@
  * was made for, runs over feeders / a workload / a file prefix, and the
  * results of the last successful run. The engine is sim_engine.c. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -50,11 +51,18 @@ int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
 	if (!net || !sys)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: NULL network or system");
 	if (opts) {
-		if (opts->version != CHAKRA_SIM_OPTIONS_VERSION)
+		/* Older versions are a prefix of this struct (fields only appended). */
+		if (opts->version == 1)
+			memcpy(&s->opt, opts, offsetof(chakra_sim_options, memory));
+		else if (opts->version == CHAKRA_SIM_OPTIONS_VERSION)
+			s->opt = *opts;
+		else
 			return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: options version %u, this "
-			               "library knows %u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
-		s->opt = *opts;
+			               "library knows 1..%u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
+		s->opt.version = CHAKRA_SIM_OPTIONS_VERSION;
 	}
+	if (!s->opt.memory)
+		s->opt.memory = CHAKRA_SIM_DEFAULT_MEMORY;
 	if (s->opt.model != CHAKRA_SIM_UNAWARE && s->opt.model != CHAKRA_SIM_AWARE)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: unknown model %d", (int)s->opt.model);
 	if (s->opt.deps && s->opt.deps != CHAKRA_DEPS_DATA && s->opt.deps != CHAKRA_DEPS_CTRL &&
@@ -141,25 +149,20 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 	results_clear(s);
 	if (!prefix)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_prefix: NULL prefix");
-	chakra_workload *w = NULL;
-	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
-	fo.window = s->opt.window;
-	if (s->opt.deps)
-		fo.deps = s->opt.deps;
-	int rc = chakra_workload_open(&w, prefix, &fo);
-	if (rc < 0) {
-		set_err(s, rc, "%s", w ? chakra_workload_errmsg(w) : chakra_strerror(rc));
-		chakra_workload_close(w);
+	sim_workload w;
+	int rc = chakra__sim_workload_open(s, prefix, &w, s->err, sizeof s->err);
+	if (rc < 0)
 		return rc;
-	}
-	if (chakra_workload_size(w) != s->net.npus) {
+	if (w.n != s->net.npus) {
 		set_err(s, CHAKRA_EINVAL, "workload %s has %zu ranks but the network has %" PRIu32
-		        " NPUs", prefix, chakra_workload_size(w), s->net.npus);
-		chakra_workload_close(w);
+		        " NPUs", prefix, w.n, s->net.npus);
+		chakra__sim_workload_close(&w);
 		return CHAKRA_EINVAL;
 	}
-	rc = chakra_sim_run_workload(s, w);
-	chakra_workload_close(w);
+	s->window = w.window;
+	s->read_chunk = w.chunk;
+	rc = chakra_sim_run(s, w.f, w.n);
+	chakra__sim_workload_close(&w);
 	return rc;
 }
 
@@ -191,4 +194,11 @@ uint64_t chakra_sim_nodes(const chakra_sim *s)
 uint64_t chakra_sim_events(const chakra_sim *s)
 {
 	return s ? s->events : 0;
+}
+
+uint64_t chakra_sim_window(const chakra_sim *s, size_t *read_bytes)
+{
+	if (read_bytes)
+		*read_bytes = s ? s->read_chunk : 0;
+	return s ? s->window : 0;
 }

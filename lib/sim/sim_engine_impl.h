@@ -28,6 +28,8 @@ struct chakra_sim {
 	chakra_sim_npu_result *res; /* npus entries after a successful run */
 	uint32_t npus;
 	uint64_t finish, events, nodes;
+	uint64_t window;            /* chakra_sim_run_prefix: window and read size used */
+	size_t read_chunk;
 };
 
 /* ---------------- small containers ---------------- */
@@ -300,6 +302,28 @@ static inline uint32_t member_rank(engine *E, const inst *in, const sim_phase *p
 		return in->group->ranks[j];
 	return base + j * E->net->stride[ph->dim];
 }
+
+/* sim_workload.c: a prefix's feeders, each reading through a callback of
+ * at most `chunk` bytes, with windows from the memory budget. */
+#define CHAKRA_SIM_MAX_WINDOW 16384 /* the feeder's default */
+typedef struct sim_src {
+	int fd;
+	size_t chunk;
+	char *name;
+	chakra_reader_options ro;   /* the feeder keeps a pointer to it */
+} sim_src;
+typedef struct sim_workload {
+	size_t n;
+	chakra_feeder **f;
+	sim_src *src;
+	size_t chunk;
+	uint64_t window;
+} sim_workload;
+void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
+                        uint64_t *window);
+int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w, char *err,
+                              size_t errlen);
+void chakra__sim_workload_close(sim_workload *w);
 
 /* sim_engine.c */
 /* Record the first failure (message, CHAKRA_EINVAL unless set); -1. */

@@ -14,21 +14,34 @@
 #define CHAKRA_EXPERIMENTAL
 #include "chakra/experimental/sim.h"
 #include "common.h"
+#include "sim_size.h"
+
+/* Issue 15's scale targets: time (0: none) and peak memory. */
+static const struct {
+	uint64_t npus, nodes;
+	double secs, mib;
+} targets[] = {
+	{ 64, 20000, 0, 100 },
+	{ 1024, 20000, 30, 1024 },
+	{ 4096, 5000, 60, 2048 },
+};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	"usage: chakra bench sim [--npus N] [--nodes M] [--dir DIR] [--model unaware|aware]\n"
-	"                        [--window W] [--runs R]\n"
+	"                        [--memory SIZE] [--window W] [--runs R]\n"
 	"\n"
 	"N NPUs on [Ring, Switch] 8 x N/8 (50/50 GB/s, 500/500 ns; ring per dimension,\n"
 	"4 splits, 1 active chunk, endpoint delay 10, local-mem-bw 1600). Each NPU runs a\n"
 	"chain of M nodes alternating compute (5, 20, 50, 100 us cycling) and all-reduce\n"
 	"(64 KiB, 256 KiB, 1 MiB, 4 MiB, 16 MiB cycling). Defaults: N=64, M=20000,\n"
-	"DIR=/tmp/chakra-bench-sim-N-M (reused when it holds the workload), W=8 nodes\n"
-	"read ahead per rank (a chain needs none, and 64-256 interleaved feeders stay\n"
-	"in cache; 0 = the feeder's default of 16384). Times are\n"
-	"the best of R=3 runs (wall and CPU separately); peak RSS is the first run's.\n"
+	"DIR=/tmp/chakra-bench-sim-N-M (reused when it holds the workload), and\n"
+	"chakra sim's: the memory budget 64M, windows and reads from it (or W nodes\n"
+	"read ahead per rank). Times are the best of R=3 runs (wall and CPU\n"
+	"separately); peak RSS is the first run's. The scale targets (issue 15) are\n"
+	"printed beside the figures: 64 x 20000 in 100 MiB, 1024 x 20000 in 30 s and\n"
+	"1 GiB, 4096 x 5000 in 60 s and 2 GiB.\n"
 	"ASTRA-sim on N=64, M=20000: 146.6 s, 1.5 GiB, 2,405,152,000 cycles.\n");
 }
 
@@ -141,7 +154,7 @@ static int feed_all(const char *prefix, uint64_t window, uint64_t *count)
 
 int cmd_bench_sim(int argc, char **argv)
 {
-	uint64_t npus = 64, nodes = 20000, window = 8, runs = 3;
+	uint64_t npus = 64, nodes = 20000, window = 0, runs = 3, memory = 0;
 	const char *dir = NULL, *model = "unaware";
 	for (int i = 1; i < argc; i++) {
 		const char *v;
@@ -161,6 +174,9 @@ int cmd_bench_sim(int argc, char **argv)
 				return 2;
 		} else if (!missing && (v = tool_opt(argc, argv, &i, "--window", &missing))) {
 			if (tool_parse_u64("--window", v, &window))
+				return 2;
+		} else if (!missing && (v = tool_opt(argc, argv, &i, "--memory", &missing))) {
+			if (sim_parse_size("--memory", v, &memory))
 				return 2;
 		} else if (!missing && (v = tool_opt(argc, argv, &i, "--dir", &missing))) {
 			dir = v;
@@ -230,6 +246,7 @@ int cmd_bench_sim(int argc, char **argv)
 	chakra_sim_options opt = CHAKRA_SIM_OPTIONS_INIT;
 	opt.model = strcmp(model, "aware") ? CHAKRA_SIM_UNAWARE : CHAKRA_SIM_AWARE;
 	opt.window = window;
+	opt.memory = memory;
 	chakra_sim *sim = NULL;
 	if (chakra_sim_new(&sim, &net, &sys, &opt) < 0) {
 		tool_err("%s", sim ? chakra_sim_errmsg(sim) : "out of memory");
@@ -257,7 +274,7 @@ int cmd_bench_sim(int argc, char **argv)
 	for (uint64_t k = 0; k < runs; k++) {
 		double c0 = cpu_now();
 		t0 = tool_now();
-		if (feed_all(prefix, window, &fed)) {
+		if (feed_all(prefix, chakra_sim_window(sim, NULL), &fed)) {
 			chakra_sim_free(sim);
 			return 1;
 		}
@@ -269,9 +286,13 @@ int cmd_bench_sim(int argc, char **argv)
 	printf("workload: %" PRIu64 " NPUs ([Ring, Switch] 8 x %" PRIu64 ") x %" PRIu64
 	       " nodes in %s (%s %.2f s)\n", npus, npus / 8, nodes, dir,
 	       have ? "reused; generated earlier" : "generated in", t_gen);
-	printf("sim (%s, window %" PRIu64 ", best of %" PRIu64 "): %.3f s wall, %.3f s CPU, peak RSS %.1f MiB "
-	       "(%.1f MiB before the run), %" PRIu64 " events, %.1f M nodes/s\n", model, window, runs,
-	       t_sim, c_sim, rss_sim / 1024.0, rss0 / 1024.0, chakra_sim_events(sim),
+	size_t rd;
+	uint64_t win = chakra_sim_window(sim, &rd);
+	printf("sim (%s, memory %.0f MiB, window %" PRIu64 ", reads of %zu KiB, best of %" PRIu64
+	       "): %.3f s wall, %.3f s CPU, peak RSS %.1f MiB (%.1f MiB before the run), %" PRIu64
+	       " events, %.1f M nodes/s\n", model,
+	       (double)(memory ? memory : CHAKRA_SIM_DEFAULT_MEMORY) / 1048576.0, win, rd / 1024,
+	       runs, t_sim, c_sim, rss_sim / 1024.0, rss0 / 1024.0, chakra_sim_events(sim),
 	       (double)chakra_sim_nodes(sim) / t_sim / 1e6);
 	uint64_t finish = chakra_sim_finish(sim);
 	printf("finish: %" PRIu64 " cycles\n", finish);
@@ -281,6 +302,20 @@ int cmd_bench_sim(int argc, char **argv)
 		printf("reference (ASTRA-sim, simulation-model.md): 146.6 s, 1.5 GiB, 2405152000 "
 		       "cycles -> %s, %.0fx faster\n",
 		       finish == 2405152000ull ? "same cycles" : "DIFFERENT CYCLES", 146.6 / t_sim);
+	for (size_t k = 0; k < sizeof targets / sizeof *targets; k++) {
+		if (targets[k].npus != npus || targets[k].nodes != nodes)
+			continue;
+		double mib = rss_sim / 1024.0;
+		if (targets[k].secs > 0)
+			printf("target (issue 15): %.0f s, %.0f MiB -> %.1f s wall (%s), %.1f s CPU "
+			       "(%s), %.0f MiB (%s)\n", targets[k].secs, targets[k].mib, t_sim,
+			       t_sim <= targets[k].secs ? "met" : "OVER", c_sim,
+			       c_sim <= targets[k].secs ? "met" : "OVER", mib,
+			       mib <= targets[k].mib ? "met" : "OVER");
+		else
+			printf("target (issue 15): %.0f MiB with default options -> %.0f MiB (%s)\n",
+			       targets[k].mib, mib, mib <= targets[k].mib ? "met" : "OVER");
+	}
 	int bad = npus == 64 && nodes == 20000 && finish != 2405152000ull;
 	chakra_sim_free(sim);
 	return bad ? 1 : 0;

@@ -9,6 +9,7 @@
 #include "chakra/experimental/sim.h"
 #include "common.h"
 #include "jsonout.h"
+#include "sim_size.h"
 
 #define ERR_LEN 512
 
@@ -132,6 +133,7 @@ static void usage(FILE *f)
 	"                  [--comm-group GROUPS.json] [--model unaware|aware] [--json]\n"
 	"                  [--timeline FILE.json] [--events FILE.csv]\n"
 	"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
+	"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]\n"
 	"\n"
 	"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network) with\n"
 	"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns).\n"
@@ -151,8 +153,11 @@ static void usage(FILE *f)
 	"  --events FILE            timeline-visualizer CSV (issue/callback lines)\n"
 	"  --compute-scale [R=]F    multiply compute times (of rank R) by F\n"
 	"  --start-delay R=C        rank R starts C cycles late (a straggler)\n"
-	"  --window N               nodes each rank's feeder reads ahead (default: the\n"
-	"                           feeder's, which keeps the reference issue order)\n"
+	"  --memory SIZE            memory budget (default 64M; K, M, G suffixes): each\n"
+	"                           rank's read-ahead window and input reads come from\n"
+	"                           its share (docs/sim.md)\n"
+	"  --window N               nodes each rank's feeder reads ahead (default: from\n"
+	"                           --memory, at most 16384)\n"
 	"\n"
 	"chakra sim --replay --workload P ...: replay a converted trace with its recorded\n"
 	"times instead (chakra sim --replay --help, docs/replay.md).\n");
@@ -205,6 +210,7 @@ int cmd_sim(int argc, char **argv)
 			return cmd_sim_replay(argc, argv);
 	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
 	const char *timeline = NULL, *events = NULL, *model = "unaware", *window = NULL;
+	const char *memory = NULL;
 	const char *deps = NULL;
 	int astra_log = 0;
 	int json = 0;
@@ -236,6 +242,7 @@ int cmd_sim(int argc, char **argv)
 		OPT("--timeline", timeline)
 		OPT("--events", events)
 		OPT("--window", window)
+		OPT("--memory", memory)
 		OPT("--deps", deps)
 		const char *ignored = NULL;
 		OPT("--remote-memory-configuration", ignored)
@@ -354,6 +361,11 @@ int cmd_sim(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	uint64_t mem = 0;
+	if (memory && sim_parse_size("--memory", memory, &mem)) {
+		rc = 2;
+		goto out;
+	}
 	int dep = 0;
 	if (deps) {
 		dep = !strcmp(deps, "data") ? CHAKRA_DEPS_DATA : !strcmp(deps, "ctrl") ? CHAKRA_DEPS_CTRL
@@ -369,6 +381,7 @@ int cmd_sim(int argc, char **argv)
 	opt.compute_scale = scale;
 	opt.start_delay = delay;
 	opt.window = win;
+	opt.memory = mem;
 	opt.deps = (chakra_deps)dep;
 	opt.data = &out;
 	opt.event_cb = ev ? on_event : NULL;

@@ -174,18 +174,23 @@ typedef struct chakra_sim_options {
 	const uint64_t *start_delay;    /* per NPU start cycle; NULL: 0 */
 	/* For chakra_sim_run_prefix, which opens the feeders: */
 	chakra_deps deps;               /* 0: data dependencies, as the reference */
-	uint64_t window;                /* nodes read ahead per rank; 0: the feeder's default */
+	uint64_t window;                /* nodes read ahead per rank; 0: from the memory budget */
 	void *data;                     /* passed to the callbacks */
 	chakra_sim_event_cb event_cb;   /* NULL: none (all callbacks optional) */
 	chakra_sim_span_cb span_cb;
 	chakra_sim_finish_cb finish_cb;
 	chakra_sim_progress_cb progress_cb;
+	/* Version 2: the memory budget in bytes (0: CHAKRA_SIM_DEFAULT_MEMORY).
+	 * chakra_sim_run_prefix sizes every rank's read-ahead window and input
+	 * reads from its share; see docs/sim.md for what else it bounds. */
+	uint64_t memory;
 } chakra_sim_options;
 
-#define CHAKRA_SIM_OPTIONS_VERSION 1
+#define CHAKRA_SIM_DEFAULT_MEMORY ((uint64_t)64 << 20)
+#define CHAKRA_SIM_OPTIONS_VERSION 2
 #define CHAKRA_SIM_OPTIONS_INIT \
 	{ CHAKRA_SIM_OPTIONS_VERSION, CHAKRA_SIM_UNAWARE, NULL, NULL, NULL, \
-	  (chakra_deps)0, 0, NULL, NULL, NULL, NULL, NULL }
+	  (chakra_deps)0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
 /* Same as CHAKRA_SIM_OPTIONS_INIT, for callers that cannot use the macro. */
 CHAKRA_API int chakra_sim_options_init(chakra_sim_options *opts, unsigned version);
 
@@ -214,6 +219,9 @@ CHAKRA_API uint64_t chakra_sim_finish(const chakra_sim *s);
 CHAKRA_API const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu);
 CHAKRA_API uint64_t chakra_sim_nodes(const chakra_sim *s);   /* nodes simulated */
 CHAKRA_API uint64_t chakra_sim_events(const chakra_sim *s);  /* engine events processed */
+/* The read-ahead window (nodes per rank) and input read size (bytes) the
+ * last chakra_sim_run_prefix chose from the memory budget (or was given). */
+CHAKRA_API uint64_t chakra_sim_window(const chakra_sim *s, size_t *read_bytes);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,173 @@
+/* Opening PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz) for a run, within the
+ * memory budget (chakra_sim_options.memory). Two things grow with the
+ * number of ranks: the read-ahead window of each feeder and the reader's
+ * input buffer, which takes up to 1 MiB per read (1 GiB of resident memory
+ * at 1,024 ranks, whatever the window). So each rank's file is read
+ * through a callback that hands over at most `chunk` bytes at a time, and
+ * both chunk and window come from the rank's share of the budget and the
+ * trace's average node size (sampled from rank 0). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim_engine_impl.h"
+
+/* Memory a held node costs the feeder beyond its message bytes (queue
+ * record, slot, id map), and what a feeder costs whatever its window
+ * (structures, first blocks), measured on the bench workload (docs/sim.md). */
+#define NODE_OVERHEAD 160
+#define FEEDER_FIXED (48 * 1024)
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Path of rank r: the .et file, else the .et.gz one; 0 if neither. */
+static int rank_path(char *buf, size_t cap, const char *prefix, size_t r)
+{
+	snprintf(buf, cap, "%s.%zu.et", prefix, r);
+	if (is_file(buf))
+		return 1;
+	snprintf(buf, cap, "%s.%zu.et.gz", prefix, r);
+	return is_file(buf);
+}
+
+static long src_read(void *data, void *buf, size_t cap)
+{
+	sim_src *s = data;
+	size_t n = cap < s->chunk ? cap : s->chunk;
+	ssize_t got;
+	do
+		got = read(s->fd, buf, n);
+	while (got < 0 && errno == EINTR);
+	return (long)got;
+}
+
+/* Average bytes per node of rank 0's first nodes (0 if unknown). */
+static double sample_node_bytes(const char *path)
+{
+	chakra_reader *r = NULL;
+	double avg = 0;
+	if (chakra_reader_open(&r, path, NULL) == 0) {
+		const chakra_node *n;
+		uint64_t k = 0, first = 0;
+		while (k < 256 && chakra_reader_next(r, &n) > 0) {
+			if (k++ == 0)
+				first = chakra_node_offset(n);
+		}
+		if (k > 1)
+			avg = (double)(chakra_reader_offset(r) - first) / (double)k;
+	}
+	chakra_reader_close(r);
+	return avg;
+}
+
+void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
+                        uint64_t *window)
+{
+	double share = (double)memory / (double)(ranks ? ranks : 1) - FEEDER_FIXED;
+	/* A quarter of the share for reads, at least 4 KiB, at most 1 MiB (the
+	 * reader's own size), a power of two. */
+	size_t c = 4096;
+	while (c < ((size_t)1 << 20) && (double)c * 2 <= share / 4)
+		c *= 2;
+	*chunk = c;
+	double node = 3 * (node_bytes > 0 ? node_bytes : 256) + NODE_OVERHEAD;
+	double w = (share - 2.0 * (double)c) / node;
+	*window = w < 64 ? 64 : w > CHAKRA_SIM_MAX_WINDOW ? CHAKRA_SIM_MAX_WINDOW : (uint64_t)w;
+}
+
+void chakra__sim_workload_close(sim_workload *w)
+{
+	for (size_t r = 0; r < w->n; r++) {
+		chakra_feeder_close(w->f[r]);
+		if (w->src[r].fd >= 0)
+			close(w->src[r].fd);
+		free(w->src[r].name);
+	}
+	free(w->f);
+	free(w->src);
+	memset(w, 0, sizeof *w);
+}
+
+int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w, char *err,
+                              size_t errlen)
+{
+	memset(w, 0, sizeof *w);
+	size_t plen = strlen(prefix) + 32;
+	char *path = malloc(plen);
+	if (!path) {
+		snprintf(err, errlen, "%s: out of memory", prefix);
+		return CHAKRA_ENOMEM;
+	}
+	size_t n = 0;
+	while (rank_path(path, plen, prefix, n))
+		n++;
+	if (n == 0) {
+		snprintf(err, errlen, "%s: no workload: neither %s.0.et nor %s.0.et.gz exists", prefix,
+		         prefix, prefix);
+		free(path);
+		return CHAKRA_ENOTFOUND;
+	}
+	w->f = calloc(n, sizeof *w->f);
+	w->src = calloc(n, sizeof *w->src);
+	if (!w->f || !w->src) {
+		free(w->f);
+		free(w->src);
+		w->f = NULL;
+		w->src = NULL;
+		free(path);
+		snprintf(err, errlen, "%s: out of memory", prefix);
+		return CHAKRA_ENOMEM;
+	}
+	w->n = n;
+	for (size_t r = 0; r < n; r++)
+		w->src[r].fd = -1;
+	rank_path(path, plen, prefix, 0);
+	chakra__sim_budget(S->opt.memory, n, sample_node_bytes(path), &w->chunk, &w->window);
+	if (S->opt.window)
+		w->window = S->opt.window;
+	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
+	chakra_reader_options ro = CHAKRA_READER_OPTIONS_INIT;
+	fo.window = w->window;
+	if (S->opt.deps)
+		fo.deps = S->opt.deps;
+	int rc = 0;
+	for (size_t r = 0; r < n && rc == 0; r++) {
+		sim_src *s = &w->src[r];
+		rank_path(path, plen, prefix, r);
+		s->chunk = w->chunk;
+		s->name = strdup(path);
+		if (!s->name) {
+			snprintf(err, errlen, "%s: out of memory", prefix);
+			rc = CHAKRA_ENOMEM;
+			break;
+		}
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (s->fd < 0) {
+			int e = errno;
+			snprintf(err, errlen, "rank %zu: %s: %s%s", r, path, strerror(e),
+			         e == EMFILE ? " (raise the open-file limit: ulimit -n)" : "");
+			rc = e == ENOMEM ? CHAKRA_ENOMEM : CHAKRA_EIO;
+			break;
+		}
+		/* The feeder reads its reader options for as long as it lives. */
+		s->ro = ro;
+		s->ro.display_name = s->name;
+		fo.reader = &s->ro;
+		rc = chakra_feeder_open_cb(&w->f[r], src_read, s, &fo);
+		if (rc < 0)
+			snprintf(err, errlen, "rank %zu: %s", r,
+			         w->f[r] ? chakra_feeder_errmsg(w->f[r]) : chakra_strerror(rc));
+	}
+	free(path);
+	if (rc < 0)
+		chakra__sim_workload_close(w);
+	return rc < 0 ? rc : 0;
+}
