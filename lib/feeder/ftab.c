@@ -283,13 +283,53 @@ static uint32_t doneset_page(doneset *d, uint64_t key, int create)
 	return pg;
 }
 
-/* Extend the flat bitmap to cover id when that keeps it within 8 bytes per
- * id added (plus 128 KiB); pages below the new cover are merged into it,
- * so the flat bitmap alone answers for the ids it covers. 1 when covered,
- * 0 when not (sparse id, or out of memory: the pages still work). */
+/* Pages whose words fall in the flat range's relative words [from, to)
+ * now: merged into it, so the flat bitmap alone answers for its ids
+ * (page key k covers absolute words 8k .. 8k+7). */
+static void flat_merge(doneset *d, size_t from, size_t to)
+{
+	uint64_t lo = d->base + from, hi = d->base + to; /* absolute words */
+	for (uint64_t k = lo / 8; k < d->ndir && k * 8 < hi; k++)
+		if (d->dir[k] != FT_NIL)
+			for (unsigned w = 0; w < 8; w++)
+				if (k * 8 + w >= lo && k * 8 + w < hi)
+					d->flat[k * 8 + w - d->base] |= d->bits[d->dir[k]][w];
+	for (size_t i = 0; i < d->pages.cap; i++) {
+		const idmap_ent *x = &d->pages.e[i];
+		if (x->val == FT_NIL || x->key >= hi / 8 + 1)
+			continue;
+		for (unsigned w = 0; w < 8; w++)
+			if (x->key * 8 + w >= lo && x->key * 8 + w < hi)
+				d->flat[x->key * 8 + w - d->base] |= d->bits[x->val][w];
+	}
+}
+
+/* Drop the full words at the front when they are at least half of the
+ * bitmap (so each word is moved about once): 1 when it slid. */
+static int flat_slide(doneset *d)
+{
+	size_t k = 0;
+	while (k < d->nflat && d->flat[k] == ~(uint64_t)0)
+		k++;
+	if (k == 0 || k < d->nflat / 2)
+		return 0;
+	memmove(d->flat, d->flat + k, (d->nflat - k) * sizeof *d->flat);
+	memset(d->flat + d->nflat - k, 0, k * sizeof *d->flat);
+	d->base += k;
+	flat_merge(d, d->nflat - k, d->nflat);
+	return 1;
+}
+
+/* Extend the flat bitmap to cover id (at or above 64 * base) when that
+ * keeps it within 8 bytes per id added (plus 128 KiB), sliding it first
+ * when its front is complete; pages below the new cover are merged into
+ * it. 1 when covered, 0 when not (sparse id, or out of memory: the pages
+ * still work). */
 static int flat_grow(doneset *d, uint64_t id)
 {
-	uint64_t limit = d->count + 16384, need = (id >> 6) + 1;
+	if (d->nflat && flat_slide(d) && (id >> 6) - d->base < d->nflat)
+		return 1;
+	uint64_t limit = d->count + 16384, need = (id >> 6) - d->base + 1;
 	if (need > limit)
 		return 0;
 	size_t n = d->nflat ? d->nflat : 1024;
@@ -304,21 +344,7 @@ static int flat_grow(doneset *d, uint64_t id)
 	size_t old = d->nflat;
 	d->flat = flat;
 	d->nflat = n;
-	/* Pages whose words are now in the flat range (page key k covers
-	 * words 8k .. 8k+7). */
-	for (size_t k = old / 8; k < d->ndir && k * 8 < n; k++)
-		if (d->dir[k] != FT_NIL)
-			for (unsigned w = 0; w < 8; w++)
-				if (k * 8 + w >= old && k * 8 + w < n)
-					flat[k * 8 + w] |= d->bits[d->dir[k]][w];
-	for (size_t i = 0; i < d->pages.cap; i++) {
-		const idmap_ent *x = &d->pages.e[i];
-		if (x->val == FT_NIL || x->key >= n / 8 + 1)
-			continue;
-		for (unsigned w = 0; w < 8; w++)
-			if (x->key * 8 + w >= old && x->key * 8 + w < n)
-				flat[x->key * 8 + w] |= d->bits[x->val][w];
-	}
+	flat_merge(d, old, n);
 	return 1;
 }
 

@@ -199,10 +199,13 @@ void chakra__dqueue_free(dqueue *q);
 /* ---- Set of completed ids: dense ids (the normal case) in one flat
  * bitmap, grown while it costs at most 8 bytes per id added; the others in
  * 512-id pages found through a directory or an idmap, so sparse ids still
- * work. ---- */
+ * work. The flat bitmap slides: words whose 64 ids are all completed are
+ * dropped from its front (base), so completing a long trace in about id
+ * order keeps it the size of the ids in flight, not of the trace. ---- */
 typedef struct doneset {
-	uint64_t *flat;    /* ids below 64 * nflat */
+	uint64_t *flat;    /* ids from 64 * base to 64 * (base + nflat) */
 	size_t nflat;      /* words */
+	uint64_t base;     /* words below it were full: every such id completed */
 	uint64_t count;    /* ids added */
 	uint32_t *dir;     /* id >> 9 -> page number, for dense ids (below ndir) */
 	size_t ndir;
@@ -222,10 +225,10 @@ void chakra__doneset_free(doneset *d);
  * (a node read ahead, or a parent not completed yet). */
 static inline int doneset_add(doneset *d, uint64_t id)
 {
-	if ((id >> 6) < d->nflat) {
+	if ((id >> 6) - d->base < d->nflat) { /* (below base wraps: not taken) */
 		/* (max and any are kept for the other ids only: every id above
 		 * the flat range was added outside it) */
-		d->flat[id >> 6] |= (uint64_t)1 << (id & 63);
+		d->flat[(id >> 6) - d->base] |= (uint64_t)1 << (id & 63);
 		d->count++;
 		return 0;
 	}
@@ -240,8 +243,10 @@ static inline int doneset_add(doneset *d, uint64_t id)
 }
 static inline int doneset_has(doneset *d, uint64_t id)
 {
-	if ((id >> 6) < d->nflat)
-		return (int)((d->flat[id >> 6] >> (id & 63)) & 1);
+	if ((id >> 6) - d->base < d->nflat)
+		return (int)((d->flat[(id >> 6) - d->base] >> (id & 63)) & 1);
+	if ((id >> 6) < d->base)
+		return 1;
 	if (!d->any || id > d->max)
 		return 0;
 	uint32_t pg;

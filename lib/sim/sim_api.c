@@ -82,7 +82,7 @@ int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
 			return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d has %d "
 			               "entries (1..%d)", k, s->sys.n_impl[k], CHAKRA_SIM_MAX_DIMS);
 		for (int d = 0; d < s->sys.n_impl[k]; d++)
-			if ((unsigned)s->sys.impl[k][d] > CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE)
+			if ((unsigned)s->sys.impl[k][d] > CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING)
 				return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d entry %d: "
 				               "unknown algorithm %d", k, d, (int)s->sys.impl[k][d]);
 	}
@@ -113,6 +113,7 @@ int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n)
 		return CHAKRA_EINVAL;
 	results_clear(s);
 	s->err[0] = 0;
+	s->warning[0] = 0;
 	if (!feeders)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run: NULL feeders");
 	if (n != s->net.npus)
@@ -160,6 +161,7 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 		return CHAKRA_EINVAL;
 	}
 	s->window = w.window;
+	s->window_bytes = w.window_bytes;
 	s->read_chunk = w.chunk;
 	rc = chakra_sim_run(s, w.f, w.n);
 	chakra__sim_workload_close(&w);
@@ -196,8 +198,15 @@ uint64_t chakra_sim_events(const chakra_sim *s)
 	return s ? s->events : 0;
 }
 
-uint64_t chakra_sim_window(const chakra_sim *s, size_t *read_bytes)
+const char *chakra_sim_warning(const chakra_sim *s)
 {
+	return s && s->warning[0] ? s->warning : NULL;
+}
+
+uint64_t chakra_sim_window(const chakra_sim *s, uint64_t *window_bytes, size_t *read_bytes)
+{
+	if (window_bytes)
+		*window_bytes = s ? s->window_bytes : 0;
 	if (read_bytes)
 		*read_bytes = s ? s->read_chunk : 0;
 	return s ? s->window : 0;

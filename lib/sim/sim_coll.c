@@ -55,6 +55,9 @@ const char *chakra__sim_alg_name(chakra_sim_algorithm alg)
 	case CHAKRA_SIM_ALG_DIRECT: return "direct";
 	case CHAKRA_SIM_ALG_HALVING_DOUBLING: return "halvingDoubling";
 	case CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE: return "doubleBinaryTree";
+	case CHAKRA_SIM_ALG_ONE_RING: return "oneRing";
+	case CHAKRA_SIM_ALG_ONE_DIRECT: return "oneDirect";
+	case CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING: return "oneHalvingDoubling";
 	}
 	return "?";
 }
@@ -157,6 +160,7 @@ static void protocol(sim_phase *p)
 		if (p->op == SIM_OP_A2A)
 			p->msg = x / 2;
 		break;
+	default: /* (the flat-ring kinds are mapped to these before) */
 	case CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE:
 		p->cls = SIM_CLS_TREE;
 		p->P = 0;
@@ -177,6 +181,8 @@ static int add(sim_phase *out, int *np, const chakra_sim_network *net,
 	chakra_sim_algorithm alg = pick(sys, impl, dim < 0 ? 0 : dim, &which);
 	if ((int)alg < 0)
 		return fail(err, "system key '%s' has no entry for dimension %d", which, dim);
+	if (alg >= CHAKRA_SIM_ALG_ONE_RING) /* the flat ring's own algorithm */
+		alg = (chakra_sim_algorithm)(alg - CHAKRA_SIM_ALG_ONE_RING);
 	if (chakra__sim_alg_check(alg, op, n, err))
 		return -1;
 	sim_phase *p = &out[(*np)++];
@@ -380,14 +386,14 @@ int chakra__sim_pkt_reduced(const sim_phase *ph, uint64_t k)
 uint64_t chakra__sim_reduce_cost(const chakra_sim_system *sys, uint64_t bytes)
 {
 	double lbw = sys->local_mem_bw * 1e9;
-	return 3 * (uint64_t)((double)bytes / lbw * 1e9);
+	return sim_mul(3, sim_cycles((double)bytes / lbw * 1e9));
 }
 
 uint64_t chakra__sim_pkt_delay(const sim_phase *ph, const chakra_sim_system *sys, uint64_t k)
 {
 	uint64_t d = sys->endpoint_delay;
 	if (chakra__sim_pkt_reduced(ph, k))
-		d += chakra__sim_reduce_cost(sys, chakra__sim_pkt_bytes(ph, k));
+		d = sim_add(d, chakra__sim_reduce_cost(sys, chakra__sim_pkt_bytes(ph, k)));
 	return d;
 }
 
@@ -425,7 +431,7 @@ static uint32_t tree_peers(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t
 {
 	uint32_t n = ph->n, H = depth(n - 1), c = 0;
 	int up = tree_up(ph, s);
-	uint64_t down_s = ph->op == SIM_OP_BCAST ? s : s - H;
+	uint64_t down_s = up ? 0 : ph->op == SIM_OP_BCAST ? s : s - H;
 	for (int t = 0; t < 2; t++) {
 		uint32_t k = t ? n - 1 - i : i; /* i's node in tree t */
 		uint32_t dk = depth(k);

@@ -4,11 +4,15 @@
  * because these files are hand-edited. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <yaml.h>
 #include <yajl/yajl_parse.h>
@@ -38,37 +42,60 @@ static int nomem(char *err, const char *path)
 	return CHAKRA_ENOMEM;
 }
 
+/* Configuration files are small; a larger one is refused before parsing
+ * (libyaml's time grows with the square of the nesting depth). */
+#define SIM_CONFIG_MAX ((size_t)16 << 20)
+/* Deepest nesting accepted in any configuration file: the formats need 2. */
+#define SIM_CONFIG_DEPTH 64
+
+/* The whole file, NUL-terminated (read(2): no stdio buffer to run out of). */
 static char *slurp_text(const char *path, size_t *len, char *err, int *code)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	*code = CHAKRA_EIO;
-	if (!f) {
+	if (fd < 0) {
 		fail(err, "%s: %s", path, strerror(errno));
+		*code = errno == ENOMEM ? CHAKRA_ENOMEM : CHAKRA_EIO;
 		return NULL;
 	}
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap + 1);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			*code = nomem(err, path);
+			return NULL;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			fail(err, "%s: %s", path, strerror(errno));
+			*code = errno == ENOMEM ? CHAKRA_ENOMEM : CHAKRA_EIO;
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (got == 0)
 			break;
+		n += (size_t)got;
+		if (n < cap)
+			continue;
+		if (cap >= SIM_CONFIG_MAX) {
+			free(buf);
+			close(fd);
+			fail(err, "%s: larger than %zu MiB: not a configuration file", path,
+			     SIM_CONFIG_MAX >> 20);
+			*code = CHAKRA_ECONFIG;
+			return NULL;
+		}
 		cap *= 2;
 		char *nb = realloc(buf, cap + 1);
-		if (!nb) {
+		if (!nb)
 			free(buf);
-			buf = NULL;
-		} else {
-			buf = nb;
-		}
+		buf = nb;
 	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf || bad) {
-		free(buf);
-		fail(err, "%s: cannot read the file", path);
-		return NULL;
-	}
+	close(fd);
 	buf[n] = 0;
 	*len = n;
 	return buf;
@@ -127,6 +154,9 @@ static int network_parse(chakra_sim_network *net, const char *path, const char *
 	yval v[4];
 	memset(v, 0, sizeof v);
 	memset(net, 0, sizeof *net);
+	if (len > SIM_CONFIG_MAX)
+		return fail(err, "%s: larger than %zu MiB: not a configuration file", path,
+		            SIM_CONFIG_MAX >> 20);
 	yaml_parser_t p;
 	yaml_event_t ev;
 	if (!yaml_parser_initialize(&p))
@@ -136,9 +166,21 @@ static int network_parse(chakra_sim_network *net, const char *path, const char *
 	int skip = 0; /* nesting depth of an ignored value */
 	while (!done && rc == 0) {
 		if (!yaml_parser_parse(&p, &ev)) {
-			rc = fail(err, "%s:%lu: YAML syntax error: %s", path,
-			          (unsigned long)p.problem_mark.line + 1,
-			          p.problem ? p.problem : "invalid");
+			if (p.error == YAML_MEMORY_ERROR)
+				rc = nomem(err, path);
+			else
+				rc = fail(err, "%s:%lu: YAML syntax error: %s", path,
+				          (unsigned long)p.problem_mark.line + 1,
+				          p.problem ? p.problem : "invalid");
+			break;
+		}
+		if ((ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) &&
+		    skip >= SIM_CONFIG_DEPTH) {
+			/* Stopped here, before libyaml goes deeper (its cost grows
+			 * with the square of the depth: 400 KB took 101 s). */
+			rc = fail(err, "%s:%lu: nested deeper than %d levels", path,
+			          (unsigned long)ev.start_mark.line + 1, SIM_CONFIG_DEPTH);
+			yaml_event_delete(&ev);
 			break;
 		}
 		unsigned long line = (unsigned long)ev.start_mark.line + 1;
@@ -214,7 +256,10 @@ static int network_parse(chakra_sim_network *net, const char *path, const char *
 					          keys[cur], SIM_MAX_DIMS);
 				} else {
 					y->line[y->n] = line;
-					y->s[y->n++] = strdup(s);
+					if (!(y->s[y->n] = strdup(s)))
+						rc = nomem(err, path);
+					else
+						y->n++;
 				}
 				if (!in_seq)
 					expect_key = 1;
@@ -318,15 +363,24 @@ typedef struct jflat {
 	size_t n, cap;
 	int bad_top;
 	unsigned long bad_line;
+	int oom, too_deep;  /* why a callback stopped the parse */
+	size_t line_off;    /* line number of the text up to line_off */
+	unsigned long line_no;
 } jflat;
 
+/* Line of the parser's position (counted on from the last call: keys come
+ * in order, so the whole file is scanned once). */
 static unsigned long jline(jflat *j)
 {
 	size_t off = j->base + yajl_get_bytes_consumed(j->h);
-	unsigned long line = 1;
-	for (size_t i = 0; i < off && j->text[i]; i++)
-		line += j->text[i] == '\n';
-	return line;
+	if (off < j->line_off) {
+		j->line_off = 0;
+		j->line_no = 1;
+	}
+	for (size_t i = j->line_off; i < off && j->text[i]; i++)
+		j->line_no += j->text[i] == '\n';
+	j->line_off = off;
+	return j->line_no;
 }
 
 static jentry *jcur(jflat *j)
@@ -351,6 +405,7 @@ static int jadd_item(jflat *j, jitem it)
 		jitem *ni = realloc(e->items, nc * sizeof *ni);
 		if (!ni) {
 			free(it.str);
+			j->oom = 1;
 			return 0;
 		}
 		e->items = ni;
@@ -394,8 +449,10 @@ static int j_string(void *ctx, const unsigned char *s, size_t len)
 	jitem it = { 0 };
 	it.is_str = 1;
 	it.str = strndup((const char *)s, len);
-	if (!it.str)
+	if (!it.str) {
+		((jflat *)ctx)->oom = 1;
 		return 0;
+	}
 	return jadd_item(ctx, it);
 }
 
@@ -408,6 +465,10 @@ static int j_start_map(void *ctx)
 	}
 	if (j->depth == 1 && jcur(j))
 		jcur(j)->is_object = 1;
+	if (j->depth + j->list_depth >= SIM_CONFIG_DEPTH) {
+		j->too_deep = 1;
+		return 0;
+	}
 	j->depth++;
 	return 1;
 }
@@ -420,8 +481,10 @@ static int j_map_key(void *ctx, const unsigned char *s, size_t len)
 	if (j->n == j->cap) {
 		size_t nc = j->cap ? j->cap * 2 : 16;
 		jentry *ne = realloc(j->e, nc * sizeof *ne);
-		if (!ne)
+		if (!ne) {
+			j->oom = 1;
 			return 0;
+		}
 		j->e = ne;
 		j->cap = nc;
 	}
@@ -429,6 +492,8 @@ static int j_map_key(void *ctx, const unsigned char *s, size_t len)
 	memset(e, 0, sizeof *e);
 	e->key = strndup((const char *)s, len);
 	e->line = jline(j);
+	if (!e->key)
+		j->oom = 1;
 	return e->key != NULL;
 }
 
@@ -448,6 +513,10 @@ static int j_start_array(void *ctx)
 	}
 	if (j->depth == 1 && j->list_depth == 0 && jcur(j))
 		jcur(j)->is_list = 1;
+	if (j->depth + j->list_depth >= SIM_CONFIG_DEPTH) {
+		j->too_deep = 1;
+		return 0;
+	}
 	j->list_depth++;
 	return 1;
 }
@@ -475,18 +544,108 @@ static void jflat_free(jflat *j)
 	memset(j, 0, sizeof *j);
 }
 
+/* YAJL does not check its own allocations. Its memory comes from here:
+ * every block is on a list, and a failed allocation jumps back to
+ * jflat_parse, which frees them all (YAJL's state is then garbage and is
+ * never used again) and reports CHAKRA_ENOMEM. */
+typedef struct jblock {
+	struct jblock *prev, *next;
+	max_align_t align[];
+} jblock;
+
+typedef struct jalloc {
+	jblock *head;
+	jmp_buf fail;
+} jalloc;
+
+static void *ja_link(jalloc *a, jblock *b)
+{
+	b->prev = NULL;
+	b->next = a->head;
+	if (a->head)
+		a->head->prev = b;
+	a->head = b;
+	return b->align;
+}
+
+static void ja_unlink(jalloc *a, jblock *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		a->head = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+}
+
+static void *ja_malloc(void *ctx, size_t n)
+{
+	jalloc *a = ctx;
+	jblock *b = malloc(sizeof *b + n);
+	if (!b)
+		longjmp(a->fail, 1);
+	return ja_link(a, b);
+}
+
+static void ja_free(void *ctx, void *p)
+{
+	if (!p)
+		return;
+	jblock *b = (jblock *)((char *)p - offsetof(jblock, align));
+	ja_unlink(ctx, b);
+	free(b);
+}
+
+static void *ja_realloc(void *ctx, void *p, size_t n)
+{
+	jalloc *a = ctx;
+	if (!p)
+		return ja_malloc(ctx, n);
+	jblock *b = (jblock *)((char *)p - offsetof(jblock, align));
+	ja_unlink(a, b);
+	jblock *nb = realloc(b, sizeof *nb + n);
+	if (!nb) {
+		ja_link(a, b); /* still ours: freed with the rest */
+		longjmp(a->fail, 1);
+	}
+	return ja_link(a, nb);
+}
+
 static int jflat_parse(jflat *j, const char *path, const char *text, size_t len, char *err)
 {
 	memset(j, 0, sizeof *j);
 	j->text = text;
-	j->h = yajl_alloc(&jcb, NULL, j);
-	if (!j->h)
+	j->line_no = 1;
+	if (len > SIM_CONFIG_MAX)
+		return fail(err, "%s: larger than %zu MiB: not a configuration file", path,
+		            SIM_CONFIG_MAX >> 20);
+	/* On the heap: what changes after setjmp must not live in a local. */
+	jalloc *a = malloc(sizeof *a);
+	if (!a)
 		return nomem(err, path);
+	a->head = NULL;
+	yajl_alloc_funcs af = { ja_malloc, ja_realloc, ja_free, a };
+	if (setjmp(a->fail)) {
+		while (a->head) {
+			jblock *b = a->head;
+			a->head = b->next;
+			free(b);
+		}
+		free(a);
+		jflat_free(j);
+		return nomem(err, path);
+	}
+	j->h = yajl_alloc(&jcb, &af, j);
 	yajl_status st = yajl_parse(j->h, (const unsigned char *)text, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(j->h);
 	int rc = 0;
-	if (j->bad_top) {
+	if (j->oom) {
+		rc = nomem(err, path);
+	} else if (j->too_deep) {
+		rc = fail(err, "%s:%lu: nested deeper than %d levels", path, jline(j),
+		          SIM_CONFIG_DEPTH);
+	} else if (j->bad_top) {
 		rc = fail(err, "%s:%lu: expected a JSON object at the top level", path, j->bad_line);
 	} else if (st != yajl_status_ok) {
 		size_t off = yajl_get_bytes_consumed(j->h);
@@ -503,6 +662,7 @@ static int jflat_parse(jflat *j, const char *path, const char *text, size_t len,
 	}
 	yajl_free(j->h);
 	j->h = NULL;
+	free(a);
 	if (rc)
 		jflat_free(j);
 	return rc;
@@ -536,12 +696,18 @@ static int want_string(const jentry *e, const char *path, char *err, const char 
 
 static int alg_from_name(const char *s, chakra_sim_algorithm *a)
 {
-	if (!strcmp(s, "ring") || !strcmp(s, "oneRing"))
+	if (!strcmp(s, "ring"))
 		*a = CHAKRA_SIM_ALG_RING;
-	else if (!strcmp(s, "direct") || !strcmp(s, "oneDirect"))
+	else if (!strcmp(s, "direct"))
 		*a = CHAKRA_SIM_ALG_DIRECT;
-	else if (!strcmp(s, "halvingDoubling") || !strcmp(s, "oneHalvingDoubling"))
+	else if (!strcmp(s, "halvingDoubling"))
 		*a = CHAKRA_SIM_ALG_HALVING_DOUBLING;
+	else if (!strcmp(s, "oneRing"))
+		*a = CHAKRA_SIM_ALG_ONE_RING;
+	else if (!strcmp(s, "oneDirect"))
+		*a = CHAKRA_SIM_ALG_ONE_DIRECT;
+	else if (!strcmp(s, "oneHalvingDoubling"))
+		*a = CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING;
 	else if (!strcmp(s, "doubleBinaryTree"))
 		*a = CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE;
 	else
@@ -635,8 +801,15 @@ static int system_parse(chakra_sim_system *sys, const char *path, const char *te
 					          e->line, e->key, x);
 				else if (alg_from_name(e->items[x].str, &sys->impl[k][x]))
 					rc = fail(err, "%s:%lu: key '%s': unknown algorithm '%s' (ring, "
-					          "direct, halvingDoubling, doubleBinaryTree)", path, e->line, e->key,
-					          e->items[x].str);
+					          "direct, halvingDoubling, doubleBinaryTree, oneRing, oneDirect, "
+					          "oneHalvingDoubling)", path, e->line, e->key, e->items[x].str);
+				else if (x > 0 && sys->impl[k][x] >= CHAKRA_SIM_ALG_ONE_RING &&
+				         sys->impl[k][0] < CHAKRA_SIM_ALG_ONE_RING)
+					/* ASTRA-sim stops its dimensions at the first flat ring
+					 * (a mix it does not define otherwise) */
+					rc = fail(err, "%s:%lu: key '%s': '%s' (one flat ring over every "
+					          "NPU) after per-dimension entries is not supported: put it "
+					          "first", path, e->line, e->key, e->items[x].str);
 			}
 			sys->n_impl[k] = (int)e->n;
 		}

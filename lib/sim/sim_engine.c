@@ -116,6 +116,8 @@ static uint64_t compute_time(engine *E, npu *u, const chakra_node *n)
 	uint64_t ns, ops, bytes;
 	double t;
 	if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
+		if (!E->opt->compute_scale)
+			return ns; /* exact (a double has 53 bits) */
 		t = (double)ns;
 	} else if (E->sys->roofline && chakra_node_num_ops(n, &ops) == 0) {
 		/* Roofline: min(peak, bandwidth x operational intensity). */
@@ -131,7 +133,7 @@ static uint64_t compute_time(engine *E, npu *u, const chakra_node *n)
 	}
 	if (E->opt->compute_scale)
 		t = floor(t * E->opt->compute_scale[u->rank] + 0.5);
-	return (uint64_t)t;
+	return sim_cycles(t);
 }
 
 static void try_compute(engine *E, npu *u)
@@ -144,8 +146,8 @@ static void try_compute(engine *E, npu *u)
 	u->comp_start = E->now;
 	chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
 	uint64_t d = compute_time(E, u, n);
-	u->res.compute += d;
-	if (heap_push(&E->h, E->now + d, EV_COMPUTE, u->rank, NULL, 0))
+	u->res.compute = sim_add(u->res.compute, d);
+	if (heap_push(&E->h, sim_add(E->now, d), EV_COMPUTE, u->rank, NULL, 0))
 		chakra__sim_nomem(E);
 }
 
@@ -202,7 +204,16 @@ static void pump(engine *E, npu *u)
 			continue;
 		}
 		/* Completed in place: releasing children here keeps long chains
-		 * of such nodes from recursing. */
+		 * of such nodes from recursing. A type outside the schema's enum
+		 * takes no time either, but is counted: the run reports it. */
+		int ty = chakra_node_type_of(n);
+		if (ty < CHAKRA_INVALID_NODE || ty > CHAKRA_COMM_COLL_NODE) {
+			if (!E->odd_types++) {
+				E->odd_rank = u->rank;
+				E->odd_id = chakra_node_id(n);
+				E->odd_type = ty;
+			}
+		}
 		chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
 		chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
 		u->res.nodes++;
@@ -228,7 +239,7 @@ static void pump(engine *E, npu *u)
  * source and tag) has arrived. */
 static void recv_done(engine *E, p2p_op *recv, uint64_t arrived)
 {
-	uint64_t t = (arrived > recv->start ? arrived : recv->start) + E->sys->endpoint_delay;
+	uint64_t t = sim_add(arrived > recv->start ? arrived : recv->start, E->sys->endpoint_delay);
 	recv->arrived = t;
 	if (heap_push(&E->h, t, EV_P2P_SENT, 0, recv, 0))
 		chakra__sim_nomem(E);
@@ -246,6 +257,8 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 		p2p_op *r = *pp;
 		if (r->peer == send->rank && r->tag == send->tag) {
 			*pp = r->next;
+			if (!r->next)
+				dst->recvs_tail = pp;
 			recv_done(E, r, E->now);
 			return;
 		}
@@ -260,10 +273,10 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 	a->node = NULL;
 	a->arrived = E->now;
 	a->next = NULL;
-	p2p_op **tail = &dst->arrived;
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = a;
+	if (!dst->arrived)
+		dst->arrived_tail = &dst->arrived;
+	*dst->arrived_tail = a;
+	dst->arrived_tail = &a->next;
 }
 
 static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
@@ -285,6 +298,7 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 		return;
 	}
 	op->node = n;
+	op->node_id = chakra_node_id(n);
 	op->rank = u->rank;
 	op->peer = (uint32_t)peer;
 	op->tag = tag;
@@ -309,7 +323,7 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 			memset(m, 0, sizeof *m);
 			m->op = op;
 			m->arrived = 1;
-			if (heap_push(&E->h, E->now + d, EV_HOP, 0, m, 0))
+			if (heap_push(&E->h, sim_add(E->now, d), EV_HOP, 0, m, 0))
 				chakra__sim_nomem(E);
 		}
 		return;
@@ -318,13 +332,20 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 		p2p_op *a = *pp;
 		if (a->rank == op->peer && a->tag == tag) {
 			*pp = a->next;
+			if (!a->next)
+				u->arrived_tail = pp;
 			recv_done(E, op, a->arrived);
 			free(a);
 			return;
 		}
 	}
-	op->next = u->recvs;
-	u->recvs = op;
+	/* Oldest first: receives with the same source and tag match in the
+	 * order they were posted (as MPI's do). */
+	op->next = NULL;
+	if (!u->recvs)
+		u->recvs_tail = &u->recvs;
+	*u->recvs_tail = op;
+	u->recvs_tail = &op->next;
 }
 
 static void p2p_complete(engine *E, p2p_op *op)
@@ -400,6 +421,11 @@ static void diagnose(engine *E)
 			         " tag %" PRId64 " never matched by a send", r,
 			         chakra_node_id(u->recvs->node), chakra__sim_node_name(u->recvs->node),
 			         u->recvs->peer, u->recvs->tag);
+		} else if (u->arrived) {
+			/* As an unmatched receive is: a message nobody takes. */
+			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": send to rank %" PRIu32
+			                 " tag %" PRId64 " never matched by a receive", u->arrived->rank,
+			                 u->arrived->node_id, r, u->arrived->tag);
 		} else if (chakra_feeder_has_more(u->f)) {
 			const chakra_node *n;
 			int rc = chakra_feeder_next(u->f, &n);
@@ -462,6 +488,7 @@ static void engine_free(engine *E)
 	free(E->npu);
 	free(E->ring0);
 	free(E->tmp_src);
+	free(E->all.ranks);
 	free(E->tmp_a);
 	free(E->tmp_b);
 	chakra__sim_links_free(E->links);
@@ -546,6 +573,15 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 	while (!E.failed && E.h.n) {
 		event ev = heap_pop(&E.h);
 		E.now = ev.t;
+		if (ev.t == UINT64_MAX) { /* saturated: never a wrapped result */
+			chakra__sim_fail(&E, "simulated time reaches 2^64-1 cycles (%s): a duration, "
+			                 "delay, start delay or configured latency/bandwidth is too large "
+			                 "to simulate", ev.type == EV_START ? "a start delay"
+			                 : ev.type == EV_COMPUTE ? "compute" : "communication");
+			/* Back in the queue, so that engine_free frees what it carries. */
+			heap_push(&E.h, ev.t, ev.type, ev.a, ev.p, ev.b);
+			break;
+		}
 		events++;
 		handle(&E, &ev);
 	}
@@ -564,6 +600,11 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 		S->events = events;
 		S->nodes = E.nodes_done;
 	}
+	S->warning[0] = 0;
+	if (!E.failed && E.odd_types)
+		snprintf(S->warning, sizeof S->warning, "%" PRIu64 " node(s) have a type outside "
+		         "NodeType (first: rank %" PRIu32 " node %" PRIu64 ", type %d); they were "
+		         "simulated as taking no time", E.odd_types, E.odd_rank, E.odd_id, E.odd_type);
 	int code = E.failed ? E.code : 0;
 	engine_free(&E);
 	return code;

@@ -28,8 +28,9 @@ struct chakra_sim {
 	chakra_sim_npu_result *res; /* npus entries after a successful run */
 	uint32_t npus;
 	uint64_t finish, events, nodes;
-	uint64_t window;            /* chakra_sim_run_prefix: window and read size used */
+	uint64_t window, window_bytes; /* chakra_sim_run_prefix: the read-ahead used */
 	size_t read_chunk;
+	char warning[SIM_ERR_LEN];  /* the last run's warnings, "" if none */
 };
 
 /* ---------------- small containers ---------------- */
@@ -189,6 +190,7 @@ typedef struct inst {
 typedef struct p2p_op {
 	struct p2p_op *next;
 	const chakra_node *node;
+	uint64_t node_id;
 	uint32_t rank, peer;
 	int64_t tag;
 	double bytes;
@@ -210,8 +212,8 @@ typedef struct npu {
 	uint32_t busy[SIM_MAX_DIMS + 1];
 	fifo wait[SIM_MAX_DIMS + 1]; /* requests per server */
 	uint32_t *seq_mask, *seq_group;
-	p2p_op *recvs;              /* posted receives, and arrived unmatched sends */
-	p2p_op *arrived;
+	p2p_op *recvs, **recvs_tail; /* posted receives (oldest first) */
+	p2p_op *arrived, **arrived_tail; /* oldest first */
 	uint32_t p2p_inflight;
 	uint64_t comm_since;        /* start of the current communication span */
 	int finished;               /* finish_cb called */
@@ -284,6 +286,10 @@ typedef struct engine {
 	size_t errlen;
 	uint32_t *tmp_src;
 	uint64_t *tmp_a, *tmp_b;
+	chakra_sim_group all;       /* every NPU in rank order: the oneRing family */
+	uint64_t odd_types, odd_id;  /* nodes of an unknown type, the first one */
+	uint32_t odd_rank;
+	int odd_type;
 } engine;
 
 /* The first rank of the ring that holds rank in phase ph, and member j of
@@ -303,6 +309,17 @@ static inline uint32_t member_rank(engine *E, const inst *in, const sim_phase *p
 	return base + j * E->net->stride[ph->dim];
 }
 
+/* The inverse: rank's member index in phase ph (of the ring at base). */
+static inline uint32_t member_index(engine *E, const inst *in, const sim_phase *ph,
+                                    uint32_t base, uint32_t rank)
+{
+	if (ph->dim >= 0)
+		return (rank - base) / E->net->stride[ph->dim];
+	if (in->group == &E->all)
+		return rank;
+	return E->group_pos[in->group - E->opt->groups->g][rank];
+}
+
 /* sim_workload.c: a prefix's feeders, each reading through a callback of
  * at most `chunk` bytes, with windows from the memory budget. */
 #define CHAKRA_SIM_MAX_WINDOW 16384 /* the feeder's default */
@@ -310,17 +327,16 @@ typedef struct sim_src {
 	int fd;
 	size_t chunk;
 	char *name;
-	chakra_reader_options ro;   /* the feeder keeps a pointer to it */
 } sim_src;
 typedef struct sim_workload {
 	size_t n;
 	chakra_feeder **f;
 	sim_src *src;
 	size_t chunk;
-	uint64_t window;
+	uint64_t window, window_bytes;
 } sim_workload;
 void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
-                        uint64_t *window);
+                        uint64_t *window, uint64_t *window_bytes);
 int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w, char *err,
                               size_t errlen);
 void chakra__sim_workload_close(sim_workload *w);

@@ -23,6 +23,23 @@
 #define SIM_MAX_DIMS CHAKRA_SIM_MAX_DIMS
 #define SIM_ERR_LEN 512
 
+/* Time in cycles saturates at UINT64_MAX instead of wrapping (a latency of
+ * 1e300, a duration of 2^64-1 us, sums of large ones); the engine refuses a
+ * run whose events reach it, so no result is ever a wrapped number. */
+static inline uint64_t sim_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+static inline uint64_t sim_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+/* floor(v) as cycles: 0 below 1 (and for NaN), UINT64_MAX from 2^64 up. */
+static inline uint64_t sim_cycles(double v)
+{
+	return v >= 18446744073709551616.0 ? UINT64_MAX : v >= 1 ? (uint64_t)v : 0;
+}
+
 /* ---- Network models (sim_net.c) ---- */
 /* Coordinate of rank in dimension d. */
 uint32_t chakra__sim_coord(const chakra_sim_network *net, uint32_t rank, int d);

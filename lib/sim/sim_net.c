@@ -40,7 +40,7 @@ uint64_t chakra__sim_unaware_delay(const chakra_sim_network *net, uint32_t a, ui
 			continue;
 		double hops = net->topo[d] == CHAKRA_SIM_RING ? ring_dist(ca, cb, net->size[d])
 		              : net->topo[d] == CHAKRA_SIM_SWITCH ? 2 : 1;
-		return (uint64_t)floor(hops * net->latency[d] + bytes / chakra__sim_link_bpns(net, d));
+		return sim_cycles(hops * net->latency[d] + bytes / chakra__sim_link_bpns(net, d));
 	}
 	return 0;
 }
@@ -123,7 +123,7 @@ uint64_t chakra__sim_links_step(sim_links *l, sim_hop *h, double bytes, uint64_t
 	}
 	double ser = bytes / l->bpns[d];
 	uint64_t start = l->free_at[link] > t ? l->free_at[link] : t;
-	l->free_at[link] = start + (uint64_t)floor(ser);
+	l->free_at[link] = sim_add(start, sim_cycles(ser));
 	*done = !h->at_switch && h->at == h->dst;
-	return start + (uint64_t)floor(net->latency[d] + ser);
+	return sim_add(start, sim_cycles(net->latency[d] + ser));
 }

@@ -227,6 +227,37 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 	}
 	if (coll_scope(E, u, n, dims, &k, &grp, &key, &kind))
 		return;
+	/* oneRing / oneDirect / oneHalvingDoubling: one flat ring over every
+	 * NPU instead of a phase per dimension (ASTRA-sim's flat logical
+	 * topology). */
+	int row = type == CHAKRA_ALL_GATHER ? CHAKRA_SIM_IMPL_ALL_GATHER
+	          : type == CHAKRA_REDUCE_SCATTER || type == CHAKRA_REDUCE_SCATTER_BLOCK
+	          ? CHAKRA_SIM_IMPL_REDUCE_SCATTER
+	          : type == CHAKRA_ALL_TO_ALL ? CHAKRA_SIM_IMPL_ALL_TO_ALL
+	                                       : CHAKRA_SIM_IMPL_ALL_REDUCE;
+	if (!grp && E->sys->n_impl[row] && E->sys->impl[row][0] >= CHAKRA_SIM_ALG_ONE_RING) {
+		if (k != E->net->ndims) {
+			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): involved_dim picks "
+			                 "some dimensions, but %s runs over every NPU", u->rank,
+			                 chakra_node_id(n), chakra__sim_node_name(n),
+			                 chakra__sim_alg_name(E->sys->impl[row][0]));
+			return;
+		}
+		if (!E->all.ranks) {
+			E->all.ranks = malloc((size_t)E->N * sizeof *E->all.ranks);
+			if (!E->all.ranks) {
+				chakra__sim_nomem(E);
+				return;
+			}
+			for (uint32_t r = 0; r < E->N; r++)
+				E->all.ranks[r] = r;
+			E->all.n = E->N;
+			E->all.name = (char *)"all NPUs";
+		}
+		grp = &E->all;
+		dims[0] = -1;
+		k = 1;
+	}
 	uint32_t seq = kind ? u->seq_group[key]++ : u->seq_mask[key]++;
 	inst *in = inst_get(E, kind, key, seq);
 	if (in) {
@@ -254,6 +285,19 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		if (nph < 0) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s", u->rank,
 			                 chakra_node_id(n), chakra__sim_node_name(n), perr);
+			return;
+		}
+		/* Per chunk and NPU: a start time and count (or a run pointer) per
+		 * phase and a place in a server's queue. Within the budget or a
+		 * clear refusal (a split count of 1e6 once needed 19 GB). */
+		double need = (double)chunks * E->N * ((nph ? nph : 1) * 12.0 + 16.0);
+		if (need > (double)E->opt->memory) {
+			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): this collective "
+			                 "needs %.0f MiB of bookkeeping (%" PRIu32 " chunks x %d phases x %"
+			                 PRIu32 " NPUs), more than the simulation's memory budget of %.0f "
+			                 "MiB (--memory; or fewer preferred-dataset-splits)", u->rank,
+			                 chakra_node_id(n), chakra__sim_node_name(n), need / 1048576.0, chunks,
+			                 nph, E->N, (double)E->opt->memory / 1048576.0);
 			return;
 		}
 		in = inst_new(E, (size_t)chunks * (size_t)(nph ? nph : 1) * E->N);
@@ -324,10 +368,11 @@ static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 	/* The bookkeeping is per member and message (tree: per step, 12
 	 * bytes); refuse what could not fit rather than thrash. */
 	double need = (double)members * (tree ? (double)per * 12 + 24 : (double)per / 8 + 40);
-	if (need > 4e9) {
-		chakra__sim_fail(E, "collective phase too large to time message by message (%" PRIu32
-		                 " NPUs x %" PRIu64 " %s: %.0f MB)", n, per, tree ? "steps" : "messages",
-		                 need / 1e6);
+	if (need > (double)E->opt->memory) {
+		chakra__sim_fail(E, "a collective phase needs %.0f MiB to be timed message by message "
+		                 "(%" PRIu32 " NPUs x %" PRIu64 " %s), more than the simulation's memory "
+		                 "budget of %.0f MiB (--memory)", need / 1048576.0, n, per,
+		                 tree ? "steps" : "messages", (double)E->opt->memory / 1048576.0);
 		return NULL;
 	}
 	phase_run *pr = calloc(1, sizeof *pr);
@@ -388,7 +433,7 @@ static void member_done(engine *E, phase_run *pr, uint32_t j, uint64_t t);
 static void pkt_insert(engine *E, phase_run *pr, uint32_t j, uint64_t t)
 {
 	pmember *m = &pr->m[j];
-	pr_sched(E, pr, t + chakra__sim_pkt_delay(pr->ph, E->sys, m->ins), EV_PGEN, j, 0);
+	pr_sched(E, pr, sim_add(t, chakra__sim_pkt_delay(pr->ph, E->sys, m->ins)), EV_PGEN, j, 0);
 	m->ins++;
 }
 
@@ -431,12 +476,12 @@ static void proto_send(engine *E, phase_run *pr, uint32_t j, uint64_t t)
 		chakra__sim_send_msg(E, pr->rank[j], pr->rank[d], (double)bytes, pr, NULL, d, k);
 	} else if (pr->mode == PR_OFFLINE) {
 		uint32_t d = chakra__sim_pkt_dest(ph, j, k);
-		pr_sched(E, pr, t + chakra__sim_unaware_delay(E->net, pr->rank[j], pr->rank[d],
-		                                              (double)bytes), EV_PARR, d, k);
+		pr_sched(E, pr, sim_add(t, chakra__sim_unaware_delay(E->net, pr->rank[j], pr->rank[d],
+		                                                     (double)bytes)), EV_PARR, d, k);
 	} else { /* symmetric: member 0's message k comes from its source, sent now too */
 		uint32_t s = chakra__sim_pkt_src(ph, 0, k);
-		pr_sched(E, pr, t + chakra__sim_unaware_delay(E->net, pr->rank[s], pr->rank[0],
-		                                              (double)bytes), EV_PARR, 0, k);
+		pr_sched(E, pr, sim_add(t, chakra__sim_unaware_delay(E->net, pr->rank[s], pr->rank[0],
+		                                                     (double)bytes)), EV_PARR, 0, k);
 	}
 }
 
@@ -467,7 +512,7 @@ static void tree_advance(engine *E, phase_run *pr, uint32_t j);
 static void tree_start(engine *E, phase_run *pr, uint32_t j, uint64_t t)
 {
 	pr->started[j] = 1;
-	pr->p_last[j] = t + E->sys->endpoint_delay;
+	pr->p_last[j] = sim_add(t, E->sys->endpoint_delay);
 	pr_sched(E, pr, pr->p_last[j], EV_SEND, j, 0);
 }
 
@@ -482,8 +527,8 @@ static void tree_send(engine *E, phase_run *pr, uint32_t j, uint64_t s, uint64_t
 		if (pr->mode == PR_AWARE)
 			chakra__sim_send_msg(E, pr->rank[j], pr->rank[d], m, pr, NULL, d, s);
 		else
-			pr_sched(E, pr, t + chakra__sim_unaware_delay(E->net, pr->rank[j], pr->rank[d], m),
-			         EV_PARR, d, s);
+			pr_sched(E, pr, sim_add(t, chakra__sim_unaware_delay(E->net, pr->rank[j],
+			                                                     pr->rank[d], m)), EV_PARR, d, s);
 	}
 	tree_advance(E, pr, j); /* a step with nothing to receive ends at once */
 }
@@ -512,9 +557,9 @@ static void tree_advance(engine *E, phase_run *pr, uint32_t j)
 			return;
 		uint64_t t = pr->p_last[j] > pr->arr_max[a] ? pr->p_last[j] : pr->arr_max[a];
 		if (ns) /* nothing to receive (a leaf): no cost */
-			t += E->sys->endpoint_delay +
-			     (chakra__sim_tree_reduces(ph, s)
-			      ? chakra__sim_reduce_cost(E->sys, chakra__sim_tree_bytes(ph)) : 0);
+			t = sim_add(sim_add(t, E->sys->endpoint_delay),
+			            chakra__sim_tree_reduces(ph, s)
+			            ? chakra__sim_reduce_cost(E->sys, chakra__sim_tree_bytes(ph)) : 0);
 		pr->p_last[j] = t;
 		pr->done[j]++;
 		if (pr->done[j] < pr->steps)
@@ -582,8 +627,7 @@ static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 			return;
 		in->run[at] = pr;
 	}
-	uint32_t j = in->ph[p].dim < 0 ? E->group_pos[in->group - E->opt->groups->g][rank]
-	                               : (rank - base) / E->net->stride[in->ph[p].dim];
+	uint32_t j = member_index(E, in, &in->ph[p], base, rank);
 	if (pr->ph->cls == SIM_CLS_TREE) {
 		tree_start(E, pr, j, E->now);
 		tree_advance(E, pr, j);
@@ -628,7 +672,7 @@ static int run_offline(engine *E, phase_run *pr, const uint64_t *start)
 static uint64_t symmetric_one(engine *E, const inst *in, const sim_phase *ph, uint32_t base,
                               uint64_t start)
 {
-	uint64_t T = start + chakra__sim_pkt_delay(ph, E->sys, 0);
+	uint64_t T = sim_add(start, chakra__sim_pkt_delay(ph, E->sys, 0));
 	uint64_t D = 0;
 	for (uint64_t k = 0; k < ph->K; k++) {
 		if (ph->cls != SIM_CLS_RING || k == 0) {
@@ -644,10 +688,10 @@ static uint64_t symmetric_one(engine *E, const inst *in, const sim_phase *ph, ui
 			if (last > ph->K)
 				last = ph->K;
 			uint64_t more = last - (k + 1);
-			T += (more + 1) * (D + g);
+			T = sim_add(T, sim_mul(more + 1, sim_add(D, g)));
 			k += more;
 		} else {
-			T += D + g;
+			T = sim_add(T, sim_add(D, g));
 		}
 	}
 	return T;

@@ -4,8 +4,8 @@
  * input buffer, which takes up to 1 MiB per read (1 GiB of resident memory
  * at 1,024 ranks, whatever the window). So each rank's file is read
  * through a callback that hands over at most `chunk` bytes at a time, and
- * both chunk and window come from the rank's share of the budget and the
- * trace's average node size (sampled from rank 0). */
+ * chunk and the feeder's window_bytes come from the rank's share of the
+ * budget (the window in nodes stays the feeder's default unless given). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,11 +16,14 @@
 
 #include "sim_engine_impl.h"
 
-/* Memory a held node costs the feeder beyond its message bytes (queue
- * record, slot, id map), and what a feeder costs whatever its window
- * (structures, first blocks), measured on the bench workload (docs/sim.md). */
-#define NODE_OVERHEAD 160
+/* What a feeder costs whatever its window (structures, first blocks), and
+ * what each node read ahead costs beyond its message bytes (queue record,
+ * slot, id map), measured on the bench workload (docs/sim.md): 305 bytes a
+ * node of 38. The input buffer keeps room for about twice what it holds,
+ * so a node costs about 3 times its message. */
 #define FEEDER_FIXED (48 * 1024)
+#define NODE_OVERHEAD 200
+#define HELD_FACTOR 3
 
 static int is_file(const char *p)
 {
@@ -69,18 +72,23 @@ static double sample_node_bytes(const char *path)
 }
 
 void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
-                        uint64_t *window)
+                        uint64_t *window, uint64_t *window_bytes)
 {
 	double share = (double)memory / (double)(ranks ? ranks : 1) - FEEDER_FIXED;
 	/* A quarter of the share for reads, at least 4 KiB, at most 1 MiB (the
-	 * reader's own size), a power of two. */
+	 * reader's own size), a power of two; the rest for the nodes held. */
 	size_t c = 4096;
 	while (c < ((size_t)1 << 20) && (double)c * 2 <= share / 4)
 		c *= 2;
 	*chunk = c;
-	double node = 3 * (node_bytes > 0 ? node_bytes : 256) + NODE_OVERHEAD;
-	double w = (share - 2.0 * (double)c) / node;
+	/* The rest for the nodes held: as many as their average size allows
+	 * (at least 64, at most the feeder's default), and the feeder's own
+	 * byte bound for traces whose nodes are larger than the sample. */
+	double rest = share - 2.0 * (double)c;
+	double w = rest / (HELD_FACTOR * (node_bytes > 0 ? node_bytes : 256) + NODE_OVERHEAD);
 	*window = w < 64 ? 64 : w > CHAKRA_SIM_MAX_WINDOW ? CHAKRA_SIM_MAX_WINDOW : (uint64_t)w;
+	double held = rest / HELD_FACTOR;
+	*window_bytes = held < 65536 ? 65536 : (uint64_t)held;
 }
 
 void chakra__sim_workload_close(sim_workload *w)
@@ -130,12 +138,14 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 	for (size_t r = 0; r < n; r++)
 		w->src[r].fd = -1;
 	rank_path(path, plen, prefix, 0);
-	chakra__sim_budget(S->opt.memory, n, sample_node_bytes(path), &w->chunk, &w->window);
+	chakra__sim_budget(S->opt.memory, n, sample_node_bytes(path), &w->chunk, &w->window,
+	                   &w->window_bytes);
 	if (S->opt.window)
 		w->window = S->opt.window;
 	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
 	chakra_reader_options ro = CHAKRA_READER_OPTIONS_INIT;
 	fo.window = w->window;
+	fo.window_bytes = w->window_bytes;
 	if (S->opt.deps)
 		fo.deps = S->opt.deps;
 	int rc = 0;
@@ -157,10 +167,8 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 			rc = e == ENOMEM ? CHAKRA_ENOMEM : CHAKRA_EIO;
 			break;
 		}
-		/* The feeder reads its reader options for as long as it lives. */
-		s->ro = ro;
-		s->ro.display_name = s->name;
-		fo.reader = &s->ro;
+		ro.display_name = s->name;
+		fo.reader = &ro; /* copied at open */
 		rc = chakra_feeder_open_cb(&w->f[r], src_read, s, &fo);
 		if (rc < 0)
 			snprintf(err, errlen, "rank %zu: %s", r,

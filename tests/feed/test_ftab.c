@@ -167,20 +167,50 @@ static void test_doneset(void)
 	chakra__doneset_free(&e);
 
 	/* Ids first kept in pages (beyond what the flat bitmap may cover
-	 * yet), then covered as dense ids fill in: merged, still found. */
+	 * yet), then covered as dense ids fill in: merged, still found. (Id 0
+	 * stays incomplete, so the bitmap cannot slide and must grow.) */
 	doneset g = { 0 };
 	uint64_t hi = 2000000;
 	for (uint64_t i = hi; i < hi + 100; i++)
 		CHECK(doneset_add(&g, i) == 0);
 	CHECK(g.nflat * 64 <= hi);
-	for (uint64_t i = 0; i < 1500000; i++)
+	for (uint64_t i = 1; i < 1500000; i++)
 		CHECK(doneset_add(&g, i) == 0);
-	CHECK(g.nflat * 64 > hi + 100);
+	CHECK(g.base == 0 && g.nflat * 64 > hi + 100);
 	bad = 0;
 	for (uint64_t i = 1400000; i < hi + 300; i++)
 		bad += doneset_has(&g, i) != (i < 1500000 || (i >= hi && i < hi + 100));
+	bad += doneset_has(&g, 0);
 	CHECK_EQ_U(bad, 0);
 	chakra__doneset_free(&g);
+
+	/* Dense ids completed in about id order (a window of 1000 in flight):
+	 * the bitmap slides and stays the size of the window, not of the 20M
+	 * ids; completed ids far below are still known, pages above merge in
+	 * as the front passes them. */
+	doneset h = { 0 };
+	uint64_t N = 20000000, W = 1000, far2 = N - 12345;
+	CHECK(doneset_add(&h, far2) == 0);
+	size_t most = 0;
+	for (uint64_t i = 0; i < N; i++) {
+		uint64_t id = i < W ? i : (i - W) ^ 5; /* a little out of order */
+		if (i >= W && id >= N - W)
+			id = i - W;
+		if (id == far2)
+			continue;
+		if (!doneset_has(&h, id))
+			CHECK(doneset_add(&h, id) == 0);
+		if (h.nflat > most)
+			most = h.nflat;
+	}
+	CHECK_MSG(most <= 4096, "flat bitmap grew to %zu words", most);
+	CHECK(h.base > 0);
+	bad = 0;
+	for (uint64_t i = 0; i < N - W; i += 997)
+		bad += !doneset_has(&h, i);
+	CHECK_EQ_U(bad, 0);
+	CHECK(doneset_has(&h, far2) && doneset_has(&h, 0) && doneset_has(&h, 64));
+	chakra__doneset_free(&h);
 }
 
 static void test_bytepool(void)

@@ -98,6 +98,9 @@ class SimTest(TmpDirCase):
         self.assertEqual(C.sim(w, net(8), SYS, compute_scale=2.0).finish_cycles, 64440)
         self.assertEqual(C.sim(w, net(8), SYS, start_delay=[0, 0, 0, 1000, 0, 0, 0, 0])
                          .finish_cycles, 65440)
+        r = C.sim(w, net(8), SYS, memory=8 << 20, window=16)
+        self.assertEqual(r.finish_cycles, 64440)
+        self.assertIsNone(r.warning)
 
     def test_errors(self):
         w = micro("all_reduce", 8)

@@ -81,6 +81,19 @@ expect 0 "" "chakra timeline reads the events" -- "$X" timeline "$T/ev.csv" --np
 grep -q '"traceEvents"' "$T/tl.json" && grep -q '"dur":64.44[,}]' "$T/tl.json" &&
 	[ "$(grep -o '"thread_name"' "$T/tl.json" | wc -l)" = 16 ] && /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/tl.json" && ok "timeline JSON" ||
 	bad "timeline: $(head -c 400 "$T/tl.json")"
+# The output rule: an existing file is replaced only with -f; a failed run
+# leaves nothing under the output's name and no temporary.
+echo keep >"$T/keep.json"
+expect 1 "use -f" "existing --timeline refused" -- "$X" sim --workload "$W" --network "$NET" \
+	--system "$SYS" --timeline "$T/keep.json"
+[ "$(cat "$T/keep.json")" = keep ] && ok "existing file kept" || bad "existing file changed"
+expect 0 "" "-f replaces it" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" \
+	--timeline "$T/keep.json" -f
+grep -q '"traceEvents"' "$T/keep.json" && ok "replaced with -f" || bad "not replaced"
+expect 1 "no workload" "failed run" -- "$X" sim --workload "$T/none" --network "$NET" \
+	--system "$SYS" --timeline "$T/fail.json" --events "$T/fail.csv"
+[ ! -e "$T/fail.json" ] && [ ! -e "$T/fail.csv" ] && ! ls "$T" | grep -q 'tmp-' &&
+	ok "failed run leaves no output" || bad "failed run left: $(ls "$T")"
 # Human summary: a line per NPU, then the finish.
 expect 0 "" "summary" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS"
 [ "$(grep -c '^[0-7] .* 64440 .* 0 .* 64440 .* 1$' "$T/out")" = 8 ] &&

@@ -62,6 +62,12 @@ def pick(rng, model):
     npus = 1
     for s in sizes:
         npus *= s
+    if rng.random() < 0.2:
+        # ASTRA-sim's flat ring over every NPU (first entry only)
+        flat = ["oneRing", "oneDirect"]
+        if npus & (npus - 1) == 0 and coll != "all_to_all":
+            flat.append("oneHalvingDoubling")
+        algs[0] = rng.choice(flat)
     splits = rng.choice([1, 1, 2, 3, 4, 8])
     # Sizes the reference divides exactly (integer message sizes).
     quantum = splits * npus * npus

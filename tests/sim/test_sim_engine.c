@@ -461,6 +461,42 @@ static void test_aware_switch_fc(void)
 #undef D_
 }
 
+/* ASTRA-sim's oneRing / oneDirect / oneHalvingDoubling: one flat ring over
+ * all 16 NPUs of a [Ring 4, Switch 4] network (a message between
+ * neighbours crosses the first dimension where they differ: dimension 0,
+ * one hop), not a phase per dimension. The cycles are stock ASTRA-sim's;
+ * oneRing is the 16-NPU ring microbenchmark's 99640. */
+static void test_flat_ring(void)
+{
+	static const struct {
+		chakra_sim_algorithm alg;
+		uint64_t want;
+	} cases[] = { { CHAKRA_SIM_ALG_ONE_RING, 99640 }, { CHAKRA_SIM_ALG_ONE_DIRECT, 10680 },
+	              { CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING, 65808 }, { CHAKRA_SIM_ALG_RING, 43040 } };
+	const char *text = "topology: [ Ring, Switch ]\nnpus_count: [ 4, 4 ]\n"
+	                   "bandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n";
+	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
+	CHECK(chakra_sim_network_parse(&net, "2d.yml", text, strlen(text), err, sizeof err) == 0);
+	for (int r = 0; r < 16; r++) {
+		spec a[1] = { COLL(CHAKRA_ALL_REDUCE, 1 << 20) };
+		write_rank("flat", r, a, 1);
+	}
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		sys.n_impl[CHAKRA_SIM_IMPL_ALL_REDUCE] = 2;
+		sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = cases[c].alg;
+		sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][1] = CHAKRA_SIM_ALG_RING;
+		CHECK_EQ_U(run("flat", CHAKRA_SIM_UNAWARE, NULL, NULL), cases[c].want);
+	}
+	/* The parser keeps the flat kinds, first entry only. */
+	const char *bad = "{\"all-reduce-implementation\": [\"ring\", \"oneRing\"], "
+	                  "\"all-gather-implementation\": [\"ring\"], "
+	                  "\"reduce-scatter-implementation\": [\"ring\"], "
+	                  "\"all-to-all-implementation\": [\"ring\"], \"local-mem-bw\": 50}";
+	chakra_sim_system s2;
+	CHECK(chakra_sim_system_parse(&s2, "s.json", bad, strlen(bad), err, sizeof err) ==
+	      CHAKRA_ECONFIG && strstr(err, "put it first"));
+}
+
 static void test_errors(void)
 {
 	load("network/Ring_4npus.yml", "system/Ring_4chunks.json");
@@ -504,6 +540,7 @@ int main(void)
 	test_more_collectives();
 	test_dbt();
 	test_aware_switch_fc();
+	test_flat_ring();
 	test_errors();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -117,11 +117,13 @@ static int write_rank(const char *path, uint64_t nodes, chakra_builder *b)
  * ranks interleaved one node at a time as a simulator must (so the caches
  * see the same spread of feeders), reading what the model reads: the type
  * and the attributes that time the node (decoded on demand). */
-static int feed_all(const char *prefix, uint64_t window, uint64_t *count)
+static int feed_all(const char *prefix, uint64_t window, uint64_t window_bytes,
+                    uint64_t *count)
 {
 	chakra_workload *w = NULL;
 	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
 	fo.window = window;
+	fo.window_bytes = window_bytes;
 	int rc = chakra_workload_open(&w, prefix, &fo);
 	*count = 0;
 	for (int more = 1; rc >= 0 && more;) {
@@ -274,7 +276,8 @@ int cmd_bench_sim(int argc, char **argv)
 	for (uint64_t k = 0; k < runs; k++) {
 		double c0 = cpu_now();
 		t0 = tool_now();
-		if (feed_all(prefix, chakra_sim_window(sim, NULL), &fed)) {
+		uint64_t fwb, fw = chakra_sim_window(sim, &fwb, NULL);
+		if (feed_all(prefix, fw, fwb, &fed)) {
 			chakra_sim_free(sim);
 			return 1;
 		}
@@ -287,11 +290,12 @@ int cmd_bench_sim(int argc, char **argv)
 	       " nodes in %s (%s %.2f s)\n", npus, npus / 8, nodes, dir,
 	       have ? "reused; generated earlier" : "generated in", t_gen);
 	size_t rd;
-	uint64_t win = chakra_sim_window(sim, &rd);
-	printf("sim (%s, memory %.0f MiB, window %" PRIu64 ", reads of %zu KiB, best of %" PRIu64
+	uint64_t wb, win = chakra_sim_window(sim, &wb, &rd);
+	printf("sim (%s, memory %.0f MiB, window %" PRIu64 " nodes / %" PRIu64 " KiB, reads of %zu KiB, best of %" PRIu64
 	       "): %.3f s wall, %.3f s CPU, peak RSS %.1f MiB (%.1f MiB before the run), %" PRIu64
 	       " events, %.1f M nodes/s\n", model,
-	       (double)(memory ? memory : CHAKRA_SIM_DEFAULT_MEMORY) / 1048576.0, win, rd / 1024,
+	       (double)(memory ? memory : CHAKRA_SIM_DEFAULT_MEMORY) / 1048576.0, win, wb / 1024,
+	       rd / 1024,
 	       runs, t_sim, c_sim, rss_sim / 1024.0, rss0 / 1024.0, chakra_sim_events(sim),
 	       (double)chakra_sim_nodes(sim) / t_sim / 1e6);
 	uint64_t finish = chakra_sim_finish(sim);

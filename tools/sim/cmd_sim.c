@@ -131,7 +131,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	"usage: chakra sim --workload PREFIX --network NET.yml --system SYS.json\n"
 	"                  [--comm-group GROUPS.json] [--model unaware|aware] [--json]\n"
-	"                  [--timeline FILE.json] [--events FILE.csv]\n"
+	"                  [--timeline FILE.json] [--events FILE.csv] [-f]\n"
 	"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
 	"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]\n"
 	"\n"
@@ -151,6 +151,7 @@ static void usage(FILE *f)
 	"                           reference feeder)\n"
 	"  --timeline FILE          Chrome/Perfetto trace (a process per NPU)\n"
 	"  --events FILE            timeline-visualizer CSV (issue/callback lines)\n"
+	"  -f, --force              replace an existing --timeline / --events file\n"
 	"  --compute-scale [R=]F    multiply compute times (of rank R) by F\n"
 	"  --start-delay R=C        rank R starts C cycles late (a straggler)\n"
 	"  --memory SIZE            memory budget (default 64M; K, M, G suffixes): each\n"
@@ -212,7 +213,7 @@ int cmd_sim(int argc, char **argv)
 	const char *timeline = NULL, *events = NULL, *model = "unaware", *window = NULL;
 	const char *memory = NULL;
 	const char *deps = NULL;
-	int astra_log = 0;
+	int astra_log = 0, force = 0;
 	int json = 0;
 	pending *pend = calloc((size_t)argc + 1, sizeof *pend);
 	int npend = 0, rc = 1;
@@ -248,6 +249,10 @@ int cmd_sim(int argc, char **argv)
 		OPT("--remote-memory-configuration", ignored)
 		(void)ignored;
 #undef OPT
+		if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+			force = 1;
+			continue;
+		}
 		if (!strcmp(a, "--json")) {
 			json = 1;
 			continue;
@@ -289,6 +294,9 @@ int cmd_sim(int argc, char **argv)
 	double *scale = NULL;
 	uint64_t *delay = NULL;
 	FILE *tl = NULL, *ev = NULL;
+	tool_out tlo, evo;
+	memset(&tlo, 0, sizeof tlo);
+	memset(&evo, 0, sizeof evo);
 	chakra_sim *sim = NULL;
 	outputs out = { 0 };
 	if (chakra_sim_network_load(&net, network, err, sizeof err) ||
@@ -343,16 +351,26 @@ int cmd_sim(int argc, char **argv)
 		                "summary");
 		goto out;
 	}
+	/* The output rule (tools/common.h): temporaries renamed into place
+	 * only after a successful run, an existing file replaced only with -f. */
 	const char *inputs[] = { network, system, groups_path };
-	if ((timeline && tool_check_output(timeline, inputs, 3)) ||
-	    (events && tool_check_output(events, inputs, 3)) ||
-	    (timeline && events && !strcmp(timeline, events) &&
-	     tool_err("--timeline and --events name the same file")))
+	if (timeline && events && !strcmp(timeline, events)) {
+		tool_err("--timeline and --events name the same file");
 		goto out;
-	if (timeline && !(tl = tool_fopen_out(timeline)))
+	}
+	if ((timeline && tool_out_check(timeline, force, inputs, 3) < 0) ||
+	    (events && tool_out_check(events, force, inputs, 3) < 0))
 		goto out;
-	if (events && !(ev = tool_fopen_out(events)))
-		goto out;
+	if (timeline) {
+		if (tool_out_open(&tlo, timeline, force, inputs, 3) < 0)
+			goto out;
+		tl = tlo.f;
+	}
+	if (events) {
+		if (tool_out_open(&evo, events, force, inputs, 3) < 0)
+			goto out;
+		ev = evo.f;
+	}
 
 	uint64_t win = 0;
 	if (window && (tool_parse_u64("--window", window, &win) || win < 1)) {
@@ -411,18 +429,10 @@ int cmd_sim(int argc, char **argv)
 		out.tl = NULL;
 	}
 	double secs = tool_now() - t0;
-	if (tl) {
-		int bad = tool_fclose_out(tl, timeline);
-		tl = NULL;
-		if (bad)
-			goto out;
-	}
-	if (ev) {
-		int bad = tool_fclose_out(ev, events);
-		ev = NULL;
-		if (bad)
-			goto out;
-	}
+	if ((tl && tool_out_commit(&tlo) < 0) || (ev && tool_out_commit(&evo) < 0))
+		goto out;
+	if (chakra_sim_warning(sim))
+		fprintf(stderr, "chakra: warning: %s\n", chakra_sim_warning(sim));
 	uint32_t npus = chakra_sim_npus(sim);
 	uint64_t finish = chakra_sim_finish(sim);
 	if (astra_log) {
@@ -459,10 +469,8 @@ int cmd_sim(int argc, char **argv)
 	}
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
 out:
-	if (tl)
-		tool_fclose_out(tl, timeline);
-	if (ev)
-		tool_fclose_out(ev, events);
+	tool_out_abort(&tlo); /* (nothing after a commit) */
+	tool_out_abort(&evo);
 	if (out.tl)
 		yajl_gen_free(out.tl);
 	chakra_sim_free(sim);

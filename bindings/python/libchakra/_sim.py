@@ -25,7 +25,7 @@ c_double, c_size_t, c_void_p, c_char_p = ctypes.c_double, ctypes.c_size_t, ctype
 P = ctypes.POINTER
 
 MAX_DIMS = 8
-OPTIONS_VERSION = 1
+OPTIONS_VERSION = 2
 MODELS = {"unaware": 0, "aware": 1}
 DEPS = {"data": 1, "ctrl": 2, "both": 3}
 ERR_LEN = 1024
@@ -65,7 +65,7 @@ class _Options(ctypes.Structure):
                 ("compute_scale", P(c_double)), ("start_delay", P(c_uint64)),
                 ("deps", c_int), ("window", c_uint64), ("data", c_void_p),
                 ("event_cb", _EVENT_CB), ("span_cb", _SPAN_CB), ("finish_cb", _FINISH_CB),
-                ("progress_cb", _PROGRESS_CB)]
+                ("progress_cb", _PROGRESS_CB), ("memory", c_uint64)]
 
 
 _PROTOS = {
@@ -83,6 +83,7 @@ _PROTOS = {
     "chakra_sim_free": (None, [c_void_p]),
     "chakra_sim_run_prefix": (c_int, [c_void_p, c_char_p]),
     "chakra_sim_errmsg": (c_char_p, [c_void_p]),
+    "chakra_sim_warning": (c_char_p, [c_void_p]),
     "chakra_sim_npus": (c_uint32, [c_void_p]),
     "chakra_sim_finish": (c_uint64, [c_void_p]),
     "chakra_sim_npu": (P(_NpuResult), [c_void_p, c_uint32]),
@@ -152,14 +153,16 @@ NpuResult = collections.namedtuple(
 
 
 class SimResult:
-    """What sim() returns: finish_cycles (latest NPU), nodes, events, and
-    npus, a list of NpuResult (one per NPU, as `chakra sim --json`)."""
+    """What sim() returns: finish_cycles (latest NPU), nodes, events, npus,
+    a list of NpuResult (one per NPU, as `chakra sim --json`), and warning
+    (str or None: e.g. nodes of a type outside NodeType, taken as no time)."""
 
-    def __init__(self, finish_cycles, nodes, events, npus):
+    def __init__(self, finish_cycles, nodes, events, npus, warning=None):
         self.finish_cycles = finish_cycles
         self.nodes = nodes
         self.events = events
         self.npus = npus
+        self.warning = warning
 
     def __len__(self):
         return len(self.npus)
@@ -241,7 +244,7 @@ def _delay(v):
 
 
 def sim(workload, network, system, *, model="unaware", comm_group=None, compute_scale=None,
-        start_delay=None, deps="data", window=0, on_finish=None, on_event=None):
+        start_delay=None, deps="data", window=0, memory=0, on_finish=None, on_event=None):
     """Simulate workload PREFIX (PREFIX.0.et .. PREFIX.{N-1}.et) as `chakra sim`.
 
     network, system, comm_group: a path to ASTRA-sim's YAML / JSON file, or a
@@ -249,7 +252,8 @@ def sim(workload, network, system, *, model="unaware", comm_group=None, compute_
     "bandwidth": [50], "latency": [500]}). model: "unaware" or "aware".
     compute_scale: a factor for every NPU, a list, or {rank: factor};
     start_delay: {rank: cycles} or a list. deps: "data", "ctrl" or "both";
-    window: nodes each feeder reads ahead (0: the library default).
+    window: nodes each feeder reads ahead (0: from the memory budget);
+    memory: the budget in bytes (0: the library's default, 64 MiB).
     on_finish(NpuResult) is called as each NPU completes its last node;
     on_event(what, npu, cycle, node_id) for every node issue ("issue") and
     completion ("done"). Returns a SimResult; raises ChakraError (ConfigError
@@ -259,8 +263,9 @@ def sim(workload, network, system, *, model="unaware", comm_group=None, compute_
         raise ValueError("model must be one of %s, not %r" % (sorted(MODELS), model))
     if deps not in DEPS:
         raise ValueError("deps must be one of %s, not %r" % (sorted(DEPS), deps))
-    if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window < 1 << 64:
-        raise ValueError("window must be an int in 0..2**64-1, not %r" % (window,))
+    for name, v in (("window", window), ("memory", memory)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 64:
+            raise ValueError("%s must be an int in 0..2**64-1, not %r" % (name, v))
     if not isinstance(workload, (str, bytes, os.PathLike)):
         raise TypeError("workload must be a path prefix, not %s" % type(workload).__name__)
     lib = _load()
@@ -284,6 +289,7 @@ def sim(workload, network, system, *, model="unaware", comm_group=None, compute_
         o.start_delay = delay
         o.deps = DEPS[deps]
         o.window = window
+        o.memory = memory
         raised = []
 
         def guard(fn):
@@ -314,8 +320,10 @@ def sim(workload, network, system, *, model="unaware", comm_group=None, compute_
             raise error(rc, lib.chakra_sim_errmsg(handle) if handle else None)
         n = lib.chakra_sim_npus(handle)
         res = [_npu_result(i, lib.chakra_sim_npu(handle, i)[0]) for i in range(n)]
+        w = lib.chakra_sim_warning(handle)
         return SimResult(lib.chakra_sim_finish(handle), lib.chakra_sim_nodes(handle),
-                         lib.chakra_sim_events(handle), res)
+                         lib.chakra_sim_events(handle), res,
+                         w.decode("utf-8", "replace") if w else None)
     finally:
         if handle:
             lib.chakra_sim_free(handle)

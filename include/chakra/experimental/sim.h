@@ -70,7 +70,13 @@ typedef enum chakra_sim_algorithm {
 	CHAKRA_SIM_ALG_RING = 0,
 	CHAKRA_SIM_ALG_DIRECT = 1,
 	CHAKRA_SIM_ALG_HALVING_DOUBLING = 2,
-	CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE = 3
+	CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE = 3,
+	/* ASTRA-sim's oneRing, oneDirect, oneHalvingDoubling: one phase over
+	 * every NPU in rank order (a flat ring), not one per dimension. Only
+	 * as the first entry of a list (the rest of it is then unused). */
+	CHAKRA_SIM_ALG_ONE_RING = 4,
+	CHAKRA_SIM_ALG_ONE_DIRECT = 5,
+	CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING = 6
 } chakra_sim_algorithm;
 
 /* Rows of chakra_sim_system.impl: the *-implementation keys. */
@@ -212,6 +218,9 @@ CHAKRA_API int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w);
 CHAKRA_API int chakra_sim_run_prefix(chakra_sim *s, const char *prefix);
 
 CHAKRA_API const char *chakra_sim_errmsg(const chakra_sim *s);
+/* What the last successful run wants the user to know (e.g. nodes whose
+ * type is outside NodeType, simulated as taking no time), or NULL. */
+CHAKRA_API const char *chakra_sim_warning(const chakra_sim *s);
 CHAKRA_API uint32_t chakra_sim_npus(const chakra_sim *s);
 /* The latest finish over all NPUs. */
 CHAKRA_API uint64_t chakra_sim_finish(const chakra_sim *s);
@@ -219,9 +228,11 @@ CHAKRA_API uint64_t chakra_sim_finish(const chakra_sim *s);
 CHAKRA_API const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu);
 CHAKRA_API uint64_t chakra_sim_nodes(const chakra_sim *s);   /* nodes simulated */
 CHAKRA_API uint64_t chakra_sim_events(const chakra_sim *s);  /* engine events processed */
-/* The read-ahead window (nodes per rank) and input read size (bytes) the
- * last chakra_sim_run_prefix chose from the memory budget (or was given). */
-CHAKRA_API uint64_t chakra_sim_window(const chakra_sim *s, size_t *read_bytes);
+/* The read-ahead window each rank's feeder had in the last
+ * chakra_sim_run_prefix: nodes (returned), bytes held (*window_bytes) and
+ * input read size (*read_bytes), chosen from the memory budget. */
+CHAKRA_API uint64_t chakra_sim_window(const chakra_sim *s, uint64_t *window_bytes,
+                                      size_t *read_bytes);
 
 #ifdef __cplusplus
 }
