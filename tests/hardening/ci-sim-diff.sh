@@ -23,7 +23,10 @@ if [ -z "$bin" ] && [ -x "$a/AstraSim_Analytical_Congestion_Aware" ]; then
 fi
 if [ -z "$bin" ]; then
 	start=$(date +%s)
-	out=$(tests/sim/astra_oracle.sh build-astra-oracle)
+	# next to the CI builds (.ci/run keeps them out of the source tree)
+	odir=build-astra-oracle
+	[ -n "${ABI_BUILD:-}" ] && odir=$(dirname "$ABI_BUILD")/build-astra-oracle
+	out=$(tests/sim/astra_oracle.sh "$odir")
 	rc=$?
 	if [ $rc = 77 ]; then
 		echo "$out"

@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 command -v clang >/dev/null || { echo "skipped: no clang"; exit 0; }
-b=${CHAKRA_BUILD:-build-ci}
+b=${CHAKRA_BUILD:-${ABI_BUILD:-build-ci}}
 [ -f "$b/lib/libchakra.so" ] || { echo "no $b/lib/libchakra.so (build-ci)"; exit 1; }
 lib=$(cd "$b/lib" && pwd)
 out=$(mktemp -d)
