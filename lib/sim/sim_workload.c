@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Opening PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz) for a run, within the
  * memory budget (chakra_sim_options.memory). Two things grow with the
  * number of ranks: the read-ahead window of each feeder and the reader's

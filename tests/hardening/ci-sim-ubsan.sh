@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI step: the simulator module (lib/sim) and its tests compiled by clang
 # with -fsanitize=integer,float-cast-overflow,undefined, no recovery: an
 # unsigned wrap, a lossy implicit conversion or a double that does not fit

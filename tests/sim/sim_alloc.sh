@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Allocation failures in chakra sim (issue 16 item 2, the simulator): every
 # allocation of a run is failed in turn (the LD_PRELOAD shim of
 # tests/hardening/failalloc.c fails the k-th one, for every k): the

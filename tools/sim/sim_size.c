@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --memory sizes for chakra sim and bench sim. */
 #include <errno.h>
 #include <stdlib.h>

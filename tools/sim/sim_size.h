@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim and bench sim: a byte count with a binary suffix (--memory). */
 #ifndef CHAKRA_TOOLS_SIM_SIZE_H
 #define CHAKRA_TOOLS_SIM_SIZE_H
