@@ -7,6 +7,7 @@
  * (Kahn) over those compact arrays, so parents that appear after their
  * children, absent parents and cycles are all handled, the last two as
  * warnings. */
+#define CHAKRA_EXPERIMENTAL
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -16,14 +17,26 @@
 #include "../common.h"
 #include "opts.h"
 #include "hint.h"
-#include "graph.h"
+#include "chakra/experimental/graph.h"
 #include "jsonout.h"
 
 #define N_TYPES 8   /* NodeType 0..7; [N_TYPES] = other values */
 #define N_COLL 10   /* CollectiveCommType 0..9; [N_COLL] = missing/other */
 
+/* Found while building the graph; reported as warnings. */
+typedef struct problems {
+	uint64_t dup_ids, first_dup_id;        /* later nodes reusing an id */
+	uint64_t self_deps, first_self_id;     /* node listing itself */
+	uint64_t absent_refs, absent_ids;      /* references / distinct ids never defined */
+	uint64_t first_absent_id, first_absent_child;
+	uint64_t not_ordered, first_cycle_id;  /* nodes on or behind a cycle */
+	chakra_idmap *absent;
+	int oom;
+} problems;
+
 typedef struct stats {
 	const char *file;
+	chakra_graph *g; /* while analysing */
 	uint64_t nodes, edges;
 	uint64_t type_count[N_TYPES + 1], type_dur[N_TYPES + 1];
 	uint64_t coll_count[N_COLL + 1], coll_bytes[N_COLL + 1];
@@ -33,93 +46,95 @@ typedef struct stats {
 	uint64_t crit_dur, depth, width;
 	uint64_t *path; /* ids on the critical path, source first */
 	size_t path_len;
-	ag_problems prob;
+	problems prob;
 } stats;
 
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
 static const char *deps_name(int kinds)
 {
-	return kinds == AG_DATA ? "data" : kinds == AG_CTRL ? "ctrl" : "both";
+	return kinds == CHAKRA_GRAPH_DATA ? "data" : kinds == CHAKRA_GRAPH_CTRL ? "ctrl" : "both";
 }
 
-/* Longest paths over the resolved graph in topological order. */
-static int path_figures(ag_graph *g, const uint64_t *dur, stats *s)
+/* Longest paths over the graph (lib/graph): dist holds the durations on
+ * entry. */
+static int path_figures(chakra_graph *g, uint64_t *dist, stats *s)
 {
-	size_t n = g->n;
-	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-	uint64_t *dist = malloc((n ? n : 1) * sizeof *dist);
+	size_t n = chakra_graph_count(g);
 	uint32_t *pred = malloc((n ? n : 1) * sizeof *pred);
-	uint32_t *depth = calloc(n ? n : 1, sizeof *depth);
+	uint32_t *depth = malloc((n ? n : 1) * sizeof *depth);
+	chakra_graph_paths ps;
 	int rc = -1;
-	if (!order || !dist || !pred || !depth || ag_graph_children(g) < 0)
+	if (!pred || !depth || chakra_graph_longest(g, CHAKRA_GRAPH_BOTH, dist, pred, depth, &ps) < 0)
 		goto out;
-	long long ordered = ag_graph_topo(g, order);
-	if (ordered < 0)
-		goto out;
-	s->prob.not_ordered = n - (size_t)ordered;
-	uint32_t best = AG_NONE;
-	uint64_t max_depth = 0;
-	for (long long k = 0; k < ordered; k++) {
-		uint32_t v = order[k];
-		uint64_t d = 0;
-		uint32_t p = AG_NONE, dp = 0;
-		/* Ties keep the first parent listed: deterministic. */
-		for (size_t e = g->eoff[v]; e < g->eoff[v + 1]; e++) {
-			uint32_t u = g->epidx[e];
-			if (u == AG_NONE)
-				continue;
-			if (p == AG_NONE || dist[u] > d) {
-				d = dist[u];
-				p = u;
-			}
-			if (depth[u] > dp)
-				dp = depth[u];
-		}
-		dist[v] = sat_add(d, dur[v]);
-		pred[v] = p;
-		depth[v] = dp + 1;
-		if (depth[v] > max_depth)
-			max_depth = depth[v];
-		/* Ties keep the node earliest in the file. */
-		if (best == AG_NONE || dist[v] > dist[best] || (dist[v] == dist[best] && v < best))
-			best = v;
-	}
-	s->depth = max_depth;
-	/* Ordered nodes have depth >= 1: the first one without is on or
-	 * behind a cycle. */
-	for (size_t v = 0; v < n && s->prob.not_ordered; v++)
-		if (!depth[v]) {
-			s->prob.first_cycle_id = g->id[v];
-			break;
-		}
-	/* Width: most nodes sharing one depth level. */
-	uint64_t *level = calloc(max_depth + 1, sizeof *level);
-	if (!level)
-		goto out;
-	for (long long k = 0; k < ordered; k++)
-		if (++level[depth[order[k]]] > s->width)
-			s->width = level[depth[order[k]]];
-	free(level);
-	if (best != AG_NONE) {
-		s->crit_dur = dist[best];
+	s->prob.not_ordered = ps.unordered;
+	if (ps.unordered)
+		s->prob.first_cycle_id = chakra_graph_id(g, ps.first_unordered);
+	s->depth = ps.max_depth;
+	s->width = ps.width;
+	if (ps.best != CHAKRA_GRAPH_NONE) {
+		s->crit_dur = dist[ps.best];
 		size_t len = 0;
-		for (uint32_t v = best; v != AG_NONE; v = pred[v])
+		for (uint32_t v = ps.best; v != CHAKRA_GRAPH_NONE; v = pred[v])
 			len++;
 		s->path = malloc(len * sizeof *s->path);
 		if (!s->path)
 			goto out;
 		s->path_len = len;
-		for (uint32_t v = best; v != AG_NONE; v = pred[v])
-			s->path[--len] = g->id[v];
+		for (uint32_t v = ps.best; v != CHAKRA_GRAPH_NONE; v = pred[v])
+			s->path[--len] = chakra_graph_id(g, v);
 	}
 	rc = 0;
 out:
-	free(order);
-	free(dist);
 	free(pred);
 	free(depth);
 	return rc;
+}
+
+/* A parent that is the node itself or not in the file (lib/graph). */
+static void bad_edge(void *data, uint32_t node, uint64_t pid, int is_ctrl, int is_self)
+{
+	stats *s = data;
+	problems *p = &s->prob;
+	(void)is_ctrl;
+	(void)node;
+	if (is_self) {
+		if (p->self_deps++ == 0)
+			p->first_self_id = pid;
+		return;
+	}
+	if (p->absent_refs++ == 0) {
+		p->first_absent_id = pid;
+		p->first_absent_child = chakra_graph_id(s->g, node);
+	}
+	int r = p->oom ? 0 : chakra_idmap_put(p->absent, pid, 0, NULL);
+	if (r < 0)
+		p->oom = 1;
+	else
+		p->absent_ids += (uint64_t)r;
+}
+
+static void problems_warn(const char *file, const problems *p)
+{
+	if (p->dup_ids)
+		fprintf(stderr,
+		        "chakra: %s: warning: %llu node(s) reuse an earlier id (first: id %llu); "
+		        "dependencies on such ids go to the first node\n",
+		        file, (unsigned long long)p->dup_ids, (unsigned long long)p->first_dup_id);
+	if (p->self_deps)
+		fprintf(stderr, "chakra: %s: warning: %llu self-dependencies ignored (first: node %llu)\n",
+		        file, (unsigned long long)p->self_deps, (unsigned long long)p->first_self_id);
+	if (p->absent_refs)
+		fprintf(stderr,
+		        "chakra: %s: warning: %llu dependencies on %llu id(s) not in the file ignored "
+		        "(first: node %llu -> %llu)\n",
+		        file, (unsigned long long)p->absent_refs, (unsigned long long)p->absent_ids,
+		        (unsigned long long)p->first_absent_child, (unsigned long long)p->first_absent_id);
+	if (p->not_ordered)
+		fprintf(stderr,
+		        "chakra: %s: warning: dependency cycle: %llu node(s) are on or behind a cycle "
+		        "and left out of the path figures (first in the file: node %llu)\n",
+		        file, (unsigned long long)p->not_ordered, (unsigned long long)p->first_cycle_id);
 }
 
 static int analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s)
@@ -132,8 +147,8 @@ static int analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s
 		chakra_reader_close(r);
 		return -1;
 	}
-	ag_graph g;
-	ag_graph_init(&g, kinds);
+	chakra_graph *g = s->g = chakra_graph_new();
+	s->prob.absent = chakra_idmap_new(16);
 	uint64_t *dur = NULL;
 	size_t dcap = 0;
 	int rc = -1, nr;
@@ -141,23 +156,33 @@ static int analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s
 	tool_progress prog;
 	tool_progress_start_trace(&prog, path, path);
 	while ((nr = chakra_reader_next(r, &n)) > 0) {
-		long long idx = ag_graph_add(&g, n);
+		uint32_t first;
+		long long idx = !g || !s->prob.absent ? CHAKRA_ENOMEM
+		                : chakra_graph_add(g, chakra_node_id(n),
+		                                   kinds & CHAKRA_GRAPH_DATA ? chakra_node_data_deps(n) : NULL,
+		                                   kinds & CHAKRA_GRAPH_DATA ? chakra_node_data_dep_count(n) : 0,
+		                                   kinds & CHAKRA_GRAPH_CTRL ? chakra_node_ctrl_deps(n) : NULL,
+		                                   kinds & CHAKRA_GRAPH_CTRL ? chakra_node_ctrl_dep_count(n) : 0,
+		                                   &first);
 		if (idx < 0) {
-			tool_err("%s: out of memory after %llu nodes", path, (unsigned long long)g.n);
+			tool_err("%s: %s after %llu nodes", path, idx == CHAKRA_ETOOBIG ? "too many nodes or "
+			         "dependencies" : "out of memory", (unsigned long long)(g ? chakra_graph_count(g) : 0));
 			goto out;
 		}
+		if (first != CHAKRA_GRAPH_NONE && s->prob.dup_ids++ == 0)
+			s->prob.first_dup_id = chakra_node_id(n);
 		/* an endless or repetitive input (/dev/zero, a gzip of zeros: empty
 		 * nodes, all id 0) must not grow memory without bound */
-		if (max_dups && g.dup_ids > max_dups) {
+		if (max_dups && s->prob.dup_ids > max_dups) {
 			tool_err("%s: byte %llu: more than %llu nodes reuse an earlier id (first: id %llu); "
 			         "stopped: this is not a usable trace (--max-errors N raises the limit, "
 			         "0 = none)",
 			         path, (unsigned long long)chakra_node_offset(n),
-			         (unsigned long long)max_dups, (unsigned long long)g.first_dup_id);
+			         (unsigned long long)max_dups, (unsigned long long)s->prob.first_dup_id);
 			goto out;
 		}
 		if ((size_t)idx >= dcap) {
-			size_t nc = dcap ? dcap * 2 : 4096;
+			size_t nc = dcap ? dcap + dcap / 2 : 4096;
 			uint64_t *nd = realloc(dur, nc * sizeof *nd);
 			if (!nd) {
 				tool_err("%s: out of memory", path);
@@ -200,25 +225,30 @@ static int analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s
 		} else if (t == CHAKRA_COMM_RECV_NODE && has_size) {
 			s->recv_bytes = sat_add(s->recv_bytes, size);
 		}
-		if ((g.n & 4095) == 0)
-			tool_progress_trace(&prog, chakra_reader_offset(r), g.n);
+		if ((idx & 4095) == 0)
+			tool_progress_trace(&prog, chakra_reader_offset(r), (uint64_t)idx);
 	}
 	tool_progress_end(&prog);
 	if (nr < 0) {
 		tool_trace_err(path, chakra_reader_errmsg(r));
 		goto out;
 	}
-	s->nodes = g.n;
-	s->edges = g.ne;
-	if (ag_graph_resolve(&g, &s->prob) < 0 || path_figures(&g, dur, s) < 0) {
+	s->nodes = chakra_graph_count(g);
+	s->edges = chakra_graph_edge_count(g);
+	/* the durations become the path lengths */
+	if (chakra_graph_resolve(g, bad_edge, s) < 0 || s->prob.oom ||
+	    path_figures(g, dur, s) < 0) {
 		tool_err("%s: out of memory", path);
 		goto out;
 	}
-	ag_problems_warn(path, &s->prob);
+	problems_warn(path, &s->prob);
 	rc = 0;
 out:
 	free(dur);
-	ag_graph_free(&g);
+	chakra_graph_free(g);
+	chakra_idmap_free(s->prob.absent);
+	s->g = NULL;
+	s->prob.absent = NULL;
 	chakra_reader_close(r);
 	return rc;
 }
@@ -435,7 +465,7 @@ int cmd_stats(int argc, char **argv)
 		return prc == TOOL_HELP_SHOWN ? 0 : prc;
 	const char *input = args[0];
 	free(args);
-	int kinds = deps == 0 ? AG_DATA : deps == 1 ? AG_CTRL : AG_BOTH;
+	int kinds = deps == 0 ? CHAKRA_GRAPH_DATA : deps == 1 ? CHAKRA_GRAPH_CTRL : CHAKRA_GRAPH_BOTH;
 
 	/* Anything that exists (a file, stdin, a device, a FIFO) is one trace;
 	 * otherwise a workload prefix. files[r] is NULL for a missing rank. */

@@ -9,7 +9,7 @@
 
 #include "../common.h"
 
-#define CLOSED (IDMAP_NONE - 1)
+#define CLOSED (CHAKRA_GRAPH_NONE - 1)
 
 static int push(void **arr, size_t *n, size_t *cap, size_t elem)
 {
@@ -188,10 +188,12 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 	if (npu >= t->npus)
 		return LINE_ERR("npu_id %llu is out of range: --npus is %llu", (unsigned long long)npu,
 		                (unsigned long long)t->npus);
-	tool_idmap *m = &t->open[npu];
-	uint32_t slot = tool_idmap_get(m, node);
+	if (!t->open[npu] && !(t->open[npu] = chakra_idmap_new(16)))
+		return LINE_ERR("out of memory");
+	chakra_idmap *m = t->open[npu];
+	uint32_t slot = chakra_idmap_get(m, node);
 	if (is_issue) {
-		if (slot != IDMAP_NONE && slot != CLOSED)
+		if (slot != CHAKRA_GRAPH_NONE && slot != CLOSED)
 			return LINE_ERR("node %llu issued again on npu %llu before its callback (issued "
 			                "on line %llu)",
 			                (unsigned long long)node, (unsigned long long)npu,
@@ -200,13 +202,13 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 			return LINE_ERR("too many issues");
 		long long off = pool_add(t, name, name_len);
 		if (off < 0 || push((void **)&t->iss, &t->n_iss, &t->iss_cap, sizeof *t->iss) < 0 ||
-		    tool_idmap_set(m, node, (uint32_t)(t->n_iss - 1)) < 0)
+		    chakra_idmap_set(m, node, (uint32_t)(t->n_iss - 1)) < 0)
 			return LINE_ERR("out of memory");
 		t->iss[t->n_iss - 1] = (tl_issue){ cycle, lineno, node, (size_t)off, name_len,
 		                                (uint32_t)npu, 1 };
 		return 0;
 	}
-	if (slot == IDMAP_NONE || slot == CLOSED)
+	if (slot == CHAKRA_GRAPH_NONE || slot == CLOSED)
 		return LINE_ERR("callback of node %llu on npu %llu without an open issue",
 		                (unsigned long long)node, (unsigned long long)npu);
 	tl_issue *is = &t->iss[slot];
@@ -217,7 +219,7 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 		                (unsigned long long)cycle, (unsigned long long)is->cycle,
 		                (unsigned long long)is->line);
 	if (push((void **)&t->ev, &t->n_ev, &t->ev_cap, sizeof *t->ev) < 0 ||
-	    tool_idmap_set(m, node, CLOSED) < 0)
+	    chakra_idmap_set(m, node, CLOSED) < 0)
 		return LINE_ERR("out of memory");
 	is->open = 0;
 	t->ev[t->n_ev - 1] = (tl_event){ is->cycle, cycle, node, is->line, is->name_off, is->name_len,
@@ -345,7 +347,7 @@ void tlog_free(tlog *t)
 {
 	if (t->open)
 		for (uint64_t k = 0; k < t->npus; k++)
-			tool_idmap_free(&t->open[k]);
+			chakra_idmap_free(t->open[k]);
 	free(t->open);
 	free(t->iss);
 	free(t->ev);

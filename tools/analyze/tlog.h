@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "idmap.h"
+#ifndef CHAKRA_EXPERIMENTAL
+#define CHAKRA_EXPERIMENTAL
+#endif
+#include "chakra/experimental/graph.h"
 
 typedef struct tl_issue {
 	uint64_t cycle, line, node_id;
@@ -33,7 +36,7 @@ typedef struct tlog {
 	const char *file;
 	uint64_t npus;
 	uint64_t skipped, first_skipped; /* prefixed lines that are not events */
-	tool_idmap *open; /* per NPU: node_id -> issue index, or CLOSED */
+	chakra_idmap **open; /* per NPU (made on first use): node_id -> issue index, or CLOSED */
 	tl_issue *iss;
 	size_t n_iss, iss_cap;
 	tl_event *ev;

@@ -6,6 +6,7 @@
  * kept (--around needs one extra pass that keeps ids and edges, no node
  * bodies). Edges are written after the nodes, and only when both ends are
  * in the cut; the rest are counted and named in the graph's caption. */
+#define CHAKRA_EXPERIMENTAL
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 
 #include "../common.h"
 #include "opts.h"
-#include "graph.h"
+#include "chakra/experimental/graph.h"
 #include "hint.h"
 #include "text.h"
 
@@ -37,12 +38,13 @@ typedef struct pend_edge {
 } pend_edge;
 
 typedef struct vstate {
-	tool_idmap seen;    /* ids drawn */
+	chakra_idmap *seen; /* ids drawn */
 	pend_edge *edges; /* parent edges of the drawn nodes */
 	size_t ne, ecap;
 	uint64_t nodes, dup_skipped;
 	/* --around: the selected node indices of the first pass. */
-	ag_graph g;
+	chakra_graph *g;    /* --around: ids and both kinds of edges */
+	size_t n_all;
 	unsigned char *sel;
 } vstate;
 
@@ -58,18 +60,26 @@ static int select_around(const vopts *o, vstate *st)
 		chakra_reader_close(r);
 		return -1;
 	}
-	ag_graph_init(&st->g, AG_BOTH);
+	st->g = chakra_graph_new();
+	if (!st->g) {
+		chakra_reader_close(r);
+		return tool_err("out of memory"), -1;
+	}
 	const chakra_node *n;
 	int nr;
 	tool_progress prog;
 	tool_progress_start(&prog, "collecting edges", 0);
 	while ((nr = chakra_reader_next(r, &n)) > 0) {
-		if (ag_graph_add(&st->g, n) < 0) {
+		uint32_t first;
+		long long idx = chakra_graph_add(st->g, chakra_node_id(n), chakra_node_data_deps(n),
+		                                 chakra_node_data_dep_count(n), chakra_node_ctrl_deps(n),
+		                                 chakra_node_ctrl_dep_count(n), &first);
+		if (idx < 0) {
 			chakra_reader_close(r);
 			return tool_err("%s: out of memory", o->input), -1;
 		}
-		if ((st->g.n & 4095) == 0)
-			tool_progress_update(&prog, st->g.n);
+		if ((idx & 4095) == 0)
+			tool_progress_update(&prog, (uint64_t)idx);
 	}
 	tool_progress_end(&prog);
 	if (nr < 0) {
@@ -78,14 +88,14 @@ static int select_around(const vopts *o, vstate *st)
 		return -1;
 	}
 	chakra_reader_close(r);
-	ag_problems p;
-	if (ag_graph_resolve(&st->g, &p) < 0 || ag_graph_children(&st->g) < 0)
+	const uint32_t *list;
+	if (chakra_graph_resolve(st->g, NULL, NULL) < 0 || chakra_graph_children(st->g, 0, &list) < 0)
 		return tool_err("%s: out of memory", o->input), -1;
-	uint32_t c = tool_idmap_get(&st->g.map, o->center);
-	if (c == AG_NONE)
+	uint32_t c = chakra_graph_find(st->g, o->center);
+	if (c == CHAKRA_GRAPH_NONE)
 		return tool_err("%s: --around %llu: no node with that id", o->input,
 		                (unsigned long long)o->center), -1;
-	size_t n_all = st->g.n;
+	size_t n_all = st->n_all = chakra_graph_count(st->g);
 	st->sel = calloc(n_all ? n_all : 1, 1);
 	uint32_t *queue = malloc((n_all ? n_all : 1) * sizeof *queue);
 	uint64_t *dist = malloc((n_all ? n_all : 1) * sizeof *dist);
@@ -102,18 +112,19 @@ static int select_around(const vopts *o, vstate *st)
 		uint32_t v = queue[head++];
 		if (dist[v] >= o->depth)
 			continue;
-		const ag_graph *g = &st->g;
 		/* Parents, then children: both edge kinds, both directions. */
-		for (size_t e = g->eoff[v]; e < g->eoff[v + 1]; e++) {
-			uint32_t u = g->epidx[e];
-			if (u != AG_NONE && !st->sel[u]) {
+		size_t k = chakra_graph_parents(st->g, v, &list);
+		for (size_t e = 0; e < k; e++) {
+			uint32_t u = CHAKRA_GRAPH_EDGE_NODE(list[e]);
+			if (u != CHAKRA_GRAPH_EDGE_DROPPED && !st->sel[u]) {
 				st->sel[u] = 1;
 				dist[u] = dist[v] + 1;
 				queue[tail++] = u;
 			}
 		}
-		for (size_t k = g->coff[v]; k < g->coff[v + 1]; k++) {
-			uint32_t u = g->child[k];
+		long long kc = chakra_graph_children(st->g, v, &list);
+		for (long long e = 0; e < kc; e++) {
+			uint32_t u = list[e];
 			if (!st->sel[u]) {
 				st->sel[u] = 1;
 				dist[u] = dist[v] + 1;
@@ -132,7 +143,7 @@ static int in_cut(const vopts *o, const vstate *st, uint64_t idx, uint64_t id)
 	if (o->cut == 1)
 		return id >= o->lo && id <= o->hi;
 	if (o->cut == 2)
-		return idx < st->g.n && st->sel[idx];
+		return idx < st->n_all && st->sel[idx];
 	return 1;
 }
 
@@ -216,7 +227,7 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 		chakra_reader_close(r);
 		return -1;
 	}
-	if (tool_idmap_init(&st->seen, 64) < 0) {
+	if (!(st->seen = chakra_idmap_new(64))) {
 		chakra_reader_close(r);
 		return tool_err("out of memory"), -1;
 	}
@@ -239,14 +250,14 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 	const chakra_node *n;
 	int nr, rc = -1;
 	tool_progress prog;
-	tool_progress_start(&prog, "writing graph", o->cut == 2 ? st->g.n : 0);
+	tool_progress_start(&prog, "writing graph", o->cut == 2 ? st->n_all : 0);
 	while ((nr = chakra_reader_next(r, &n)) > 0) {
 		uint64_t idx = chakra_reader_node_count(r) - 1, id = chakra_node_id(n);
 		if ((idx & 4095) == 0)
 			tool_progress_update(&prog, idx);
 		if (!in_cut(o, st, idx, id))
 			continue;
-		int put = tool_idmap_put(&st->seen, id, 0, NULL);
+		int put = chakra_idmap_put(st->seen, id, 0, NULL);
 		if (put < 0) {
 			tool_err("out of memory");
 			goto out;
@@ -285,7 +296,7 @@ static int write_graph(FILE *f, const vopts *o, vstate *st, int graphml)
 			self++;
 			continue;
 		}
-		if (tool_idmap_get(&st->seen, pe->parent) == AG_NONE) {
+		if (chakra_idmap_get(st->seen, pe->parent) == CHAKRA_GRAPH_NONE) {
 			outside++;
 			continue;
 		}
@@ -566,7 +577,7 @@ out:
 	free(dot);
 	free(st.edges);
 	free(st.sel);
-	tool_idmap_free(&st.seen);
-	ag_graph_free(&st.g);
+	chakra_idmap_free(st.seen);
+	chakra_graph_free(st.g);
 	return rc;
 }

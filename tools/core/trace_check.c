@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define CHAKRA_EXPERIMENTAL
 #include "trace_check.h"
 
 #include <inttypes.h>
@@ -8,11 +9,10 @@
 #include <sys/stat.h>
 
 #include "chakra/chakra.h"
+#include "chakra/experimental/graph.h"
 #include "common.h"
 #include "hint.h"
-#include "idmap.h"
 
-#define NONE UINT32_MAX
 
 /* ---- growable arrays ---- */
 
@@ -44,11 +44,10 @@ typedef struct state {
 	const check_opts *o;
 	FILE *out;
 	check_result *r;
-	vec ids, offs;          /* per node */
-	vec dstart, ddeps;      /* data deps: CSR (dstart has n+1 entries) */
-	vec cstart, cdeps;      /* ctrl deps */
-	tool_idmap map;
-	uint32_t *didx;         /* resolved data parents (NONE: absent or self) */
+	vec offs;               /* per node: where its message starts */
+	chakra_graph *g;        /* ids and dependencies (lib/graph) */
+	chakra_idmap *absent;   /* control parents not in the file */
+	int oom;
 	uint64_t shown_ctrl_absent, shown_ctrl_self, shown_noncanon;
 	/* --deep: canonical re-encoding check */
 	chakra_reader *raw;
@@ -56,12 +55,8 @@ typedef struct state {
 	vec enc;
 } state;
 
-#define ID(S, i) (((uint64_t *)(S)->ids.p)[i])
+#define ID(S, i) chakra_graph_id((S)->g, (uint32_t)(i))
 #define OFF(S, i) (((uint64_t *)(S)->offs.p)[i])
-#define DSTART(S, i) (((uint64_t *)(S)->dstart.p)[i])
-#define CSTART(S, i) (((uint64_t *)(S)->cstart.p)[i])
-#define DDEP(S, e) (((uint64_t *)(S)->ddeps.p)[e])
-#define CDEP(S, e) (((uint64_t *)(S)->cdeps.p)[e])
 
 static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...) TOOL_PRINTF(4, 5);
 static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...)
@@ -167,9 +162,11 @@ static int read_all(state *S)
 	int rc = chakra_reader_open(&rd, S->path, &ro);
 	const chakra_node *n;
 	/* an open failure concerns the metadata, the message at byte 0 */
-	uint64_t at = 0, zero = 0;
-	if (vec_push(&S->dstart, &zero) || vec_push(&S->cstart, &zero))
+	uint64_t at = 0;
+	if (!(S->g = chakra_graph_new())) {
+		chakra_reader_close(rd);
 		return oom(S);
+	}
 	struct stat st;
 	int seekable = strcmp(S->path, "-") && stat(S->path, &st) == 0 && S_ISREG(st.st_mode);
 	if (S->o->deep && rc >= 0 && !seekable)
@@ -189,22 +186,24 @@ static int read_all(state *S)
 		if ((rc = chakra_reader_next(rd, &n)) <= 0)
 			break;
 		uint64_t id = chakra_node_id(n), off = chakra_node_offset(n);
-		uint32_t idx = (uint32_t)S->ids.n;
-		if (S->ids.n >= NONE - 2) {
-			fprintf(S->out, "%s:%" PRIu64 ": error: more than %u nodes are not supported\n",
-			        S->name, off, NONE - 2);
+		uint32_t prev;
+		if (vec_push(&S->offs, &off))
+			return oom(S);
+		long long added = chakra_graph_add(S->g, id, chakra_node_data_deps(n),
+		                                   chakra_node_data_dep_count(n), chakra_node_ctrl_deps(n),
+		                                   chakra_node_ctrl_dep_count(n), &prev);
+		if (added == CHAKRA_ETOOBIG) {
+			fprintf(S->out, "%s:%" PRIu64 ": error: more than %zu nodes or 2^32 dependencies "
+			        "are not supported\n", S->name, off, chakra_graph_count(S->g));
 			S->r->errors++;
 			rc = 0;
 			S->r->read_failed = 1;
 			break;
 		}
-		if (vec_push(&S->ids, &id) || vec_push(&S->offs, &off))
+		if (added < 0)
 			return oom(S);
-		uint32_t prev = NONE;
-		int put = tool_idmap_put(&S->map, id, idx, &prev);
-		if (put < 0)
-			return oom(S);
-		if (put == 0) {
+		uint32_t idx = (uint32_t)added;
+		if (prev != CHAKRA_GRAPH_NONE) {
 			S->r->dup_ids++;
 			problem(S, idx, 1, "duplicate id (first used by the node at byte %" PRIu64 ")",
 			        OFF(S, prev));
@@ -215,24 +214,13 @@ static int read_all(state *S)
 				break;
 			}
 		}
-		const uint64_t *d = chakra_node_data_deps(n);
-		for (size_t k = 0, c = chakra_node_data_dep_count(n); k < c; k++)
-			if (vec_push(&S->ddeps, &d[k]))
-				return oom(S);
-		d = chakra_node_ctrl_deps(n);
-		for (size_t k = 0, c = chakra_node_ctrl_dep_count(n); k < c; k++)
-			if (vec_push(&S->cdeps, &d[k]))
-				return oom(S);
-		uint64_t dn = S->ddeps.n, cn = S->cdeps.n;
-		if (vec_push(&S->dstart, &dn) || vec_push(&S->cstart, &cn))
-			return oom(S);
 		if (S->raw && canon_check(S, n, idx) < 0)
 			return -1;
-		if ((S->ids.n & 1023) == 0)
-			tool_progress_trace(&p, chakra_reader_offset(rd), S->ids.n);
+		if ((S->offs.n & 1023) == 0)
+			tool_progress_trace(&p, chakra_reader_offset(rd), S->offs.n);
 	}
 	tool_progress_end(&p);
-	S->r->nodes = S->ids.n;
+	S->r->nodes = S->offs.n;
 	const char *hint = rc < 0 ? tool_json_hint(S->path) : NULL;
 	if (hint) {
 		fprintf(S->out, "%s:0: error: %s\n", S->name, hint);
@@ -253,49 +241,41 @@ static int read_all(state *S)
 	return 0;
 }
 
-/* Pass 2: every dependency against the id set. */
+/* Pass 2: every dependency against the id set: the graph resolves them and
+ * calls this for each parent that is the node itself or not in the file,
+ * in node order. */
+static void bad_edge(void *data, uint32_t i, uint64_t d, int is_ctrl, int is_self)
+{
+	state *S = data;
+	int strict = S->o->strict;
+	if (!is_ctrl && is_self) {
+		S->r->data_self++;
+		problem(S, i, 1, "lists itself in data_deps (a node cannot wait for itself)");
+	} else if (!is_ctrl) {
+		S->r->data_absent++;
+		problem(S, i, 1, "data dependency on id %" PRIu64 ", which is not in the file", d);
+	} else if (is_self) {
+		S->r->ctrl_self++;
+		if (show(S, strict, &S->shown_ctrl_self))
+			problem(S, i, strict, "lists itself in ctrl_deps");
+	} else {
+		S->r->ctrl_absent_refs++;
+		int was = S->oom ? 0 : chakra_idmap_put(S->absent, d, 0, NULL);
+		if (was < 0)
+			S->oom = 1;
+		else
+			S->r->ctrl_absent_ids += (uint64_t)was;
+		if (show(S, strict, &S->shown_ctrl_absent))
+			problem(S, i, strict, "control dependency on id %" PRIu64 ", which is not in the file",
+			        d);
+	}
+}
+
 static int check_deps(state *S)
 {
-	size_t n = S->ids.n;
-	S->didx = malloc((S->ddeps.n ? S->ddeps.n : 1) * sizeof *S->didx);
-	tool_idmap absent = { 0 };
-	if (!S->didx)
+	if (!(S->absent = chakra_idmap_new(16)) || chakra_graph_resolve(S->g, bad_edge, S) < 0 ||
+	    S->oom)
 		return oom(S);
-	int strict = S->o->strict;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t id = ID(S, i);
-		for (uint64_t e = DSTART(S, i); e < DSTART(S, i + 1); e++) {
-			uint64_t d = DDEP(S, e);
-			S->didx[e] = NONE;
-			if (d == id) {
-				S->r->data_self++;
-				problem(S, i, 1, "lists itself in data_deps (a node cannot wait for itself)");
-			} else if ((S->didx[e] = tool_idmap_get(&S->map, d)) == NONE) {
-				S->r->data_absent++;
-				problem(S, i, 1, "data dependency on id %" PRIu64 ", which is not in the file", d);
-			}
-		}
-		for (uint64_t e = CSTART(S, i); e < CSTART(S, i + 1); e++) {
-			uint64_t d = CDEP(S, e);
-			if (d == id) {
-				S->r->ctrl_self++;
-				if (show(S, strict, &S->shown_ctrl_self))
-					problem(S, i, strict, "lists itself in ctrl_deps");
-			} else if (tool_idmap_get(&S->map, d) == NONE) {
-				S->r->ctrl_absent_refs++;
-				int was = tool_idmap_put(&absent, d, 0, NULL);
-				if (was < 0) {
-					tool_idmap_free(&absent);
-					return oom(S);
-				}
-				S->r->ctrl_absent_ids += (uint64_t)was;
-				if (show(S, strict, &S->shown_ctrl_absent))
-					problem(S, i, strict,
-					        "control dependency on id %" PRIu64 ", which is not in the file", d);
-			}
-		}
-	}
-	tool_idmap_free(&absent);
 	return 0;
 }
 
@@ -324,114 +304,20 @@ static void print_cycle(state *S, const uint32_t *cyc, size_t len, uint64_t scc_
 		        " mutually dependent nodes\n", S->name, OFF(S, cyc[0]), ID(S, cyc[0]), scc_size);
 }
 
-/* Pass 3: strongly connected components of the data graph (edges child ->
- * parent), iterative Tarjan. For each component of 2+ nodes, walk inside it
- * from its first node (file order) until a node repeats: that is a cycle. */
+/* Pass 3: data-dependency cycles. A depth-first check first (1 byte per
+ * node); only when it finds one, the strongly connected components, each
+ * reported with one concrete cycle from its first node in file order. */
+static void on_cycle(void *data, const uint32_t *cyc, size_t len, size_t scc_size)
+{
+	print_cycle(data, cyc, len, scc_size);
+}
+
 static int find_cycles(state *S)
 {
-	size_t n = S->ids.n;
-	uint32_t *index = malloc((n ? n : 1) * sizeof *index);
-	uint32_t *low = malloc((n ? n : 1) * sizeof *low);
-	uint32_t *stk = malloc((n ? n : 1) * sizeof *stk);
-	uint32_t *cs = malloc((n ? n : 1) * sizeof *cs);
-	uint64_t *ce = malloc((n ? n : 1) * sizeof *ce);
-	uint32_t *comp = malloc((n ? n : 1) * sizeof *comp);
-	uint8_t *on = calloc(n ? n : 1, 1);
-	int rc = 0;
-	if (!index || !low || !stk || !cs || !ce || !comp || !on) {
-		rc = oom(S);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		index[i] = comp[i] = NONE;
-	uint32_t counter = 0, sp = 0, ncomp = 0;
-	for (uint32_t s = 0; s < n; s++) {
-		if (index[s] != NONE)
-			continue;
-		uint32_t csp = 0;
-		cs[csp] = s;
-		ce[csp++] = DSTART(S, s);
-		index[s] = low[s] = counter++;
-		stk[sp++] = s;
-		on[s] = 1;
-		while (csp) {
-			uint32_t v = cs[csp - 1];
-			uint64_t e = ce[csp - 1], end = DSTART(S, v + 1);
-			int descended = 0;
-			for (; e < end; e++) {
-				uint32_t w = S->didx[e];
-				if (w == NONE || w == v)
-					continue;
-				if (index[w] == NONE) {
-					ce[csp - 1] = e + 1;
-					index[w] = low[w] = counter++;
-					stk[sp++] = w;
-					on[w] = 1;
-					cs[csp] = w;
-					ce[csp++] = DSTART(S, w);
-					descended = 1;
-					break;
-				}
-				if (on[w] && index[w] < low[v])
-					low[v] = index[w];
-			}
-			if (descended)
-				continue;
-			if (low[v] == index[v]) {
-				/* pop the component; remember its first node in file order */
-				uint32_t w, first = v, size = 0;
-				do {
-					w = stk[--sp];
-					on[w] = 0;
-					comp[w] = ncomp;
-					if (w < first)
-						first = w;
-					size++;
-				} while (w != v);
-				if (size > 1) {
-					/* walk inside the component; reuse `low` as visit marks:
-					 * members' low values are no longer needed */
-					uint32_t *path = stk + sp; /* free space above the stack */
-					size_t len = 0;
-					uint32_t cur = first;
-					while (low[cur] != NONE - 1 && len <= size) {
-						low[cur] = NONE - 1;
-						path[len++] = cur;
-						uint32_t next = NONE;
-						for (uint64_t f = DSTART(S, cur); f < DSTART(S, cur + 1); f++) {
-							uint32_t x = S->didx[f];
-							if (x != NONE && x != cur && comp[x] == ncomp) {
-								next = x;
-								break;
-							}
-						}
-						cur = next;
-					}
-					size_t startk = 0;
-					while (path[startk] != cur)
-						startk++;
-					print_cycle(S, path + startk, len - startk, size);
-				}
-				/* a root's low is its own index: nothing to pass up */
-				ncomp++;
-				csp--;
-			} else {
-				csp--;
-				uint32_t u = cs[csp - 1]; /* v's root has low == index, so csp > 0 */
-				if (low[v] < low[u])
-					low[u] = low[v];
-			}
-		}
-	}
-out:
-	free(index);
-	free(low);
-	free(stk);
-	free(cs);
-	free(ce);
-	free(comp);
-	free(on);
-	return rc;
+	int has = chakra_graph_has_cycle(S->g, CHAKRA_GRAPH_DATA);
+	if (has > 0)
+		has = chakra_graph_cycles(S->g, CHAKRA_GRAPH_DATA, on_cycle, S) < 0 ? -1 : 0;
+	return has < 0 ? oom(S) : 0;
 }
 
 int trace_check(const char *path, const check_opts *o, FILE *out, check_result *res)
@@ -444,8 +330,7 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 	S.out = out;
 	S.r = res;
 	memset(res, 0, sizeof *res);
-	S.ids.elem = S.offs.elem = S.dstart.elem = S.ddeps.elem = sizeof(uint64_t);
-	S.cstart.elem = S.cdeps.elem = sizeof(uint64_t);
+	S.offs.elem = sizeof(uint64_t);
 	S.enc.elem = 1;
 	int rc = read_all(&S);
 	if (rc == 0 && !res->read_failed && !res->stopped) {
@@ -479,16 +364,11 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 	        res->read_failed ? "; dependency checks skipped: the file could not be read to the end"
 	        : res->stopped ? "; dependency checks skipped" : "",
 	        res->errors ? "" : ": OK");
-	free(S.ids.p);
 	free(S.offs.p);
-	free(S.dstart.p);
-	free(S.ddeps.p);
-	free(S.cstart.p);
-	free(S.cdeps.p);
-	free(S.didx);
+	chakra_graph_free(S.g);
+	chakra_idmap_free(S.absent);
 	free(S.enc.p);
 	chakra_reader_close(S.raw);
 	chakra_builder_free(S.b);
-	tool_idmap_free(&S.map);
 	return res->errors || rc < 0 ? 1 : 0;
 }
