@@ -431,18 +431,27 @@ static int finalize_meta(pack *P)
 
 /* ---- attribute tokens ---- */
 
+/* Room for need elements of elem bytes in *p (capacity *cap, doubling):
+ * 1, or 0 after fail(). */
+static int room(pack *P, void *p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	if (need <= *cap)
+		return 1;
+	size_t c = *cap ? *cap : first;
+	while (c < need)
+		c *= 2;
+	void *np = realloc(*(void **)p, c * elem);
+	if (!np)
+		return fail(P, "out of memory");
+	*(void **)p = np;
+	*cap = c;
+	return 1;
+}
+
 static int pool_add(pack *P, const void *s, size_t len, size_t *off)
 {
-	if (P->pool_len + len + 1 > P->pool_cap) {
-		size_t cap = P->pool_cap ? P->pool_cap : 4096;
-		while (cap < P->pool_len + len + 1)
-			cap *= 2;
-		char *p = realloc(P->pool, cap);
-		if (!p)
-			return fail(P, "out of memory");
-		P->pool = p;
-		P->pool_cap = cap;
-	}
+	if (!room(P, &P->pool, &P->pool_cap, P->pool_len + len + 1, 1, 4096))
+		return 0;
 	*off = P->pool_len;
 	memcpy(P->pool + P->pool_len, s, len);
 	P->pool[P->pool_len + len] = 0;
@@ -452,14 +461,8 @@ static int pool_add(pack *P, const void *s, size_t len, size_t *off)
 
 static int tok_add(pack *P, int type, const void *s, size_t len)
 {
-	if (P->n_toks == P->toks_cap) {
-		size_t cap = P->toks_cap ? P->toks_cap * 2 : 64;
-		tok *t = realloc(P->toks, cap * sizeof *t);
-		if (!t)
-			return fail(P, "out of memory");
-		P->toks = t;
-		P->toks_cap = cap;
-	}
+	if (!room(P, &P->toks, &P->toks_cap, P->n_toks + 1, sizeof *P->toks, 64))
+		return 0;
 	tok *t = &P->toks[P->n_toks];
 	t->type = type;
 	t->len = len;
@@ -813,24 +816,9 @@ static int push(pack *P, int f)
 static int keyset_add(pack *P, keyset *k, const char *s, size_t len)
 {
 	size_t need = k->plen + sizeof(size_t) + len;
-	if (need > k->pcap) {
-		size_t cap = k->pcap ? k->pcap : 1024;
-		while (cap < need)
-			cap *= 2;
-		char *np = realloc(k->pool, cap);
-		if (!np)
-			return fail(P, "out of memory");
-		k->pool = np;
-		k->pcap = cap;
-	}
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		size_t *no = realloc(k->off, cap * sizeof *no);
-		if (!no)
-			return fail(P, "out of memory");
-		k->off = no;
-		k->cap = cap;
-	}
+	if (!room(P, &k->pool, &k->pcap, need, 1, 1024) ||
+	    !room(P, &k->off, &k->cap, k->n + 1, sizeof *k->off, 64))
+		return 0;
 	k->off[k->n++] = k->plen;
 	memcpy(k->pool + k->plen, &len, sizeof len);
 	memcpy(k->pool + k->plen + sizeof len, s, len);
@@ -937,6 +925,17 @@ static int set_id(pack *P, int ev, int type, const char *s, size_t len)
 	P->node_id = v;
 	P->node_has_id = 1;
 	return 1;
+}
+
+/* An attribute's "name" or "doc_string" / "docString" (both forms). */
+static int attr_name_doc(pack *P, int ev, int type, const char *s, size_t len)
+{
+	if (!want_str(P, ev, type))
+		return 0;
+	int nm = KEY(K_name);
+	P->a_name_len = nm ? len : P->a_name_len;
+	P->a_doc_len = nm ? P->a_doc_len : len;
+	return pool_add(P, s, len, nm ? &P->a_name : &P->a_doc);
 }
 
 /* workload_graph: the top-level "version" held back while the form was
@@ -1050,14 +1049,8 @@ static int pb_attr_value(pack *P, int ev, int type, const char *s, size_t len)
 {
 	if (ev == EV_SCALAR && type == T_NULL && P->kid != K_OTHER)
 		return 1;
-	if (KEY(K_name) || key_canon(P->kid) == K_doc_string) {
-		if (!want_str(P, ev, type))
-			return 0;
-		int nm = KEY(K_name);
-		P->a_name_len = nm ? len : P->a_name_len;
-		P->a_doc_len = nm ? P->a_doc_len : len;
-		return pool_add(P, s, len, nm ? &P->a_name : &P->a_doc);
-	}
+	if (KEY(K_name) || key_canon(P->kid) == K_doc_string)
+		return attr_name_doc(P, ev, type, s, len);
 	if (!KEY(K_pbval))
 		return fail(P, "unknown key \"%s\" in attribute (expected name, docString and one "
 		               "value such as int64Val or stringList)", P->key);
@@ -1180,14 +1173,8 @@ static int on_value(pack *P, int ev, int type, const char *s, size_t len)
 		attr_begin(P);
 		return push(P, F_ATTR);
 	case F_ATTR:
-		if (KEY(K_name) || KEY(K_doc_string)) {
-			if (!want_str(P, ev, type))
-				return 0;
-			int nm = KEY(K_name);
-			P->a_name_len = nm ? len : P->a_name_len;
-			P->a_doc_len = nm ? P->a_doc_len : len;
-			return pool_add(P, s, len, nm ? &P->a_name : &P->a_doc);
-		}
+		if (KEY(K_name) || KEY(K_doc_string))
+			return attr_name_doc(P, ev, type, s, len);
 		if (KEY(K_kind)) {
 			int k = -1;
 			int64_t v;
