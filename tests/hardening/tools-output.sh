@@ -11,6 +11,8 @@ D=${CHAKRA_SHARED:?}/data
 t=$(mktemp -d "${TMPDIR:-/tmp}/tools-output.XXXXXX") || exit 1
 fails=0
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# is the process running (not exited, not a zombie waiting for wait)?
+alive() { st=$(ps -o stat= -p "$1" 2>/dev/null); [ -n "$st" ] && [ "${st#Z}" = "$st" ]; }
 # no temporary left in the folder
 no_tmp() { ls "$t" | grep -q '\.tmp-' && { bad "$1: temporary left: $(ls "$t" | grep '\.tmp-')"; rm -f "$t"/*.tmp-*; }; return 0; }
 ET=$D/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et
@@ -96,6 +98,11 @@ for sig in INT TERM HUP; do
 	while ! ls "$t" | grep -q 'big\.et\.tmp-' && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
 	ls "$t" | grep -q 'big\.et\.tmp-' || bad "generate: no temporary seen (SIG$sig)"
 	kill -$sig $pid
+	# never hang the suite: a signal that does not end it (ignored, say) is
+	# a failure after 60 s, and the process goes
+	n=0
+	while alive $pid && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+	alive $pid && { kill -KILL $pid; bad "generate: SIG$sig did not end it within 60 s"; }
 	wait $pid
 	rc=$?
 	[ $rc -gt 128 ] || bad "generate: SIG$sig: exit $rc, expected death by the signal"
@@ -112,6 +119,9 @@ n=0
 while ! ls "$t" | grep -q 'p\.et\.tmp-' && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
 ls "$t" | grep -q 'p\.et\.tmp-' || bad "pack: no temporary seen"
 kill -TERM $pid
+n=0
+while alive $pid && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+alive $pid && { kill -KILL $pid; bad "pack: SIGTERM did not end it within 60 s"; }
 wait $pid
 exec 3>&-
 [ ! -e "$t/p.et" ] || bad "pack: SIGTERM left p.et"
