@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "synth_impl.h"
 
@@ -70,6 +71,11 @@ int chakra_synth_anonymize(const char *in, const char *out,
 	}
 	if (!(o.perturb >= 0 && o.perturb <= 0.5))
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "perturbation bound must be in [0, 0.5]");
+	/* Refused here rather than by the writer: nothing is opened then. */
+	struct stat sb;
+	if (!o.overwrite && strcmp(out, "-") && stat(out, &sb) == 0 && S_ISREG(sb.st_mode))
+		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: exists (not replaced without overwrite)",
+		                      out);
 	chakra_synth_anonymize_stats st;
 	memset(&st, 0, sizeof st);
 	chakra_reader *r = NULL;
