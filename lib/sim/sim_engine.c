@@ -605,6 +605,13 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 		snprintf(S->warning, sizeof S->warning, "%" PRIu64 " node(s) have a type outside "
 		         "NodeType (first: rank %" PRIu32 " node %" PRIu64 ", type %d); they were "
 		         "simulated as taking no time", E.odd_types, E.odd_rank, E.odd_id, E.odd_type);
+	if (!E.failed && E.tree_used) {
+		size_t l = strlen(S->warning);
+		snprintf(S->warning + l, sizeof S->warning - l, "%sdoubleBinaryTree is this "
+		         "simulator's own model (two mirrored trees, docs/sim.md), not ASTRA-sim's "
+		         "DoubleBinaryTreeAllReduce: its cycles differ from ASTRA-sim's",
+		         l ? "; " : "");
+	}
 	int code = E.failed ? E.code : 0;
 	engine_free(&E);
 	return code;

@@ -290,6 +290,7 @@ typedef struct engine {
 	uint64_t odd_types, odd_id;  /* nodes of an unknown type, the first one */
 	uint32_t odd_rank;
 	int odd_type;
+	int tree_used;              /* a doubleBinaryTree phase ran */
 } engine;
 
 /* The first rank of the ring that holds rank in phase ph, and member j of

@@ -314,6 +314,8 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		in->group = grp;
 		in->chunks = chunks;
 		in->nph = nph;
+		for (int q = 0; q < nph; q++)
+			E->tree_used |= ph[q].cls == SIM_CLS_TREE;
 		memcpy(in->ph, ph, sizeof ph);
 		in->refs = 0;
 	}

@@ -260,6 +260,12 @@ static void test_budget_types_unmatched(void)
 	          strstr(warn, "type 42"), "%s", warn ? warn : "(no warning)");
 	CHECK_EQ_U(run("coll", NULL, &warn), 43000);
 	CHECK(warn == NULL);
+	/* Our double binary tree is not ASTRA-sim's: said, not silent. */
+	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE;
+	CHECK(run("coll", NULL, &warn) != UINT64_MAX);
+	CHECK_MSG(warn && strstr(warn, "not ASTRA-sim's DoubleBinaryTreeAllReduce"), "%s",
+	          warn ? warn : "(no warning)");
+	sys.impl[CHAKRA_SIM_IMPL_ALL_REDUCE][0] = CHAKRA_SIM_ALG_RING;
 
 	/* Rank 0 sends to rank 1, which never receives: an error, as the
 	 * opposite (a receive never matched) already was. */
