@@ -283,6 +283,7 @@ void test_feeder_stall(const std::string& dir) {
     CHECK(false);
   } catch (const chakra::error& e) {
     CHECK_EQ(e.code(), int(CHAKRA_EDEP));
+    CHECK_EQ(std::string(e.name()), std::string(chakra_err_name(CHAKRA_EDEP)));
     CHECK(std::string(e.what()).find("99, which never appears") != std::string::npos);
   }
 }

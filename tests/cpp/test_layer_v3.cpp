@@ -113,6 +113,11 @@ void test_errors(const std::string& dir) {
   CHECK_THROWS(std::runtime_error, r.finish_node(1), "99, which never appears");
   CHECK_THROWS(std::runtime_error, r.finish_node(1), "Node 1 is not taken");
 
+  // An empty trace runs (FeederV3 throws "No dependancy free nodes found").
+  ETFeeder empty(write(dir + "/empty.et", {}));
+  CHECK(empty.getDependancyResolver().get_dependancy_free_nodes().empty());
+  CHECK(!empty.hasNodesToIssue() && !empty.getNextIssuableNode());
+
   setenv("CHAKRA_FEEDER_WINDOW", "lots", 1);
   CHECK_THROWS(std::runtime_error, ETFeeder(p), "CHAKRA_FEEDER_WINDOW=lots");
   unsetenv("CHAKRA_FEEDER_WINDOW");

@@ -133,8 +133,11 @@ void ETFeeder::init(const std::string& file_path, chakra::feeder_options options
   // and small slots, not parsed messages and hash maps).
   options.deps = chakra::deps::both;
   options.order = chakra::order::id;
-  if (options.window == 0)
+  if (options.window == 0) {
     options.window = std::numeric_limits<uint64_t>::max();
+    options.window_bytes = std::numeric_limits<uint64_t>::max();
+    options.max_memory = std::numeric_limits<uint64_t>::max();
+  }
   feeder_ = chakra::feeder(file_path, options);
   chakra::to_protobuf(feeder_.metadata(), &global_metadata);
   collect_ready();

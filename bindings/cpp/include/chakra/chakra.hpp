@@ -41,8 +41,9 @@ namespace chakra {
 class error : public std::runtime_error {
  public:
   error(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
-  // The chakra_error value (negative).
+  // The chakra_error value (negative), and its name ("CHAKRA_EDEP").
   int code() const noexcept { return code_; }
+  const char* name() const noexcept { return chakra_err_name(code_); }
 
  private:
   int code_;
@@ -551,9 +552,22 @@ class reader {
 struct feeder_options {
   chakra::deps deps = chakra::deps::data;
   chakra::order order = chakra::order::id;
-  uint64_t window = 0;  // 0: the library default (docs/feeder.md)
+  uint64_t window = 0;        // nodes read ahead; 0: the library default (docs/feeder.md)
   bool strict = false;
+  uint64_t window_bytes = 0;  // bytes read ahead; 0: the library default
+  uint64_t max_memory = 0;    // hard budget for them; 0: the default, UINT64_MAX: none
   reader_options reader;
+
+  chakra_feeder_options c() const {
+    chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
+    o.deps = static_cast<chakra_deps>(deps);
+    o.order = static_cast<chakra_order>(order);
+    o.window = window;
+    o.strict = strict ? 1 : 0;
+    o.window_bytes = window_bytes;
+    o.max_memory = max_memory;
+    return o;
+  }
 };
 
 // Operations on a feeder the caller does not own (a workload's rank).
@@ -706,11 +720,7 @@ class feeder : public feeder_ref {
     st_->display_name = opts.reader.display_name;
     st_->ro = opts.reader.c();
     st_->ro.display_name = st_->display_name.empty() ? nullptr : st_->display_name.c_str();
-    chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
-    o.deps = static_cast<chakra_deps>(opts.deps);
-    o.order = static_cast<chakra_order>(opts.order);
-    o.window = opts.window;
-    o.strict = opts.strict ? 1 : 0;
+    chakra_feeder_options o = opts.c();
     o.reader = &st_->ro;
     if (cb) {
       st_->cb = std::move(cb);
@@ -739,11 +749,7 @@ class workload {
     ro_->display_name = opts.reader.display_name;
     ro_->ro = opts.reader.c();
     ro_->ro.display_name = ro_->display_name.empty() ? nullptr : ro_->display_name.c_str();
-    chakra_feeder_options o = CHAKRA_FEEDER_OPTIONS_INIT;
-    o.deps = static_cast<chakra_deps>(opts.deps);
-    o.order = static_cast<chakra_order>(opts.order);
-    o.window = opts.window;
-    o.strict = opts.strict ? 1 : 0;
+    chakra_feeder_options o = opts.c();
     o.reader = &ro_->ro;
     chakra_workload* w = nullptr;
     int rc = chakra_workload_open(&w, prefix.c_str(), &o);
