@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minimal checks for the C++ tests: CHECK records a failure and goes on;
 // main returns check_done() (0 = pass).
 #ifndef CHAKRA_TEST_CHECK_HPP

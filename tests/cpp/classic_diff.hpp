@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two sides of the classic-feeder differential test (classic_driver.hpp).
 #ifndef CHAKRA_TEST_CLASSIC_DIFF_HPP
 #define CHAKRA_TEST_CLASSIC_DIFF_HPP

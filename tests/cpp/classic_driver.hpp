@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One scheduling run over a classic Chakra::ETFeeder, as ASTRA-sim drove it
 // before 2025: pull every issuable node, issue those whose resource is free
 // and push the others back; on completion freeChildrenNodes, pull again,

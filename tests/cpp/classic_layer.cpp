@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The classic differential test's libchakra side: bindings/cpp/classic.
 #include "et_feeder.h"
 #include "classic_driver.hpp"

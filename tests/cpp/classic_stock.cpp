@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The classic differential test's stock side: the classic feeder sources of
 // the ASTRA-sim snapshot, namespace renamed (-DChakra=StockChakra).
 #include "et_feeder.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bindings/cpp/classic against the stock classic feeder sources of the
 // ASTRA-sim snapshot: the same old-ASTRA-sim scheduling run
 // (classic_driver.hpp) must log the same pulls, push-backs, issue order and

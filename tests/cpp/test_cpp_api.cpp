@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++ API (bindings/cpp/include/chakra/chakra.hpp) against the C API
 // on real traces, and its error, ownership and callback behaviour.
 #include <chakra/chakra.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bindings/cpp/classic beyond the differential test: the reference order
 // on a real trace, the attribute conversions where they differ from the
 // classic feeder's, node lifetime and errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bindings/cpp/feeder_v3 where it goes beyond, or differs from, the stock
 // FeederV3 (the differential test pins where it is the same), and
 // chakra/protobuf.hpp against protobuf's own parser.

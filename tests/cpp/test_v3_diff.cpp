@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bindings/cpp/feeder_v3 against the stock FeederV3 sources of the
 // ASTRA-sim snapshot: the same scheduling run (v3_driver.hpp) on both must
 // log the same ready and ongoing sets at every step, the same issue order,

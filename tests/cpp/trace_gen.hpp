@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Traces for the differential tests, written with the C++ API: random DAGs
 // with data and control dependencies, and copies of real traces with their
 // control dependencies removed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two sides of the FeederV3 differential test (v3_driver.hpp).
 #ifndef CHAKRA_TEST_V3_DIFF_HPP
 #define CHAKRA_TEST_V3_DIFF_HPP

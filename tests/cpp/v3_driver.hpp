@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One scheduling run over a FeederV3-style feeder, logging everything a
 // simulator can observe: the ready and ongoing sets at every step, each
 // node's fields through every getter (also after finish_node), and the

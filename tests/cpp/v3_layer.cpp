@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The differential test's libchakra side: bindings/cpp/feeder_v3.
 #include "et_feeder.h"
 #include "v3_driver.hpp"

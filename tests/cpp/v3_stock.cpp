@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The differential test's stock side: compiled against the FeederV3
 // sources extracted from the ASTRA-sim snapshot, with their namespace
 // renamed (-DFeederV3=StockFeederV3) so both sides link into one program.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI step: ASTRA-sim built on libchakra (bindings/cpp/astra-sim/build.sh,
 # docs/embedding.md) reproduces, to the cycle, every reference number of
 # tests/data/astra-sim-src/README.md, runs what the stock feeder refuses,
@@ -16,13 +17,15 @@
 #  4. the scale workload (64 NPUs x 2,000-node chains): 240515200 cycles,
 #     peak memory printed beside the stock build's (README: 169 MiB), also
 #     with a bounded read-ahead (CHAKRA_FEEDER_WINDOW).
-# ASTRA_OUT: where to build (default build-astra-sim); ASTRA_REUSE=1 reuses
-# a finished build there. CHAKRA_BUILD (default build-ci when it exists):
-# the meson build whose libchakra.a is linked.
+# ASTRA_OUT: where to build (default $CI_WORK/build-astra-sim under .ci/run,
+# else build-astra-sim; ci-sim-diff.sh then uses it as its oracle);
+# ASTRA_REUSE=1 reuses a finished build there. CHAKRA_BUILD (default
+# $ABI_BUILD or build-ci when one exists): the meson build whose libchakra.a
+# is linked.
 set -u
 cd "$(dirname "$0")/../.."
 root=$PWD
-out=${ASTRA_OUT:-$root/build-astra-sim}
+out=${ASTRA_OUT:-${CI_WORK:-$root}/build-astra-sim}
 D=$root/tests/data
 tarball=$D/astra-sim-src/astra-sim-analytical-src.tar.gz
 X=${CHAKRA_EXE:-}
@@ -31,9 +34,11 @@ fails=0
 if [ "${ASTRA_REUSE:-0}" = 1 ] && [ -x "$out/bin/AstraSim_Analytical_Congestion_Aware" ]; then
 	echo "reusing $out/bin"
 else
-	if [ -z "${CHAKRA_BUILD:-}" ] && [ -f build-ci/build.ninja ]; then
-		export CHAKRA_BUILD=$root/build-ci
-	fi
+	for b in "${ABI_BUILD:-}" "$root/build-ci"; do
+		if [ -z "${CHAKRA_BUILD:-}" ] && [ -n "$b" ] && [ -f "$b/build.ninja" ]; then
+			export CHAKRA_BUILD=$b
+		fi
+	done
 	start=$(date +%s)
 	bindings/cpp/astra-sim/build.sh "$tarball" "$out" || exit 1
 	echo "ASTRA-sim on libchakra built in $(( $(date +%s) - start )) s"

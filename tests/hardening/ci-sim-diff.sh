@@ -16,7 +16,7 @@ for b in build-ci build; do
 done
 [ -x "$X" ] || { echo "no chakra executable (build-ci)"; exit 1; }
 bin=${CHAKRA_ASTRA_SIM_BIN:-}
-a=${ASTRA_OUT:-$PWD/build-astra-sim}/bin
+a=${ASTRA_OUT:-${CI_WORK:-$PWD}/build-astra-sim}/bin
 if [ -z "$bin" ] && [ -x "$a/AstraSim_Analytical_Congestion_Aware" ]; then
 	bin=$a
 	echo "oracle: $bin (the ci-astra-sim build)"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Build ASTRA-sim's analytical backends on libchakra (docs/embedding.md).
 #
 #   bindings/cpp/astra-sim/build.sh TARBALL OUTDIR [PATCH]

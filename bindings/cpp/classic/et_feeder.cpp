@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chakra's classic feeder API on libchakra's feeder (see et_feeder.h).
 #include "et_feeder.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chakra's classic (pre-2025) C++ feeder API, Chakra::ETFeeder and
 // Chakra::ETFeederNode, implemented on libchakra's feeder.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chakra's "FeederV3" C++ API (Chakra::FeederV3::ETFeeder, its dependency
 // resolver and ETFeederNode), implemented on libchakra's feeder.
 //

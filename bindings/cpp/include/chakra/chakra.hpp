@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libchakra for C++17: RAII handles and views over the C API, header-only.
 //
 //   chakra::reader r("trace.0.et.gz");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libchakra views -> the protobuf messages that protoc generates from
 // Chakra's et_def.proto (ChakraProtoMsg::Node, AttributeProto,
 // GlobalMetadata), for code that already speaks those types.
