@@ -244,7 +244,7 @@ for win in "" 64; do
 	label="whole file read ahead"
 	[ -n "$win" ] && label="CHAKRA_FEEDER_WINDOW=$win"
 	expect "transformer hybrid x10 passes 64 NPUs (unaware, $label)" 374254080 64 "$(cat "$work/last.out")"
-	echo "     $m (stock build: 228 MiB, 12.2 s)"
+	echo "     $m (stock build: 228 MiB, 9.1-10.0 s)"
 done
 
 echo "--- 4. scale: 64 NPUs x 2,000-node chains, peak memory"
@@ -256,7 +256,7 @@ for win in "" 64; do
 	label="whole file read ahead"
 	[ -n "$win" ] && label="CHAKRA_FEEDER_WINDOW=$win"
 	expect "scale workload ($label)" 240515200 64 "$(cat "$work/last.out")"
-	echo "     $m (stock build, README: 169 MiB, 14.8 s)"
+	echo "     $m (stock build: 165 MiB, 12.8-13.1 s; README: 169 MiB)"
 done
 
 if [ $fails -ne 0 ]; then
