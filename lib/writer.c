@@ -156,9 +156,7 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 		return 0;
 	}
 	w->path = chakra__strdup(path);
-	size_t n = strlen(path) + 16;
-	w->tmp_path = (char *)chakra__malloc(n);
-	if (!w->path || !w->tmp_path)
+	if (!w->path)
 		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -167,8 +165,6 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 		 * it would replace the device node itself (as root, /dev/null
 		 * became a regular file that way). Nothing stored is replaced, so
 		 * `overwrite` is not needed. */
-		chakra__free(w->tmp_path);
-		w->tmp_path = NULL;
 		if (S_ISDIR(st.st_mode))
 			return writer_fail(w, CHAKRA_EIO, "is a directory");
 		w->fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -179,13 +175,20 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 	}
 	if (!w->opts.overwrite && access(path, F_OK) == 0)
 		return writer_fail(w, CHAKRA_EIO, "exists; not overwriting it (set overwrite to replace)");
-	snprintf(w->tmp_path, n, "%s.tmp-XXXXXX", path);
-	w->fd = mkstemp(w->tmp_path);
+	/* tmp_path set means "a temporary of ours exists" (writer_free removes
+	 * it): only once its name is written and mkstemp has created it */
+	size_t n = strlen(path) + 16;
+	char *tmp = (char *)chakra__malloc(n);
+	if (!tmp)
+		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
+	snprintf(tmp, n, "%s.tmp-XXXXXX", path);
+	w->fd = mkstemp(tmp);
 	if (w->fd < 0) {
-		chakra__free(w->tmp_path);
-		w->tmp_path = NULL;
-		return writer_fail(w, CHAKRA_EIO, strerror(errno));
+		int e = errno;
+		chakra__free(tmp);
+		return writer_fail(w, CHAKRA_EIO, strerror(e));
 	}
+	w->tmp_path = tmp;
 	fchmod(w->fd, 0644);
 	return 0;
 }
