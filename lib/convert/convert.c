@@ -1,18 +1,50 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The converter's public entry points: parse, build the graph, write; and
  * the summary the tools print. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cv.h"
 
+/* The bytes of the options struct a caller of that version has (fields
+ * are only appended); 0 for a version we do not know. */
+static size_t opts_size(unsigned version)
+{
+	switch (version) {
+	case 1: return offsetof(chakra_convert_options, keep_io) + sizeof(int);
+	case 2: return sizeof(chakra_convert_options);
+	}
+	return 0;
+}
+
 int chakra_convert_options_init(chakra_convert_options *opts, unsigned version)
 {
-	if (!opts || version != CHAKRA_CONVERT_OPTIONS_VERSION)
+	size_t n = opts_size(version);
+	if (!opts || !n)
 		return CHAKRA_EINVAL;
 	chakra_convert_options d = CHAKRA_CONVERT_OPTIONS_INIT;
-	*opts = d;
+	memcpy(opts, &d, n);
+	opts->version = version;
+	return 0;
+}
+
+int chakra__cv_opts(const chakra_convert_options *in, chakra_convert_options *out, char *msg,
+                    size_t len)
+{
+	chakra_convert_options d = CHAKRA_CONVERT_OPTIONS_INIT;
+	*out = d;
+	if (!in)
+		return 0;
+	size_t n = opts_size(in->version);
+	if (!n) {
+		snprintf(msg, len, "convert options version %u (expected 1 to %u)", in->version,
+		         CHAKRA_CONVERT_OPTIONS_VERSION);
+		return CHAKRA_EINVAL;
+	}
+	memcpy(out, in, n);
+	out->version = CHAKRA_CONVERT_OPTIONS_VERSION;
 	return 0;
 }
 
@@ -33,25 +65,47 @@ static void result_from_err(chakra_convert_result *r, const cv_err *e)
 	snprintf(r->errmsg, sizeof r->errmsg, "%s", e->msg);
 }
 
+/* o: normalised by chakra__cv_opts */
 static int check_opts(const chakra_convert_options *o, cv_err *e)
 {
-	if (o->version != CHAKRA_CONVERT_OPTIONS_VERSION)
-		return chakra__cv_fail(e, CHAKRA_EINVAL, NULL, NULL, -1, -1,
-		                       "convert options version %u (expected %u)", o->version,
-		                       CHAKRA_CONVERT_OPTIONS_VERSION);
 	if (o->step >= 0 && o->annotation)
 		return chakra__cv_fail(e, CHAKRA_EINVAL, NULL, NULL, -1, -1,
 		                       "choose either a step or an annotation, not both");
+	if (o->to_next && !o->annotation)
+		return chakra__cv_fail(e, CHAKRA_EINVAL, NULL, NULL, -1, -1,
+		                       "to_next (--to-next) goes with an annotation");
 	return 0;
 }
 
+static int cmp_by_ts(const void *a, const void *b, const cv_kin *k)
+{
+	const cv_kev *x = &k->ev[*(const uint32_t *)a], *y = &k->ev[*(const uint32_t *)b];
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Insertion sort of a few occurrences by start (ties: file order). */
+static void sort_by_ts(uint32_t *v, size_t n, const cv_kin *k)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp_by_ts(&v[j], &v[j - 1], k) < 0; j--) {
+			uint32_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
 /* The Kineto window the options ask for: [*w0, *w1) in relative ns, or the
- * whole trace (w1 < w0). */
+ * whole trace (w1 < w0); *tid: the thread of the annotation that defines
+ * it (CV_UNSET for the whole trace). Occurrences of a name are taken in
+ * time order. */
 static int find_window(const cv_kin *k, const chakra_convert_options *o, const char *file,
-                       int64_t *w0, int64_t *w1, const char **wname, cv_err *e)
+                       int64_t *w0, int64_t *w1, int64_t *tid, const char **wname, cv_err *e)
 {
 	*w0 = 0;
 	*w1 = -1;
+	*tid = CV_UNSET;
 	*wname = NULL;
 	char want[64];
 	const char *name = o->annotation;
@@ -62,18 +116,46 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 	}
 	if (!name)
 		return 0;
-	unsigned seen = 0;
+	uint32_t *occ = NULL;
+	size_t seen = 0, cap = 0;
 	for (size_t i = 0; i < k->n; i++) {
 		const cv_kev *v = &k->ev[i];
 		if (v->kind != CV_K_ANNOT || strcmp(cv_str(&k->strs, v->name), name))
 			continue;
-		if (seen++ == inst) {
-			*w0 = v->ts;
-			*w1 = v->ts + (v->dur > 0 ? v->dur : 0);
-			*wname = cv_str(&k->strs, v->name);
-			return 0;
+		uint32_t *p = CV_PUSH(occ, seen, cap);
+		if (!p) {
+			free(occ);
+			return chakra__cv_fail(e, CHAKRA_ENOMEM, file, NULL, -1, -1, "out of memory");
 		}
+		*p = (uint32_t)i;
 	}
+	if (inst < seen) {
+		sort_by_ts(occ, seen, k);
+		const cv_kev *v = &k->ev[occ[inst]];
+		*w0 = v->ts;
+		*w1 = v->ts + (v->dur > 0 ? v->dur : 0);
+		*tid = v->tid;
+		*wname = cv_str(&k->strs, v->name);
+		int ok = 1;
+		if (o->to_next) {
+			/* the next occurrence that starts later (a duplicate at the
+			 * same instant would make an empty window) */
+			size_t j = inst + 1;
+			while (j < seen && k->ev[occ[j]].ts <= v->ts)
+				j++;
+			if (j < seen)
+				*w1 = k->ev[occ[j]].ts;
+			else
+				ok = 0;
+		}
+		free(occ);
+		if (ok)
+			return 0;
+		return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
+		                       "annotation '%s' occurs %zu time(s): instance %u has no next "
+		                       "occurrence to end the window (--to-next)", name, seen, inst);
+	}
+	free(occ);
 	if (!seen) {
 		/* list what there is, to help the user */
 		char have[400] = "";
@@ -97,7 +179,7 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 		                       shown ? "; annotations seen: " : " (it has no annotations)", have);
 	}
 	return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
-	                       "annotation '%s' occurs %u time(s); instance %u does not exist", name,
+	                       "annotation '%s' occurs %zu time(s); instance %u does not exist", name,
 	                       seen, inst);
 }
 
@@ -120,6 +202,7 @@ static int collect_annots(const cv_kin *k, cv_graph *g, int64_t w0, int64_t w1, 
 			return -1;
 		a->start = v->ts + k->base_ns;
 		a->dur = v->dur;
+		a->tid = v->tid;
 	}
 	return 0;
 }
@@ -203,7 +286,7 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 	uint32_t *host_of = NULL, *ket = NULL, *link = NULL, *pred = NULL, *next = NULL;
 	cv_meta meta;
 	memset(&meta, 0, sizeof meta);
-	meta.window_start = CV_UNSET;
+	meta.window_start = meta.window_tid = CV_UNSET;
 	int rc = chakra__cv_graph_init(&g);
 	if (rc < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -289,6 +372,10 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 			dopt.w0 = 1, dopt.w1 = 0, dopt.none = 1;
 		if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
 			goto out;
+		if (w1 >= w0 && chakra__cv_thread_waits(&g, w0, &r->summary) < 0) {
+			rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+			goto out;
+		}
 		meta.kin = &kin;
 		meta.base_ns = kin.base_ns;
 		if (w1 >= w0) {
@@ -325,7 +412,7 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 	memset(&kin, 0, sizeof kin);
 	cv_meta meta;
 	memset(&meta, 0, sizeof meta);
-	meta.window_start = CV_UNSET;
+	meta.window_start = meta.window_tid = CV_UNSET;
 	int rc = chakra__cv_graph_init(&g);
 	if (rc < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -339,14 +426,18 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 	r->summary.kineto_events = kin.events;
 	r->summary.flows_dangling = kin.flows_dangling;
 	r->summary.rank = (int)kin.rank;
-	int64_t w0, w1;
+	int64_t w0, w1, wtid;
 	const char *wname;
-	if ((rc = find_window(&kin, o, kineto_path, &w0, &w1, &wname, &e)) < 0)
+	if ((rc = find_window(&kin, o, kineto_path, &w0, &w1, &wtid, &wname, &e)) < 0)
 		goto out;
 	cv_dev_opts dopt = { w0, w1, NULL, NULL, NULL, 0, 0 };
 	e.file = kineto_path;
 	if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
 		goto out;
+	if (chakra__cv_thread_waits(&g, w1 >= w0 ? w0 : CV_UNSET, &r->summary) < 0) {
+		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+		goto out;
+	}
 	meta.source = "kineto";
 	meta.kin = &kin;
 	meta.base_ns = kin.base_ns;
@@ -354,6 +445,7 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 		meta.window_start = w0 + kin.base_ns;
 		meta.window_end = w1 + kin.base_ns;
 		meta.window_name = chakra__cv_intern(&g.strs, wname, strlen(wname));
+		meta.window_tid = wtid;
 	}
 	if (collect_annots(&kin, &g, w0, w1, &meta) < 0 || meta.window_name == CV_NONE) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -376,15 +468,16 @@ int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out
                    cv_groups *groups)
 {
 	result_init(r);
-	chakra_convert_options dflt = CHAKRA_CONVERT_OPTIONS_INIT;
-	const chakra_convert_options *o = opts ? opts : &dflt;
+	chakra_convert_options o;
+	int rc = chakra__cv_opts(opts, &o, r->errmsg, sizeof r->errmsg);
+	if (rc < 0)
+		return rc;
 	if (et_path) {
-		chakra_convert_options k = *o;
 		if (kineto_path)
-			k.kineto_path = kineto_path;
-		return run_pytorch(et_path, out_path, &k, r, groups);
+			o.kineto_path = kineto_path;
+		return run_pytorch(et_path, out_path, &o, r, groups);
 	}
-	return run_kineto(kineto_path, out_path, o, r, groups);
+	return run_kineto(kineto_path, out_path, &o, r, groups);
 }
 
 int chakra_convert_pytorch(const char *et_path, const char *out_path,
@@ -446,6 +539,13 @@ int chakra_convert_summary_print(const chakra_convert_summary *s, void *file)
 		           "(%llu inferred without cuda_sync events)\n",
 		        (unsigned long long)s->sync_edges, (unsigned long long)s->stream_wait_edges,
 		        (unsigned long long)s->inferred_wait_edges);
+	if (s->flow_edges || s->thread_wait_edges)
+		fprintf(f, "cross-thread: %llu dependencies from fwdbwd flows, %llu waits after an "
+		           "idle gap (>= 1 ms)\n",
+		        (unsigned long long)s->flow_edges, (unsigned long long)s->thread_wait_edges);
+	if (s->dropped_edges)
+		fprintf(f, "dropped: %llu dependencies that would have closed a cycle\n",
+		        (unsigned long long)s->dropped_edges);
 	if (s->unclassified_ops)
 		fprintf(f, "unclassified: %llu communication-like ops of unknown kind kept as COMP\n",
 		        (unsigned long long)s->unclassified_ops);

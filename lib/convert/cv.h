@@ -18,25 +18,12 @@
 #  define CV_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #  define CV_PRINTF(a, b)
-/* One conversion (et_path NULL: Kineto alone), reporting the process groups
- * it wrote when groups is not NULL (multi-rank consistency). */
-typedef struct cv_groups {
-	struct cv_group {
-		char *name;
-		int64_t size;
-		int64_t *ranks;
-		size_t n;
-	} *g;
-	size_t n, cap;
-} cv_groups;
-int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out_path,
-                   const chakra_convert_options *opts, chakra_convert_result *r,
-                   cv_groups *groups);
-void chakra__cv_groups_free(cv_groups *gr);
-
 #endif
 
-#define CHAKRA_CONVERT_FORMAT "1"
+/* The output's format, in the metadata's `converter` ("libchakra convert
+ * N"); docs/convert.md lists what each adds. 2: sync_deps on blocking
+ * calls, cross-thread dependencies, window_tid, annotation_tids. */
+#define CHAKRA_CONVERT_FORMAT "2"
 #define CV_NONE UINT32_MAX
 #define CV_UNSET INT64_MIN
 
@@ -305,10 +292,20 @@ typedef struct cv_kev {
 	uint8_t kind;
 } cv_kev;
 
+/* One end of a Kineto fwdbwd flow: 's' on a forward op, 'f' on its
+ * backward (on the autograd thread), at the op's start. */
+typedef struct cv_kflow {
+	int64_t id, pid, tid, ts;
+	uint32_t index;          /* event index in traceEvents */
+	uint8_t start;           /* 's' */
+} cv_kflow;
+
 typedef struct cv_kin {
 	cv_strtab strs;
 	cv_kev *ev;
 	size_t n, cap;
+	cv_kflow *flows;         /* fwdbwd flow ends */
+	size_t nflows, fcap;
 	cv_kcomm *comms;
 	size_t nc, ccap;
 	int64_t base_ns;         /* baseTimeNanoseconds, or 0 */
@@ -352,10 +349,24 @@ typedef struct cv_node {
 	uint32_t id;             /* output id, assigned by topological order */
 } cv_node;
 
+/* A node's end (start + duration), saturating on hostile times. */
+static inline int64_t cv_node_end(const cv_node *n)
+{
+	int64_t e;
+	return __builtin_add_overflow(n->start_ns, n->dur_ns, &e) ? INT64_MAX : e;
+}
+
 typedef struct cv_edge {
 	uint32_t from, to;
 	uint8_t ctrl;
 } cv_edge;
+
+/* A blocking call (or the host op holding it) returns after device op
+ * `dev` has finished: the node's `sync_deps` attribute. Not a dependency:
+ * `dev` may have been launched by `call` itself. */
+typedef struct cv_wait {
+	uint32_t call, dev;
+} cv_wait;
 
 typedef struct cv_graph {
 	cv_strtab strs;
@@ -363,6 +374,8 @@ typedef struct cv_graph {
 	size_t n, cap;
 	cv_edge *edges;
 	size_t ne, ecap;
+	cv_wait *waits;
+	size_t nw, wcap;
 	cv_pg *pgs;              /* process groups (names in strs): METADATA nodes */
 	size_t npg, pgcap;
 	const cv_et *et;         /* host ops' source (inputs/outputs, attributes) */
@@ -377,6 +390,7 @@ int chakra__cv_graph_init(cv_graph *g);
 /* A new node, zeroed with CV_UNSET ids; returns its index or CV_NONE. */
 uint32_t chakra__cv_graph_add(cv_graph *g, const char *name, size_t len, int type, int kind);
 int chakra__cv_graph_edge(cv_graph *g, uint32_t from, uint32_t to, int ctrl);
+int chakra__cv_graph_wait(cv_graph *g, uint32_t call, uint32_t dev);
 void chakra__cv_graph_free(cv_graph *g);
 
 /* Metadata written on the GlobalMetadata message. */
@@ -386,8 +400,9 @@ typedef struct cv_meta {
 	const cv_kin *kin;
 	int64_t window_start, window_end; /* absolute ns, CV_UNSET */
 	uint32_t window_name;    /* in the graph's strtab */
+	int64_t window_tid;      /* thread of the annotation defining it, CV_UNSET */
 	int64_t base_ns;         /* added to every start time */
-	struct cv_annot { uint32_t name; int64_t start, dur; } *annot; /* absolute ns */
+	struct cv_annot { uint32_t name; int64_t start, dur, tid; } *annot; /* absolute ns */
 	size_t n_annot;
 } cv_meta;
 
@@ -421,6 +436,12 @@ typedef struct cv_dev_opts {
 int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_convert_summary *s,
                          cv_err *err);
 
+/* Cross-thread waits by the idle-gap rule (cv_threads.c): control
+ * dependencies between timed CPU nodes of different threads. w0: the
+ * window's start (relative ns), CV_UNSET: the first timed node's. 0 or -1
+ * (out of memory). */
+int chakra__cv_thread_waits(cv_graph *g, int64_t w0, chakra_convert_summary *s);
+
 /* Link ET nodes to Kineto CPU events: ket[i] = Kineto event of ET node i
  * or CV_NONE. Sets s->link_method and s->et_ops_linked. */
 int chakra__cv_link(const cv_et *et, const cv_kin *k, uint32_t *ket, chakra_convert_summary *s,
@@ -441,5 +462,9 @@ int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out
                    const chakra_convert_options *opts, chakra_convert_result *r,
                    cv_groups *groups);
 void chakra__cv_groups_free(cv_groups *gr);
+/* The caller's options (any version we know; NULL: defaults) as the
+ * current struct; CHAKRA_EINVAL with msg set for an unknown version. */
+int chakra__cv_opts(const chakra_convert_options *in, chakra_convert_options *out, char *msg,
+                    size_t len);
 
 #endif

@@ -41,6 +41,8 @@ typedef struct thread_t {
 	size_t n, cap;
 	uint32_t *launch;  /* device events launched from here, by launch time */
 	size_t nl, lcap;
+	uint32_t *gn;      /* mode A: its graph nodes, in time order */
+	size_t ngn, gcap;
 } thread_t;
 
 typedef struct dv {
@@ -201,7 +203,8 @@ static int in_window(const dv *d, int64_t t)
 		return 0;
 	if (d->o->w1 < d->o->w0)
 		return 1;
-	return t >= d->o->w0 && t <= d->o->w1;
+	/* [w0, w1): an op starting where the window ends is the next one's */
+	return t >= d->o->w0 && t < d->o->w1;
 }
 
 /* ---- 1. index: threads, streams, correlations, nesting ---- */
@@ -376,6 +379,11 @@ static uint32_t add_cpu_node(dv *d, const char *name, int cat, uint32_t ev, int6
 		return CV_NONE;
 	d->next_cpu[gi] = CV_NONE;
 	*prev = gi;
+	thread_t *th = &d->th[d->thr[ev]];
+	uint32_t *p = CV_PUSH(th->gn, th->ngn, th->gcap);
+	if (!p)
+		return CV_NONE;
+	*p = gi;
 	return gi;
 }
 
@@ -680,11 +688,17 @@ static uint32_t last_launch(const dv *d, uint32_t t, int64_t ts)
 	return lo ? th->launch[lo - 1] : CV_NONE;
 }
 
-/* The host node s (a sync call's node or host op) waits for device op a. */
+/* The host node s (a sync call's node or host op) waits for device op a:
+ * its return does (sync_deps, exact), and as a dependency, so simulators
+ * that read only dependencies keep the wait: s itself, or the next node of
+ * its thread when s launched the work (a dependency on it would be a
+ * cycle). */
 static int host_waits(dv *d, uint32_t a, uint32_t s_node)
 {
 	if (a == CV_NONE || s_node == CV_NONE || d->node[a] == CV_NONE)
 		return 0;
+	if (chakra__cv_graph_wait(d->g, s_node, d->node[a]) < 0)
+		return -1;
 	uint32_t r = d->launch[a];
 	uint32_t own = r != CV_NONE ? d->anchor[r] : CV_NONE;
 	uint32_t to = s_node;
@@ -889,6 +903,151 @@ static int stream_waits(dv *d)
 	return 0;
 }
 
+/* ---- 6. fwdbwd flows: forward op -> its backward on another thread ---- */
+/* The innermost cpu_op of the flow's thread that starts at (or else
+ * encloses) the flow's time, CV_NONE. */
+static uint32_t flow_event(const dv *d, const cv_kflow *f)
+{
+	uint32_t t = chakra__cv_map_get(&d->thmap, cv_pair_key(f->pid, f->tid));
+	if (t == CV_NONE || d->th[t].pid != f->pid || d->th[t].tid != f->tid) {
+		t = CV_NONE;
+		for (size_t i = 0; i < d->nth && t == CV_NONE; i++)
+			if (d->th[i].pid == f->pid && d->th[i].tid == f->tid)
+				t = (uint32_t)i;
+		if (t == CV_NONE)
+			return CV_NONE;
+	}
+	const thread_t *th = &d->th[t];
+	size_t lo = 0, hi = th->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->k->ev[th->ev[mid]].ts <= f->ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return CV_NONE;
+	/* the last to start by then (equal starts: the innermost), up to
+	 * the first cpu_op that holds the time */
+	uint32_t c = th->ev[lo - 1];
+	for (int steps = 0; c != CV_NONE && steps < CV_JSON_MAX_DEPTH; steps++, c = d->par[c])
+		if (d->k->ev[c].kind == CV_K_CPU_OP &&
+		    (d->k->ev[c].ts == f->ts || d->end[c] > f->ts))
+			return c;
+	return CV_NONE;
+}
+
+/* Mode A: the node of thread t that holds time x (at its end when
+ * at_end: the node in which an op ending at x ended), CV_NONE. */
+static uint32_t node_at(const dv *d, uint32_t t, int64_t x, int at_end)
+{
+	const thread_t *th = &d->th[t];
+	size_t lo = 0, hi = th->ngn;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int64_t st = d->g->nodes[th->gn[mid]].start_ns;
+		if (at_end ? st < x : st <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo && at_end && th->ngn && d->g->nodes[th->gn[0]].start_ns == x)
+		lo = 1; /* an op of no duration at the very start */
+	if (!lo)
+		return CV_NONE;
+	uint32_t gi = th->gn[lo - 1];
+	const cv_node *n = &d->g->nodes[gi];
+	return x <= cv_node_end(n) ? gi : CV_NONE;
+}
+
+/* Mode B: the first linked op inside event ev, in time order (a backward
+ * label's first operator); the scan is bounded. */
+static uint32_t first_linked_in(const dv *d, uint32_t ev)
+{
+	const thread_t *th = &d->th[d->thr[ev]];
+	int64_t t = d->k->ev[ev].ts;
+	size_t lo = 0, hi = th->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->k->ev[th->ev[mid]].ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t j = lo, n = 0; j < th->n && n < 4096; j++, n++) {
+		uint32_t c = th->ev[j];
+		if (d->k->ev[c].ts >= d->end[ev] && c != ev)
+			break;
+		if (d->o->link[c] != CV_NONE)
+			return d->o->link[c];
+	}
+	return CV_NONE;
+}
+
+/* The graph node a CPU event's time belongs to: its end (at_end: the
+ * forward op's side) or its start (the backward op's). */
+static uint32_t flow_node(const dv *d, uint32_t ev, int at_end)
+{
+	if (d->o->link) {
+		/* the host op that folds it in, else (a label) its first op */
+		for (uint32_t j = ev, steps = 0; j != CV_NONE && steps < CV_JSON_MAX_DEPTH;
+		     steps++, j = d->par[j])
+			if (d->o->link[j] != CV_NONE)
+				return d->o->link[j];
+		return at_end ? CV_NONE : first_linked_in(d, ev);
+	}
+	return node_at(d, d->thr[ev], at_end ? d->end[ev] : d->k->ev[ev].ts, at_end);
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+	const cv_kflow *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->start != y->start)
+		return x->start ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int flow_edges(dv *d)
+{
+	cv_kin *k = d->k;
+	if (!k->nflows || d->o->none)
+		return 0;
+	qsort(k->flows, k->nflows, sizeof *k->flows, cmp_flow);
+	/* each 'f' with the latest 's' of its id at or before it */
+	const cv_kflow *s = NULL;
+	for (size_t i = 0; i < k->nflows; i++) {
+		const cv_kflow *f = &k->flows[i];
+		if (s && s->id != f->id)
+			s = NULL;
+		if (f->start) {
+			s = f;
+			continue;
+		}
+		if (!s)
+			continue;
+		uint32_t a = flow_event(d, s), b = flow_event(d, f);
+		if (a == CV_NONE || b == CV_NONE)
+			continue;
+		uint32_t u = flow_node(d, a, 1), v = flow_node(d, b, 0);
+		if (u == CV_NONE || v == CV_NONE || u == v)
+			continue;
+		const cv_node *nu = &d->g->nodes[u], *nv = &d->g->nodes[v];
+		/* another thread's op, and in time order (never a cycle) */
+		if (nu->tid == nv->tid || !nu->has_time || !nv->has_time ||
+		    cv_node_end(nu) > nv->start_ns)
+			continue;
+		if (chakra__cv_graph_edge(d->g, u, v, 0) < 0)
+			return nomem(d);
+		d->s->flow_edges++;
+	}
+	return 0;
+}
+
 int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_convert_summary *s,
                          cv_err *err)
 {
@@ -950,7 +1109,8 @@ int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_co
 		anchor_linked(&d);
 	else if ((rc = cpu_nodes(&d)) < 0)
 		goto out;
-	if ((rc = device_nodes(&d)) < 0 || (rc = host_syncs(&d)) < 0 || (rc = stream_waits(&d)) < 0)
+	if ((rc = device_nodes(&d)) < 0 || (rc = host_syncs(&d)) < 0 || (rc = stream_waits(&d)) < 0 ||
+	    (rc = flow_edges(&d)) < 0)
 		goto out;
 out:
 	for (size_t i = 0; i < d.nst; i++)
@@ -958,6 +1118,7 @@ out:
 	for (size_t i = 0; i < d.nth; i++) {
 		free(d.th[i].ev);
 		free(d.th[i].launch);
+		free(d.th[i].gn);
 	}
 	free(d.st), free(d.th);
 	free(d.thr), free(d.par), free(d.top), free(d.end), free(d.launch), free(d.node);

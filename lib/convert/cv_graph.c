@@ -52,6 +52,18 @@ int chakra__cv_graph_edge(cv_graph *g, uint32_t from, uint32_t to, int ctrl)
 	return 0;
 }
 
+int chakra__cv_graph_wait(cv_graph *g, uint32_t call, uint32_t dev)
+{
+	if (call >= g->n || dev >= g->n)
+		return 0;
+	cv_wait *w = CV_PUSH(g->waits, g->nw, g->wcap);
+	if (!w)
+		return -1;
+	w->call = call;
+	w->dev = dev;
+	return 0;
+}
+
 int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t backend,
                         int64_t size, const int64_t *ranks, size_t nranks)
 {
@@ -92,6 +104,7 @@ void chakra__cv_graph_free(cv_graph *g)
 	free(g->pgs);
 	free(g->nodes);
 	free(g->edges);
+	free(g->waits);
 	chakra__cv_strtab_free(&g->strs);
 	memset(g, 0, sizeof *g);
 }
@@ -354,15 +367,19 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 			      cv_strlen(&w->g->strs, m->window_name));
 		A_INT("window_start_nanos", m->window_start);
 		A_INT("window_end_nanos", m->window_end);
+		if (m->window_tid != CV_UNSET)
+			A_INT("window_tid", m->window_tid);
 	}
 	if (m->n_annot) {
 		const char **names = malloc(m->n_annot * sizeof *names);
 		uint64_t *st = malloc(m->n_annot * sizeof *st), *du = malloc(m->n_annot * sizeof *du);
-		if (names && st && du) {
+		uint64_t *td = malloc(m->n_annot * sizeof *td);
+		if (names && st && du && td) {
 			for (size_t i = 0; i < m->n_annot; i++) {
 				names[i] = cv_str(&w->g->strs, m->annot[i].name);
 				st[i] = (uint64_t)m->annot[i].start;
 				du[i] = (uint64_t)m->annot[i].dur;
+				td[i] = (uint64_t)m->annot[i].tid;
 			}
 			w->err |= chakra_builder_attr_list_string(w->b, "annotation_names",
 			                                          CHAKRA_ATTR_STRING_LIST, names, NULL,
@@ -371,10 +388,12 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 			                                        CHAKRA_ATTR_INT64_LIST, st, m->n_annot);
 			w->err |= chakra_builder_attr_list_uint(w->b, "annotation_duration_nanos",
 			                                        CHAKRA_ATTR_INT64_LIST, du, m->n_annot);
+			w->err |= chakra_builder_attr_list_uint(w->b, "annotation_tids",
+			                                        CHAKRA_ATTR_INT64_LIST, td, m->n_annot);
 		} else {
 			w->err |= CHAKRA_ENOMEM;
 		}
-		free(names), free(st), free(du);
+		free(names), free(st), free(du), free(td);
 	}
 	if (w->err)
 		return CHAKRA_ENOMEM;
@@ -402,9 +421,12 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 	uint8_t *in_ctrl = malloc(g->ne + 1);
 	uint32_t *order = malloc((n + 1) * sizeof *order);
 	uint64_t *deps = malloc((g->ne + 1) * sizeof *deps);
+	uint32_t *w_off = calloc(n + 2, sizeof *w_off);
+	uint32_t *w_list = malloc((g->nw + 1) * sizeof *w_list);
+	uint64_t *wids = malloc((g->nw + 1) * sizeof *wids);
 	chakra_writer *wr = NULL;
 	wctx w = { chakra_builder_new(), g, 0 };
-	if (!in_off || !in_list || !in_ctrl || !order || !deps || !w.b) {
+	if (!in_off || !in_list || !in_ctrl || !order || !deps || !w_off || !w_list || !wids || !w.b) {
 		rc = chakra__cv_fail(err, CHAKRA_ENOMEM, out_path, NULL, -1, -1, "out of memory");
 		goto out;
 	}
@@ -421,13 +443,24 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 			in_ctrl[k] = g->edges[e].ctrl;
 		}
 	}
+	/* waits by the waiting node */
+	for (size_t i = 0; i < g->nw; i++)
+		w_off[g->waits[i].call + 1]++;
+	for (size_t i = 0; i < n; i++)
+		w_off[i + 1] += w_off[i];
+	{
+		uint32_t *fill = order; /* cursor, overwritten by number_nodes */
+		memcpy(fill, w_off, n * sizeof *fill);
+		for (size_t i = 0; i < g->nw; i++)
+			w_list[fill[g->waits[i].call]++] = g->waits[i].dev;
+	}
 	uint64_t dropped = 0;
 	if (number_nodes(g, in_off, in_list, order, &dropped) < 0) {
 		rc = chakra__cv_fail(err, CHAKRA_ENOMEM, out_path, NULL, -1, -1, "out of memory");
 		goto out;
 	}
-	/* checked here too: the writer's own refusal path reads an
-	 * uninitialised temporary name (reported; lib/writer.c) */
+	/* checked here too, for a message that names the tools' -f (the
+	 * writer's own says "set overwrite") */
 	{
 		struct stat st;
 		if (!o->overwrite && strcmp(out_path, "-") && stat(out_path, &st) == 0 &&
@@ -450,7 +483,7 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 	if (rc < 0)
 		goto werr;
 	memset(s->nodes_by_type, 0, sizeof s->nodes_by_type);
-	s->data_edges = s->ctrl_edges = 0;
+	s->data_edges = s->ctrl_edges = s->dropped_edges = 0;
 	for (size_t k = 0; k < n; k++) {
 		const cv_node *nd = &g->nodes[order[k]];
 		chakra_builder_reset(w.b);
@@ -469,6 +502,13 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 			for (size_t i = 0; i < m; i++) {
 				if (i && deps[i] == deps[i - 1])
 					continue;
+				if (deps[i] >= nd->id) {
+					/* an edge that closed a cycle (number_nodes released
+					 * the node it waited for): not written, so the file
+					 * stays acyclic and numbered dependencies first */
+					s->dropped_edges++;
+					continue;
+				}
 				if (pass == 1) {
 					int dup = 0;
 					for (uint32_t e = a; e < z && !dup; e++)
@@ -492,6 +532,20 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 		}
 		write_io(&w, nd);
 		write_attrs(&w, nd, meta->base_ns);
+		{
+			/* sync_deps: ids of the device ops its return waits for */
+			size_t m = 0;
+			for (uint32_t e = w_off[order[k]]; e < w_off[order[k] + 1]; e++)
+				wids[m++] = g->nodes[w_list[e]].id;
+			qsort(wids, m, sizeof *wids, cmp_u64);
+			size_t u = 0;
+			for (size_t i = 0; i < m; i++)
+				if (!u || wids[i] != wids[u - 1])
+					wids[u++] = wids[i];
+			if (u)
+				w.err |= chakra_builder_attr_list_uint(w.b, "sync_deps",
+				                                       CHAKRA_ATTR_INT64_LIST, wids, u);
+		}
 		if (w.err) {
 			rc = CHAKRA_ENOMEM;
 			chakra__cv_fail(err, rc, out_path, "node", (int64_t)nd->id, -1,
@@ -519,5 +573,6 @@ out:
 		chakra_writer_close(wr);
 	chakra_builder_free(w.b);
 	free(in_off), free(in_list), free(in_ctrl), free(order), free(deps);
+	free(w_off), free(w_list), free(wids);
 	return rc < 0 ? rc : 0;
 }

@@ -345,6 +345,18 @@ static int event_end(ctx *x)
 			k->flows_s++;
 		else
 			k->flows_f++;
+		if (x->ph != 't' && x->have_ts && x->pid_num && x->tid_num && x->cat &&
+		    !strcmp(cat_name(x), "fwdbwd")) {
+			cv_kflow *f = CV_PUSH(k->flows, k->nflows, k->fcap);
+			if (!f)
+				return nomem(x);
+			f->id = x->id;
+			f->pid = x->pid;
+			f->tid = x->tid;
+			f->ts = x->ts;
+			f->index = (uint32_t)x->j.index;
+			f->start = x->ph == 's';
+		}
 		return 1;
 	}
 	if (x->ph != 'X' || x->kind == CV_K_OTHER || x->kind == CV_K_GPU_ANNOT)
@@ -573,6 +585,7 @@ void chakra__cv_kin_free(cv_kin *k)
 {
 	free(k->ev);
 	free(k->comms);
+	free(k->flows);
 	chakra__cv_strtab_free(&k->strs);
 	memset(k, 0, sizeof *k);
 }

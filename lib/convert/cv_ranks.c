@@ -129,8 +129,11 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	r->summary.link_method = "";
 	if (n_ranks)
 		*n_ranks = 0;
-	chakra_convert_options dflt = CHAKRA_CONVERT_OPTIONS_INIT;
-	const chakra_convert_options *o = opts ? opts : &dflt;
+	chakra_convert_options full;
+	int vrc = chakra__cv_opts(opts, &full, r->errmsg, sizeof r->errmsg);
+	if (vrc < 0)
+		return vrc;
+	const chakra_convert_options *o = &full;
 	const char *lead = et_pattern ? et_pattern : kineto_pattern;
 	if (!lead || !prefix)
 		return fail(r, CHAKRA_EINVAL, "chakra_convert_ranks: no %s%ld", lead ? "prefix" : "input", 0);

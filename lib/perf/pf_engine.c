@@ -212,9 +212,10 @@ static int run_order(chakra_perf *r)
 	return 0;
 }
 
-/* The op that waited for GPU op u, given an edge u -> v: the runtime call
- * that was running on v's thread when u finished (a blocking copy's own
- * cudaMemcpy, which a converter may tie to the op after it), else v. */
+/* The op that waited for GPU op u, given an edge u -> v whose producer
+ * did not say (CHAKRA_PERF_DEP_INFER): the runtime call that was running on
+ * v's thread when u finished (a blocking copy's own cudaMemcpy, which older
+ * converters tie to the op after it), else v. */
 static uint32_t waiter(const chakra_perf *r, uint32_t u, uint32_t v)
 {
 	const pf_op *g = &r->ops[u], *b = &r->ops[v];
@@ -245,7 +246,9 @@ static uint32_t waiter(const chakra_perf *r, uint32_t u, uint32_t v)
  * backward pass, and the other way round): the op after the gap depends on
  * the op of another thread of the rank that ended last inside the gap.
  * Kineto does not record these waits; the edge's lag is what was recorded,
- * so the replay of the unchanged trace does not move. */
+ * so the replay of the unchanged trace does not move. Only for ranks whose
+ * graph does not give them (converters since format 2 write the same rule
+ * and Kineto's fwdbwd flows as edges). */
 #define PF_THREAD_GAP 1000000 /* ns */
 
 typedef struct endref {
@@ -271,7 +274,8 @@ static int thread_waits(prep *p)
 	if (!e)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	for (uint32_t k = 0; k < r->nranks; k++) {
-		if (!r->ranks[k].present || !r->ranks[k].timed)
+		if (!r->ranks[k].present || !r->ranks[k].timed ||
+		    (r->ranks[k].given & CHAKRA_PERF_GIVEN_THREAD_WAITS))
 			continue;
 		size_t n = 0, nthreads = 0;
 		for (size_t i = 0; i < r->nres; i++)
@@ -366,9 +370,13 @@ static int classify(prep *p)
 				p->launch[v] = u;
 		} else if (ga && gb)
 			kind = CHAKRA_PERF_EDGE_EVENT;
+		else if (r->xe[i].how == CHAKRA_PERF_DEP_START)
+			kind = CHAKRA_PERF_EDGE_AFTER;
 		else {
+			/* a wait: given (the call that blocked), or inferred */
 			kind = CHAKRA_PERF_EDGE_SYNC;
-			v = waiter(r, u, v);
+			if (r->xe[i].how == CHAKRA_PERF_DEP_INFER)
+				v = waiter(r, u, v);
 			b = &r->ops[v];
 			b->kind = CHAKRA_PERF_SYNC;
 		}

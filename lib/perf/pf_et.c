@@ -14,8 +14,31 @@
 
 typedef struct pend {
 	uint32_t op;
+	uint8_t wait;            /* from sync_deps: the op's return waits for parent */
 	uint64_t parent;
 } pend;
+
+/* The format of an ET written by libchakra's converter ("libchakra convert
+ * N" in the metadata; docs/convert.md), 0 for anything else. From 2 on the
+ * ET says which call each wait reaches (sync_deps) and holds its
+ * cross-thread waits, so the engine need not infer them. */
+static int converter_format(const chakra_metadata *m)
+{
+	static const char pre[] = "libchakra convert ";
+	const chakra_attr *a = m ? chakra_metadata_attr_find(m, "converter") : NULL;
+	const char *s;
+	size_t n;
+	if (!a || chakra_attr_string(a, &s, &n) || n <= sizeof pre - 1 ||
+	    memcmp(s, pre, sizeof pre - 1))
+		return 0;
+	int v = 0;
+	for (size_t i = sizeof pre - 1; i < n && v < 1000; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
 
 static int str_eq(const char *s, size_t n, const char *lit)
 {
@@ -85,6 +108,7 @@ static int read_annotations(chakra_perf *r, const chakra_metadata *m, uint32_t r
 	const chakra_attr *an = m ? chakra_metadata_attr_find(m, "annotation_names") : NULL;
 	const chakra_attr *as = m ? chakra_metadata_attr_find(m, "annotation_start_nanos") : NULL;
 	const chakra_attr *ad = m ? chakra_metadata_attr_find(m, "annotation_duration_nanos") : NULL;
+	const chakra_attr *at = m ? chakra_metadata_attr_find(m, "annotation_tids") : NULL;
 	if (!an || !as || !chakra_attr_is_list(an) || !chakra_attr_is_list(as))
 		return 0;
 	size_t n = chakra_attr_list_len(an);
@@ -94,11 +118,13 @@ static int read_annotations(chakra_perf *r, const chakra_metadata *m, uint32_t r
 	for (size_t i = 0; i < n; i++) {
 		const char *s;
 		size_t l;
-		int64_t st = 0, du = 0;
+		int64_t st = 0, du = 0, tid = PF_NO_TID;
 		if (chakra_attr_list_string(an, i, &s, &l) || chakra_attr_list_int(as, i, &st))
 			continue;
 		if (ad && chakra_attr_list_int(ad, i, &du))
 			du = 0;
+		if (!at || !chakra_attr_is_list(at) || chakra_attr_list_int(at, i, &tid))
+			tid = PF_NO_TID;
 		uint32_t off = chakra__pf_pool_add(r, s, l);
 		struct pf_annot *a = off != PF_NONE ? PF_PUSH(k->annot, k->nannot, k->annot_cap) : NULL;
 		if (!a)
@@ -107,8 +133,18 @@ static int read_annotations(chakra_perf *r, const chakra_metadata *m, uint32_t r
 		a->name_len = (uint32_t)l;
 		a->start = st;
 		a->dur = du;
+		a->tid = tid;
 	}
 	return 0;
+}
+
+/* The resource of the thread an annotation was recorded on (the window's
+ * thread), or -1 to let the engine choose. */
+static int64_t window_thread(chakra_perf *r, uint32_t rank, int64_t tid)
+{
+	if (tid == PF_NO_TID)
+		return -1;
+	return chakra_perf_resource(r, rank, 0, 0, tid);
 }
 
 int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, size_t len,
@@ -122,7 +158,7 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 	int rc = buf ? chakra_reader_open_buffer(&rd, buf, len, &ro)
 	             : chakra_reader_open(&rd, path, &ro);
 	const char *fname = path ? path : "<memory>";
-	pf_map ids = { 0 };
+	pf_map ids = { 0 }, waits = { 0 };
 	pend *pd = NULL;
 	size_t npd = 0, pdcap = 0;
 	if (rc < 0) {
@@ -237,7 +273,25 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 					goto out;
 				}
 				p->op = (uint32_t)idx;
+				p->wait = 0;
 				p->parent = d[i];
+			}
+		}
+		const chakra_attr *sd = chakra_node_attr_find(n, "sync_deps");
+		if (sd && chakra_attr_is_list(sd)) {
+			for (size_t i = 0; i < chakra_attr_list_len(sd); i++) {
+				int64_t v = -1;
+				pend *p = chakra_attr_list_int(sd, i, &v) || v < 0 ? NULL
+				        : PF_PUSH(pd, npd, pdcap);
+				if (!p && v >= 0) {
+					rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+					goto out;
+				}
+				if (!p)
+					continue;
+				p->op = (uint32_t)idx;
+				p->wait = 1;
+				p->parent = (uint64_t)v;
 			}
 		}
 	}
@@ -245,7 +299,32 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 		rc = chakra__pf_fail(r, rc, "%s", chakra_reader_errmsg(rd));
 		goto out;
 	}
+	const chakra_metadata *m = chakra_reader_metadata(rd);
+	int fmt = converter_format(m);
+	/* the waits first: a dependency that repeats one is not another edge */
 	for (size_t i = 0; i < npd; i++) {
+		if (!pd[i].wait)
+			continue;
+		uint32_t from = chakra__pf_map_get(&ids, pd[i].parent);
+		if (from == PF_NONE || from == PF_NONE - 1) {
+			r->unknown_deps++;
+			continue;
+		}
+		if ((rc = chakra_perf_dep_add(r, from, pd[i].op, CHAKRA_PERF_DEP_WAIT)) < 0) {
+			char msg[sizeof r->err];
+			snprintf(msg, sizeof msg, "%s", r->err);
+			rc = chakra__pf_fail(r, rc, "%s: sync_deps of node %llu: %s", fname,
+			                     (unsigned long long)r->ops[pd[i].op].id, msg);
+			goto out;
+		}
+		if (chakra__pf_map_put(&waits, ((uint64_t)from << 32) | pd[i].op, 1)) {
+			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < npd; i++) {
+		if (pd[i].wait)
+			continue;
 		uint32_t from = chakra__pf_map_get(&ids, pd[i].parent);
 		if (from == PF_NONE) {
 			r->unknown_deps++;
@@ -253,20 +332,39 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 		}
 		if (from == PF_NONE - 1)
 			continue; /* a METADATA node: no time */
-		if ((rc = chakra_perf_edge_add(r, from, pd[i].op)) < 0)
+		/* Since format 2 a device op -> CPU op dependency is a plain one
+		 * (the waits are in sync_deps): the CPU op starts after it. */
+		chakra_perf_dep how = CHAKRA_PERF_DEP_INFER;
+		if (fmt >= 2) {
+			if (chakra__pf_map_get(&waits, ((uint64_t)from << 32) | pd[i].op) != PF_NONE)
+				continue;
+			how = CHAKRA_PERF_DEP_START;
+		}
+		if ((rc = chakra_perf_dep_add(r, from, pd[i].op, how)) < 0)
 			goto out;
 	}
+	if (fmt >= 2 && (rc = chakra_perf_rank_given(r, rank, CHAKRA_PERF_GIVEN_THREAD_WAITS)) < 0)
+		goto out;
 	int64_t w0, w1;
-	const chakra_metadata *m = chakra_reader_metadata(rd);
 	if ((rc = read_annotations(r, m, rank)) < 0)
 		goto out;
 	if (!meta_i64(m, "window_start_nanos", &w0) && !meta_i64(m, "window_end_nanos", &w1) &&
-	    w1 >= w0 && (rc = chakra_perf_window(r, rank, w0, w1, -1)) < 0)
-		goto out;
+	    w1 >= w0) {
+		/* the thread of the annotation that defines the window
+		 * (converters since format 2), else the engine's choice */
+		int64_t tid, th = meta_i64(m, "window_tid", &tid) ? -1 : window_thread(r, rank, tid);
+		if (th < -1) {
+			rc = (int)th;
+			goto out;
+		}
+		if ((rc = chakra_perf_window(r, rank, w0, w1, th)) < 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	chakra_reader_close(rd);
 	chakra__pf_map_free(&ids);
+	chakra__pf_map_free(&waits);
 	free(pd);
 	return rc;
 }
@@ -318,7 +416,11 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 
 /* ---- windows between annotations ---- */
 
-static int annot_starts(const chakra_perf *r, uint32_t rank, const char *name, int64_t *out,
+typedef struct occ {
+	int64_t start, tid;
+} occ;
+
+static int annot_starts(const chakra_perf *r, uint32_t rank, const char *name, occ *out,
                         size_t cap)
 {
 	const pf_rank *k = &r->ranks[rank];
@@ -326,8 +428,10 @@ static int annot_starts(const chakra_perf *r, uint32_t rank, const char *name, i
 	for (size_t i = 0; i < k->nannot; i++) {
 		const struct pf_annot *a = &k->annot[i];
 		if (a->name_len == nl && !memcmp(pf_str(r, a->name_off), name, nl)) {
-			if (out && n < cap)
-				out[n] = a->start;
+			if (out && n < cap) {
+				out[n].start = a->start;
+				out[n].tid = a->tid;
+			}
 			n++;
 		}
 	}
@@ -350,10 +454,12 @@ int64_t chakra_perf_between_count(const chakra_perf *r, const char *annotation)
 	return best < 0 ? 0 : best;
 }
 
-static int cmp_i64s(const void *a, const void *b)
+static int cmp_occ(const void *a, const void *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	const occ *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
 int chakra_perf_between(const chakra_perf *r, const char *annotation, uint64_t k,
@@ -373,16 +479,17 @@ int chakra_perf_between(const chakra_perf *r, const char *annotation, uint64_t k
 		                       "(there are %lld)", (unsigned long long)k, annotation,
 		                       (long long)cnt);
 	size_t n = r->nops_user;
-	int64_t *a = malloc(2 * (r->nranks ? r->nranks : 1) * sizeof *a);
+	int64_t *a = malloc(3 * (r->nranks ? r->nranks : 1) * sizeof *a);
 	uint32_t *map = malloc((n ? n : 1) * sizeof *map);
 	uint8_t *sel = calloc(n ? n : 1, 1);
-	int64_t *starts = NULL;
+	occ *starts = NULL;
 	if (!a || !map || !sel) {
 		rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (uint32_t q = 0; q < r->nranks; q++) {
 		a[2 * q] = a[2 * q + 1] = 0;
+		a[2 * r->nranks + q] = PF_NO_TID;
 		if (!r->ranks[q].present)
 			continue;
 		int m = annot_starts(r, q, annotation, NULL, 0);
@@ -393,9 +500,10 @@ int chakra_perf_between(const chakra_perf *r, const char *annotation, uint64_t k
 			goto done;
 		}
 		annot_starts(r, q, annotation, starts, (size_t)m);
-		qsort(starts, (size_t)m, sizeof *starts, cmp_i64s);
-		a[2 * q] = starts[k];
-		a[2 * q + 1] = starts[k + 1];
+		qsort(starts, (size_t)m, sizeof *starts, cmp_occ);
+		a[2 * q] = starts[k].start;
+		a[2 * q + 1] = starts[k + 1].start;
+		a[2 * r->nranks + q] = starts[k].tid; /* the window's thread */
 	}
 	/* host ops that start in the window, then what they launch */
 	for (size_t i = 0; i < n; i++) {
@@ -472,11 +580,16 @@ int chakra_perf_between(const chakra_perf *r, const char *annotation, uint64_t k
 	for (size_t i = 0; i < r->nxe && !rc; i++) {
 		uint32_t u = r->xe[i].from, v = r->xe[i].to;
 		if (sel[u] && sel[v])
-			rc = chakra_perf_edge_add(d, map[u], map[v]);
+			rc = chakra_perf_dep_add(d, map[u], map[v], (chakra_perf_dep)r->xe[i].how);
 	}
 	for (uint32_t q = 0; q < r->nranks && !rc; q++)
-		if (r->ranks[q].present && q < d->nranks && d->ranks[q].present)
-			rc = chakra_perf_window(d, q, a[2 * q], a[2 * q + 1], -1);
+		if (r->ranks[q].present && q < d->nranks && d->ranks[q].present && r->ranks[q].given)
+			rc = chakra_perf_rank_given(d, q, r->ranks[q].given);
+	for (uint32_t q = 0; q < r->nranks && !rc; q++)
+		if (r->ranks[q].present && q < d->nranks && d->ranks[q].present) {
+			int64_t th = window_thread(d, q, a[2 * r->nranks + q]);
+			rc = th < -1 ? (int)th : chakra_perf_window(d, q, a[2 * q], a[2 * q + 1], th);
+		}
 done:
 	free(a);
 	free(map);

@@ -157,7 +157,7 @@ static const char *const kind_names[CHAKRA_PERF_KIND_COUNT] = {
 	"cpu", "call", "sync", "kernel", "memory", "comm", "mark"
 };
 static const char *const edge_names[CHAKRA_PERF_EDGE_KIND_COUNT] = {
-	"program", "stream", "launch", "event", "sync", "thread", "window", "peer", "next"
+	"program", "stream", "launch", "event", "sync", "thread", "window", "peer", "next", "after"
 };
 
 const char *chakra_perf_kind_name(int kind)
@@ -340,6 +340,14 @@ int64_t chakra_perf_op_add(chakra_perf *r, const chakra_perf_op *op)
 
 int chakra_perf_edge_add(chakra_perf *r, uint64_t from, uint64_t to)
 {
+	return chakra_perf_dep_add(r, from, to, CHAKRA_PERF_DEP_INFER);
+}
+
+int chakra_perf_dep_add(chakra_perf *r, uint64_t from, uint64_t to, chakra_perf_dep how)
+{
+	if (r && (how < CHAKRA_PERF_DEP_INFER || how > CHAKRA_PERF_DEP_WAIT))
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "edge %llu -> %llu: unknown dependency kind %d",
+		                       (unsigned long long)from, (unsigned long long)to, (int)how);
 	if (!r || from >= r->nops_user || to >= r->nops_user)
 		return r ? chakra__pf_fail(r, CHAKRA_EINVAL, "edge %llu -> %llu: no such op",
 		                           (unsigned long long)from, (unsigned long long)to)
@@ -353,11 +361,34 @@ int chakra_perf_edge_add(chakra_perf *r, uint64_t from, uint64_t to)
 	}
 	if (from == to)
 		return 0;
+	if (how == CHAKRA_PERF_DEP_WAIT &&
+	    (!r->res[r->ops[from].res].gpu || r->res[r->ops[to].res].gpu)) {
+		char a[160], b[160];
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "wait %s -> %s: a wait goes from a device op "
+		                       "to a CPU op",
+		                       chakra__pf_opname(r, (uint32_t)from, a, sizeof a),
+		                       chakra__pf_opname(r, (uint32_t)to, b, sizeof b));
+	}
 	pf_xedge *e = PF_PUSH(r->xe, r->nxe, r->xe_cap);
 	if (!e)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	e->from = (uint32_t)from;
 	e->to = (uint32_t)to;
+	e->how = (uint8_t)how;
+	r->prepared_dirty = 1;
+	return 0;
+}
+
+int chakra_perf_rank_given(chakra_perf *r, uint32_t rank, unsigned what)
+{
+	if (!r)
+		return CHAKRA_EINVAL;
+	if (what & ~CHAKRA_PERF_GIVEN_THREAD_WAITS)
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "rank %u: unknown flags 0x%x", rank, what);
+	pf_rank *k = chakra__pf_rank(r, rank);
+	if (!k)
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	k->given = what;
 	r->prepared_dirty = 1;
 	return 0;
 }

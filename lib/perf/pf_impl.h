@@ -23,6 +23,7 @@
 #define PF_TIME_MAX ((int64_t)1 << 62) /* recorded starts, ns */
 #define PF_DUR_MAX ((int64_t)1 << 50)  /* recorded durations, ns */
 #define PF_REL_MAX ((int64_t)1 << 61)  /* starts relative to the window, ns */
+#define PF_NO_TID INT64_MIN            /* an annotation's thread, unknown */
 
 /* a + b, saturating (paths add up many lags and durations) */
 static inline int64_t pf_add(int64_t a, int64_t b)
@@ -86,6 +87,7 @@ typedef struct pf_op {
 
 typedef struct pf_xedge {
 	uint32_t from, to;
+	uint8_t how;             /* chakra_perf_dep */
 } pf_xedge;
 
 /* An in-edge of an event. Events: 2*op (start), 2*op+1 (end), then one
@@ -115,11 +117,12 @@ typedef struct pf_rank {
 	int have_window;
 	int64_t w0, w1;          /* recorded window (absolute) */
 	int64_t thread;          /* window's thread resource, -1: choose */
+	unsigned given;          /* CHAKRA_PERF_GIVEN_* */
 	uint32_t mark0, mark1;   /* start / end markers (PF_NONE if untimed) */
 	int64_t launch_lat, queue_gap;
 	chakra_perf_breakdown bd;
 	int64_t end_last;        /* end of the reported iteration on this rank */
-	struct pf_annot { uint32_t name_off, name_len; int64_t start, dur; } *annot;
+	struct pf_annot { uint32_t name_off, name_len; int64_t start, dur, tid; } *annot;
 	size_t nannot, annot_cap; /* user annotations from the ET metadata */
 } pf_rank;
 

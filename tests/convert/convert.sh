@@ -74,6 +74,26 @@ if [ -f "$k/hta-nccl/nccl_data.json.gz" ]; then
 	[ -e "$tmp/s9.et" ] && say "--step 9 left an output"
 fi
 
+# one iteration between two occurrences of an annotation (--to-next): the
+# window ends where the next one starts, on the annotation's thread; the
+# last occurrence has no next one
+lin=$pt/param-linear/linear_kineto.json.gz
+zg='Optimizer.zero_grad#SGD.zero_grad'
+if [ -f "$lin" ]; then
+	"$exe" convert kineto "$lin" --annotation "$zg" --instance 5 --to-next -o "$tmp/it5.et" -q ||
+		say "--to-next"
+	"$exe" jsonize "$tmp/it5.et" | head -1 >"$tmp/m"
+	grep -q '"name":"window_tid","kind":"int64","value":24248' "$tmp/m" || say "--to-next: no window_tid"
+	grep -q '"name":"converter","kind":"string","value":"libchakra convert 2"' "$tmp/m" ||
+		say "--to-next: converter format"
+	check_out it5 "$tmp/it5.et"
+	"$exe" convert kineto "$lin" --annotation "$zg" --instance 39 --to-next -o "$tmp/it39.et" 2>"$tmp/e"
+	[ $? -eq 1 ] || say "--to-next on the last occurrence: exit status"
+	grep -q "occurs 40 time(s): instance 39 has no next occurrence" "$tmp/e" ||
+		{ say "--to-next on the last occurrence: message"; cat "$tmp/e"; }
+	[ -e "$tmp/it39.et" ] && say "--to-next on the last occurrence left an output"
+fi
+
 # outputs are replaced only with -f; the input is never the output
 et1=$pt/hta-simple-add/benchmark_simple_add_et.json.gz
 "$exe" convert pytorch --et "$et1" -o "$tmp/once.et" -q || say "first write"
@@ -105,6 +125,11 @@ grep -q "cut.json.gz" "$tmp/e" || { say "truncated gzip message"; cat "$tmp/e"; 
 "$exe" convert kineto "$et1" 2>/dev/null; [ $? -eq 2 ] || say "no -o: not a usage error"
 "$exe" convert kineto "$et1" -o "$tmp/x.et" --step 1 --annotation a 2>/dev/null; [ $? -eq 2 ] || say "--step with --annotation"
 "$exe" convert kineto "$et1" -o "$tmp/x.et" --step -3 2>/dev/null; [ $? -eq 2 ] || say "--step -3"
+"$exe" convert kineto "$et1" -o "$tmp/x.et" --to-next 2>"$tmp/e"; [ $? -eq 2 ] || say "--to-next alone"
+grep -q "to-next goes with --annotation" "$tmp/e" || { say "--to-next alone: message"; cat "$tmp/e"; }
+"$exe" convert kineto "$et1" -o "$tmp/x.et" --to-nxt 2>"$tmp/e"; [ $? -eq 2 ] || say "--to-nxt"
+grep -q "did you mean '--to-next'" "$tmp/e" || { say "--to-nxt: no suggestion"; cat "$tmp/e"; }
+"$exe" convert kineto --help | grep -q -- '--to-next' || say "convert kineto --help"
 "$exe" convert pytorch --help | grep -q 'convert pytorch' || say "--help"
 
 # multi-rank: two ranks of the all-gather benchmark (ET alone) and of the

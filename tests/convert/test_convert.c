@@ -27,6 +27,11 @@ typedef struct stats {
 	uint64_t cross_edges;    /* gpu -> gpu data, different streams */
 	uint64_t order_bad;      /* dependencies on ids not smaller */
 	uint64_t meta_nodes_pg;  /* METADATA nodes naming a group */
+	uint64_t xthread;        /* cpu -> cpu, different threads */
+	uint64_t sync_deps;      /* entries of sync_deps lists */
+	uint64_t sync_bad;       /* ... naming a node that is not a device op, or on a
+	                            node without `sync` */
+	int64_t window_tid;      /* metadata, -1 if absent */
 } stats;
 
 typedef struct want {
@@ -41,6 +46,10 @@ typedef struct want {
 	/* linking: kernels attached per mille (at least), or 0 */
 	unsigned min_linked_pm;
 	const char *link_method;
+	/* dependencies across CPU threads (fwdbwd flows, idle-gap waits),
+	 * sync_deps entries, the window's thread (-1: none) */
+	uint64_t xthread, sync_deps;
+	int64_t window_tid;
 } want;
 
 #define PT "data/pytorch/"
@@ -48,45 +57,46 @@ typedef struct want {
 static const want wants[] = {
 	/* name, large, et, kineto, step,
 	 * nodes, comp, coll, meta, data, ctrl, gpu, launch, wait, cross,
-	 * allreduce, allgather, broadcast, comm bytes, linked per mille, method */
+	 * allreduce, allgather, broadcast, comm bytes, linked per mille, method,
+	 * cross-thread, sync_deps, window tid */
 	{ "allgather-et", 0, PT "chakra-allgather/1.0.2-chakra.0.0.4.json", NULL, -1,
-	  91, 80, 10, 1, 100, 38, 0, 0, 0, 0, 0, 10, 0, 40, 0, NULL },
+	  91, 80, 10, 1, 100, 38, 0, 0, 0, 0, 0, 10, 0, 40, 0, NULL, 0, 0, -1 },
 	{ "simple-add-et", 0, PT "hta-simple-add/benchmark_simple_add_et.json.gz", NULL, -1,
-	  10, 10, 0, 0, 8, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL },
+	  10, 10, 0, 0, 8, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, -1 },
 	{ "simple-add-pair", 0, PT "hta-simple-add/benchmark_simple_add_et.json.gz",
 	  PT "hta-simple-add/benchmark_simple_add_trace.json.gz", -1,
-	  14, 14, 0, 0, 12, 8, 4, 4, 0, 0, 0, 0, 0, 0, 1000, "external id" },
+	  14, 14, 0, 0, 12, 8, 4, 4, 0, 0, 0, 0, 0, 0, 1000, "external id", 0, 0, -1 },
 	{ "simple-add-kineto", 0, NULL, PT "hta-simple-add/benchmark_simple_add_trace.json.gz", -1,
-	  27, 27, 0, 0, 9, 25, 4, 4, 5, 0, 0, 0, 0, 0, 0, NULL },
+	  27, 27, 0, 0, 9, 25, 4, 4, 5, 0, 0, 0, 0, 0, 0, NULL, 0, 5, -1 },
 	{ "alexnet-kineto", 0, NULL, KI "hta-critical-path/alexnet/"
 	  "benchmark_result_2869224_1695835535_trace.json.gz", -1,
-	  448, 448, 0, 0, 129, 445, 98, 98, 25, 6, 0, 0, 0, 0, 0, NULL },
+	  448, 448, 0, 0, 129, 445, 98, 98, 25, 6, 0, 0, 0, 0, 0, NULL, 0, 25, -1 },
 	{ "simple-add-cp-kineto", 0, NULL, KI "hta-critical-path/simple_add/"
 	  "benchmark_result_493459_1694039959_trace.json.gz", -1,
-	  478, 478, 0, 0, 129, 475, 98, 98, 25, 6, 0, 0, 0, 0, 0, NULL },
+	  478, 478, 0, 0, 129, 475, 98, 98, 25, 6, 0, 0, 0, 0, 0, NULL, 0, 25, -1 },
 	{ "event-sync-kineto", 0, NULL, KI "hta-critical-path/cuda_event_sync/event_sync_trace.json.gz",
-	  -1, 22, 22, 0, 0, 9, 20, 5, 5, 4, 0, 0, 0, 0, 0, 0, NULL },
+	  -1, 22, 22, 0, 0, 9, 20, 5, 5, 4, 0, 0, 0, 0, 0, 0, NULL, 0, 4, -1 },
 	{ "event-sync-step", 0, NULL, KI "hta-critical-path/cuda_event_sync/event_sync_trace.json.gz",
-	  100, 22, 22, 0, 0, 9, 20, 5, 5, 4, 0, 0, 0, 0, 0, 0, NULL },
+	  100, 22, 22, 0, 0, 9, 20, 5, 5, 4, 0, 0, 0, 0, 0, 0, NULL, 0, 4, 948300 },
 	{ "event-sync-ms-kineto", 0, NULL, KI "hta-critical-path/cuda_event_sync_multi_stream/"
 	  "event_sync_trace.json.gz", -1,
-	  22, 22, 0, 0, 10, 18, 6, 6, 3, 1, 0, 0, 0, 0, 0, NULL },
+	  22, 22, 0, 0, 10, 18, 6, 6, 3, 1, 0, 0, 0, 0, 0, NULL, 0, 3, -1 },
 	{ "linear-et", 1, PT "param-linear/linear_et.json.gz", NULL, -1,
-	  320, 320, 0, 0, 402, 146, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL },
+	  320, 320, 0, 0, 402, 146, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 127, 0, -1 },
 	{ "linear-pair", 1, PT "param-linear/linear_et.json.gz", PT "param-linear/linear_kineto.json.gz",
-	  -1, 581, 581, 0, 0, 663, 406, 261, 261, 0, 0, 0, 0, 0, 0, 950, "name order" },
+	  -1, 581, 581, 0, 0, 663, 406, 261, 261, 0, 0, 0, 0, 0, 0, 950, "name order", 127, 0, -1 },
 	{ "linear-kineto", 1, NULL, PT "param-linear/linear_kineto.json.gz", -1,
-	  38867, 38867, 0, 0, 10357, 38864, 10356, 10356, 1, 0, 0, 0, 0, 0, 0, NULL },
+	  38867, 38867, 0, 0, 10357, 38944, 10356, 10356, 1, 0, 0, 0, 0, 0, 0, NULL, 80, 1, -1 },
 	{ "resnet-et", 1, PT "param-resnet50-ddp/resnet_1gpu_et.json.gz", NULL, -1,
-	  3712, 3690, 21, 1, 7155, 2370, 0, 0, 0, 0, 15, 0, 6, 307323096, 0, NULL },
+	  3712, 3690, 21, 1, 7155, 2370, 0, 0, 0, 0, 15, 0, 6, 307323096, 0, NULL, 1295, 0, -1 },
 	{ "resnet-pair", 1, PT "param-resnet50-ddp/resnet_1gpu_et.json.gz",
 	  KI "hta-nccl/nccl_data.json.gz", -1,
-	  7486, 7464, 21, 1, 10971, 6142, 3774, 3774, 0, 42, 15, 0, 6, 307323096, 950,
-	  "record-function id" },
+	  7486, 7464, 21, 1, 11301, 6145, 3774, 3774, 0, 42, 15, 0, 6, 307323096, 950,
+	  "record-function id", 1628, 0, -1 },
 	{ "nccl-kineto", 1, NULL, KI "hta-nccl/nccl_data.json.gz", -1,
-	  14540, 14518, 21, 1, 3834, 14535, 3774, 3774, 18, 42, 15, 0, 6, 307323096, 0, NULL },
+	  14540, 14518, 21, 1, 4377, 14541, 3774, 3774, 18, 42, 15, 0, 6, 307323096, 0, NULL, 549, 18, -1 },
 	{ "nccl-step5", 1, NULL, KI "hta-nccl/nccl_data.json.gz", 5,
-	  4847, 4839, 7, 1, 1272, 4842, 1258, 1258, 0, 14, 5, 0, 2, 102441032, 0, NULL },
+	  4847, 4839, 7, 1, 1453, 4844, 1258, 1258, 0, 14, 5, 0, 2, 102441032, 0, NULL, 183, 0, 2910249 },
 };
 
 static int read_stats(const char *path, stats *s)
@@ -102,6 +112,12 @@ static int read_stats(const char *path, stats *s)
 	size_t cap = 1 << 16;
 	int8_t *cpu = calloc(cap, 1);
 	int64_t *stream = calloc(cap, sizeof *stream);
+	int64_t *tid = calloc(cap, sizeof *tid);
+	{
+		int64_t wt = -1;
+		const chakra_attr *a = chakra_metadata_attr_find(chakra_reader_metadata(r), "window_tid");
+		s->window_tid = a && chakra_attr_int(a, &wt) == 0 ? wt : -1;
+	}
 	const chakra_node *n;
 	int rc;
 	while ((rc = chakra_reader_next(r, &n)) > 0) {
@@ -109,8 +125,10 @@ static int read_stats(const char *path, stats *s)
 		while (id >= cap) {
 			cpu = realloc(cpu, cap * 2);
 			stream = realloc(stream, cap * 2 * sizeof *stream);
+			tid = realloc(tid, cap * 2 * sizeof *tid);
 			memset(cpu + cap, 0, cap);
 			memset(stream + cap, 0, cap * sizeof *stream);
+			memset(tid + cap, 0, cap * sizeof *tid);
 			cap *= 2;
 		}
 		int c = 1;
@@ -119,6 +137,9 @@ static int read_stats(const char *path, stats *s)
 		int64_t st = -1;
 		chakra_node_get_int(n, "stream", &st);
 		stream[id] = st;
+		int64_t t = -1;
+		chakra_node_get_int(n, "tid", &t);
+		tid[id] = t;
 	}
 	chakra_reader_close(r);
 	if (rc < 0)
@@ -162,15 +183,29 @@ static int read_stats(const char *path, stats *s)
 				s->wait_edges++;
 			else if (cpu[d[i]] == 2 && cpu[id] == 2 && stream[d[i]] != stream[id])
 				s->cross_edges++;
+			else if (cpu[d[i]] == 1 && cpu[id] == 1 && tid[d[i]] != tid[id])
+				s->xthread++;
 		}
 		const uint64_t *c = chakra_node_ctrl_deps(n);
 		for (size_t i = 0; i < chakra_node_ctrl_dep_count(n); i++)
 			if (c[i] >= id)
 				s->order_bad++;
+			else if (cpu[c[i]] == 1 && cpu[id] == 1 && tid[c[i]] != tid[id])
+				s->xthread++;
+		/* sync_deps: device ops this blocking call returns after */
+		const chakra_attr *sd = chakra_node_attr_find(n, "sync_deps");
+		for (size_t i = 0; sd && i < chakra_attr_list_len(sd); i++) {
+			int64_t v = -1;
+			s->sync_deps++;
+			if (chakra_attr_list_int(sd, i, &v) || v < 0 || (uint64_t)v >= cap ||
+			    cpu[v] != 2 || !chakra_node_attr_find(n, "sync"))
+				s->sync_bad++;
+		}
 	}
 	chakra_reader_close(r);
 	free(cpu);
 	free(stream);
+	free(tid);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -211,6 +246,9 @@ static void run(const want *w, const char *dir)
 		CHECK_EQ_U(m->nodes_by_type[t], s.by_type[t]);
 	CHECK_MSG(s.order_bad == 0, "%s: %" PRIu64 " dependencies not on smaller ids", w->name,
 	          s.order_bad);
+	CHECK_MSG(s.sync_bad == 0, "%s: %" PRIu64 " sync_deps entries not naming a device op from a "
+	          "node with `sync`", w->name, s.sync_bad);
+	CHECK_EQ_U(m->dropped_edges, 0);
 	CHECK_EQ_U(s.by_type[CHAKRA_METADATA_NODE], s.meta_nodes_pg);
 	if (w->kineto)
 		CHECK_MSG(s.gpu == 0 || s.timed >= s.gpu, "%s: GPU nodes without duration_nanos", w->name);
@@ -219,12 +257,14 @@ static void run(const want *w, const char *dir)
 		printf("  %s: %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
 		       ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
 		       ", %" PRIu64 ", %" PRIu64 "; linked %" PRIu64 "/%" PRIu64 " (%s), host ops %" PRIu64
-		       " with kernels %" PRIu64 "\n",
+		       " with kernels %" PRIu64 "; xthread %" PRIu64 ", sync_deps %" PRIu64
+		       ", window tid %lld\n",
 		       w->name, s.nodes, s.by_type[CHAKRA_COMP_NODE], coll,
 		       s.by_type[CHAKRA_METADATA_NODE], s.data, s.ctrl, s.gpu, s.launch_edges,
 		       s.wait_edges, s.cross_edges, s.coll_by_type[0], s.coll_by_type[2],
 		       s.coll_by_type[5], s.comm_bytes, m->kernels_linked, m->kernels, m->link_method,
-		       m->host_ops, m->host_ops_with_kernels);
+		       m->host_ops, m->host_ops_with_kernels, s.xthread, s.sync_deps,
+		       (long long)s.window_tid);
 		return;
 	}
 	if (w->nodes) {
@@ -236,6 +276,10 @@ static void run(const want *w, const char *dir)
 		CHECK_EQ_U(s.launch_edges, w->launch_edges);
 		CHECK_EQ_U(s.wait_edges, w->wait_edges);
 		CHECK_EQ_U(s.cross_edges, w->cross_edges);
+		CHECK_EQ_U(s.xthread, w->xthread);
+		CHECK_EQ_U(s.sync_deps, w->sync_deps);
+		CHECK_MSG(s.window_tid == w->window_tid, "%s: window tid %lld", w->name,
+		          (long long)s.window_tid);
 	}
 	CHECK_EQ_U(coll, w->coll);
 	CHECK_EQ_U(s.by_type[CHAKRA_METADATA_NODE], w->meta);

@@ -4,6 +4,7 @@
  * where it can, and what is wrong; none writes an output. Also: real-file
  * quirks that must NOT be errors (dangling flows, string pids, floats with
  * ns digits, ids above 2^53, Context Sync on stream 4294967295). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,108 @@ int main(void)
 		          strstr(r.errmsg, "'ProfilerStep#3'"), "%s", r.errmsg);
 		o.step = 3;
 		CHECK_MSG(chakra_convert_kineto("k.json", out, &o, &r) == 0, "%s", r.errmsg);
+	}
+	/* --to-next: from an occurrence of an annotation (in time order, not
+	 * file order) to the next one's start; an op starting there is the
+	 * next window's; the window's thread is in the metadata */
+	{
+#define ITER(ts) "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"iter\",\"pid\":1," \
+	"\"tid\":1,\"ts\":" #ts ",\"dur\":3},"
+#define CPU(name, ts) "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1," \
+	"\"tid\":1,\"ts\":" #ts ",\"dur\":2}"
+		const char *j = K_HEAD ITER(40) ITER(10) ITER(70) CPU("a", 12) "," CPU("b", 38) ","
+		                CPU("c", 40) "," CPU("d", 72) "]}";
+		chakra_convert_options o = CHAKRA_CONVERT_OPTIONS_INIT;
+		chakra_convert_result r;
+		o.kineto_buf = j;
+		o.kineto_len = strlen(j);
+		o.overwrite = 1;
+		o.annotation = "iter";
+		o.to_next = 1;
+		CHECK_MSG(chakra_convert_kineto("k.json", out, &o, &r) == 0, "%s", r.errmsg);
+		CHECK_EQ_U(r.summary.nodes, 2); /* a, b; not c */
+		chakra_reader *rd = NULL;
+		int64_t w0 = 0, w1 = 0, tid = 0;
+		CHECK(chakra_reader_open(&rd, out, NULL) == 0);
+		const chakra_metadata *m = chakra_reader_metadata(rd);
+		CHECK(chakra_attr_int(chakra_metadata_attr_find(m, "window_start_nanos"), &w0) == 0);
+		CHECK(chakra_attr_int(chakra_metadata_attr_find(m, "window_end_nanos"), &w1) == 0);
+		CHECK(chakra_attr_int(chakra_metadata_attr_find(m, "window_tid"), &tid) == 0);
+		CHECK_EQ_U(w1 - w0, 30000);
+		CHECK_EQ_U(tid, 1);
+		chakra_reader_close(rd);
+		o.instance = 1;
+		CHECK_MSG(chakra_convert_kineto("k.json", out, &o, &r) == 0, "%s", r.errmsg);
+		CHECK_EQ_U(r.summary.nodes, 1); /* c */
+		o.instance = 2; /* the last: nothing ends it */
+		CHECK(chakra_convert_kineto("k.json", out, &o, &r) == CHAKRA_ENOTFOUND);
+		CHECK_MSG(strstr(r.errmsg, "occurs 3 time(s): instance 2 has no next occurrence"), "%s",
+		          r.errmsg);
+		o.annotation = NULL;
+		o.instance = 0;
+		CHECK(chakra_convert_kineto("k.json", out, &o, &r) == CHAKRA_EINVAL);
+		CHECK_MSG(strstr(r.errmsg, "goes with an annotation"), "%s", r.errmsg);
+		/* a caller built against version 1 of the options (no to_next):
+		 * only its bytes are read (ASan: a heap block of exactly that size) */
+		volatile size_t v1 = offsetof(chakra_convert_options, keep_io) + sizeof(int);
+		chakra_convert_options *o1 = malloc(v1); /* volatile: gcc would see a short block */
+		CHECK(chakra_convert_options_init(o1, 1) == 0);
+		o1->kineto_buf = j;
+		o1->kineto_len = strlen(j);
+		o1->overwrite = 1;
+		o1->annotation = "iter";
+		CHECK_MSG(chakra_convert_kineto("k.json", out, o1, &r) == 0, "%s", r.errmsg);
+		CHECK_EQ_U(r.summary.nodes, 1); /* [10, 13): a */
+		free(o1);
+	}
+	/* cross-thread dependencies: a fwdbwd flow from the forward op to its
+	 * backward on the autograd thread (data), and a thread idle >= 1 ms
+	 * resuming after the other thread's op (ctrl); a flow whose ends are
+	 * not ops is ignored */
+	{
+		const char *j = K_HEAD
+			"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\",\"pid\":1,\"tid\":1,"
+			"\"ts\":10,\"dur\":5},"
+			"{\"ph\":\"s\",\"id\":9,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"pid\":1,\"tid\":1,"
+			"\"ts\":10},"
+			"{\"ph\":\"f\",\"id\":9,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"pid\":1,\"tid\":2,"
+			"\"ts\":100,\"bp\":\"e\"},"
+			"{\"ph\":\"s\",\"id\":5,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"pid\":1,\"tid\":1,"
+			"\"ts\":3},"
+			"{\"ph\":\"f\",\"id\":5,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"pid\":1,\"tid\":7,"
+			"\"ts\":4,\"bp\":\"e\"},"
+			"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"MulBackward0\",\"pid\":1,\"tid\":2,"
+			"\"ts\":100,\"dur\":5},"
+			"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"optimizer\",\"pid\":1,\"tid\":1,"
+			"\"ts\":5000,\"dur\":5}]}";
+		chakra_convert_result r;
+		CHECK_MSG(conv(1, j, strlen(j), &r) == 0, "%s", r.errmsg);
+		CHECK_EQ_U(r.summary.flow_edges, 1);
+		CHECK_EQ_U(r.summary.thread_wait_edges, 1);
+		chakra_reader *rd = NULL;
+		const chakra_node *n;
+		uint64_t mul = 99, bwd = 99;
+		int seen = 0;
+		CHECK(chakra_reader_open(&rd, out, NULL) == 0);
+		while (chakra_reader_next(rd, &n) > 0) {
+			const char *nm = chakra_node_name(n, NULL);
+			if (!strcmp(nm, "aten::mul"))
+				mul = chakra_node_id(n);
+			if (!strcmp(nm, "MulBackward0")) {
+				bwd = chakra_node_id(n);
+				CHECK(chakra_node_data_dep_count(n) == 1 && chakra_node_data_deps(n)[0] == mul);
+				seen++;
+			}
+			if (!strcmp(nm, "optimizer")) {
+				int has = 0;
+				for (size_t i = 0; i < chakra_node_ctrl_dep_count(n); i++)
+					has |= chakra_node_ctrl_deps(n)[i] == bwd;
+				CHECK(has);
+				seen++;
+			}
+		}
+		chakra_reader_close(rd);
+		CHECK_EQ_U(seen, 2);
 	}
 	/* options: wrong version, step and annotation together */
 	{

@@ -27,9 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FUZZ_KINETO
 	o.kineto_buf = data;
 	o.kineto_len = size;
-	/* the window path too, on every fourth input */
+	/* the window paths too: a step on every fourth input, an iteration
+	 * between two occurrences of an annotation on another fourth */
 	if (size % 4 == 0)
 		o.step = 1;
+	if (size % 4 == 1) {
+		o.annotation = "Optimizer.zero_grad#SGD.zero_grad";
+		o.to_next = 1;
+	}
 	int rc = chakra_convert_kineto("<fuzz>", outp, &o, &res);
 #else
 	o.et_buf = data;

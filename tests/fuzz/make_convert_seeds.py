@@ -83,3 +83,51 @@ def nccl(ev):
 
 
 kineto_seed(D + "/kineto/hta-nccl/nccl_data.json.gz", nccl, "nccl-broadcast.json")
+
+
+# Two threads: forward ops with their fwdbwd flows to the backward ops on
+# the autograd thread, the main thread idle meanwhile (cross-thread edges)
+def fwdbwd(ev):
+    x = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    fl = [e for e in ev if e.get("cat") == "fwdbwd"]
+    s = {e["id"]: e for e in fl if e["ph"] == "s"}
+    f = {e["id"]: e for e in fl if e["ph"] == "f"}
+    ids = sorted(i for i in s if i in f)[:5]
+    keep = []
+    for i in ids:
+        for end in (s[i], f[i]):
+            keep.append(end)
+            op = [e for e in x if e["tid"] == end["tid"] and e["ts"] == end["ts"]][:1]
+            for e in op:
+                e["args"] = {k: v for k, v in e.get("args", {}).items() if k in ("External id", "Sequence number")}
+            keep += op
+    # the main thread resuming after the backward pass
+    main = keep[1]["tid"]
+    last = max(e["ts"] for e in keep if e.get("ph") == "X")
+    after = [e for e in x if e["tid"] == main and e["ts"] > last + 1000][:1]
+    for e in after:
+        e["args"] = {}
+    return keep + after
+
+
+kineto_seed(D + "/kineto/hta-nccl/nccl_data.json.gz", fwdbwd, "fwdbwd.json")
+
+
+# Two occurrences of the annotation that marks an iteration (--to-next)
+def zero_grad(ev):
+    name = "Optimizer.zero_grad#SGD.zero_grad"
+    z = sorted((e for e in ev if e.get("name") == name and e.get("cat") == "user_annotation"),
+               key=lambda e: e["ts"])[:2]
+    t0, t1 = z[0]["ts"], z[1]["ts"]
+    x = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "cuda_runtime")
+         and t0 <= e["ts"] < t1 and e.get("dur", 0) > 0][:24]
+    corr = {e["args"].get("correlation") for e in x if e.get("cat") == "cuda_runtime"}
+    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"
+           and e["args"].get("correlation") in corr]
+    for e in x + dev:
+        e["args"] = {k: v for k, v in e.get("args", {}).items()
+                     if k in ("correlation", "stream", "device", "External id")}
+    return z + x + dev
+
+
+kineto_seed(D + "/pytorch/param-linear/linear_kineto.json.gz", zero_grad, "zero-grad.json")

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #define CHAKRA_EXPERIMENTAL
+#include "chakra/chakra.h"
 #include "chakra/experimental/convert.h"
 #include "chakra/experimental/perf.h"
 #include "check.h"
@@ -227,6 +228,70 @@ static void t_sync(void)
 	chakra_perf_free(R);
 }
 
+/* Waits the producer names (CHAKRA_PERF_DEP_WAIT, an ET's sync_deps): a
+ * blocking copy's own call returns after the copy it launched (launch from
+ * its start, wait to its end: no cycle), and a stream synchronize after it
+ * waits too, where the inference (CHAKRA_PERF_DEP_INFER) gives both waits
+ * to the call that was running when the copy ended. */
+static void t_wait(void)
+{
+	for (int given = 0; given < 2; given++) {
+		chakra_perf_new(&R);
+		uint32_t T = res(0, 0, 1), S = res(0, 1, 7);
+		uint64_t call = op(T, CHAKRA_PERF_CALL, "cudaMemcpyAsync", 0, 40); /* copy ends 35, +5 */
+		uint64_t next = op(T, CHAKRA_PERF_CPU, "aten::is_nonzero", 40, 2);
+		uint64_t ss = op(T, CHAKRA_PERF_CALL, "cudaStreamSynchronize", 42, 3);
+		uint64_t cp = op(S, CHAKRA_PERF_MEMORY, "Memcpy DtoH (Device -> Pageable)", 15, 20);
+		edge(call, cp);
+		if (given) {
+			CHECK(chakra_perf_dep_add(R, cp, call, CHAKRA_PERF_DEP_WAIT) == 0);
+			CHECK(chakra_perf_dep_add(R, cp, next, CHAKRA_PERF_DEP_START) == 0);
+			CHECK(chakra_perf_dep_add(R, cp, ss, CHAKRA_PERF_DEP_WAIT) == 0);
+		} else {
+			edge(cp, next); /* as converters before format 2 wrote it */
+			edge(cp, ss);
+		}
+		CHECK(chakra_perf_window(R, 0, 0, 45, T) == 0);
+		chakra_perf_options o = CHAKRA_PERF_OPTIONS_INIT;
+		o.copies = 1;
+		CHECK_EQ_U(run(&o, "wait: as recorded"), 45);
+		chakra_perf_op_info oi;
+		chakra_perf_op_info_of(R, call, &oi);
+		CHECK(oi.kind == CHAKRA_PERF_SYNC);
+		chakra_perf_op_info_of(R, next, &oi);
+		CHECK(oi.kind == CHAKRA_PERF_CPU);
+		chakra_perf_op_info_of(R, ss, &oi);
+		/* the inference retargets the synchronize's wait to the copy call */
+		CHECK_MSG(oi.kind == (given ? CHAKRA_PERF_SYNC : CHAKRA_PERF_CALL), "given %d: kind %d",
+		          given, (int)oi.kind);
+		CHECK(chakra_perf_has_edge(R, cp, call));
+		CHECK_EQ_U(chakra_perf_has_edge(R, cp, next), given);
+		/* a 3x slower copy (15..75): the call returns 5 after it, the rest
+		 * follows; the synchronize (base 3) returns at once either way */
+		const char *re[] = { "Memcpy" };
+		double f[] = { 3.0 };
+		o.kernel_scale_re = re;
+		o.kernel_scale = f;
+		o.n_kernel_scale = 1;
+		CHECK_EQ_U(run(&o, "wait: slower copy"), 85);
+		CHECK_EQ_U(end_of(call), 80);
+		CHECK_EQ_U(start_of(next), 80);
+		CHECK_EQ_U(end_of(ss), 85);
+		chakra_perf_free(R);
+	}
+	/* a wait goes from a device op to a CPU op */
+	chakra_perf_new(&R);
+	uint32_t T = res(0, 0, 1), S = res(0, 1, 7);
+	uint64_t a = op(T, CHAKRA_PERF_CPU, "a", 0, 1), b = op(T, CHAKRA_PERF_CPU, "b", 1, 1);
+	uint64_t k = op(S, CHAKRA_PERF_KERNEL, "k", 0, 1);
+	CHECK(chakra_perf_dep_add(R, a, b, CHAKRA_PERF_DEP_WAIT) == CHAKRA_EINVAL);
+	CHECK(strstr(chakra_perf_errmsg(R), "device op") != NULL);
+	CHECK(chakra_perf_dep_add(R, a, k, CHAKRA_PERF_DEP_WAIT) == CHAKRA_EINVAL);
+	CHECK(chakra_perf_dep_add(R, k, a, (chakra_perf_dep)7) == CHAKRA_EINVAL);
+	CHECK(chakra_perf_rank_given(R, 0, 0x80) == CHAKRA_EINVAL);
+	chakra_perf_free(R);
+}
+
 /* Event record -> wait across streams. */
 static void t_event(void)
 {
@@ -408,6 +473,16 @@ static void t_threads(void)
 	for (size_t i = 0; i < chakra_perf_path_length(R); i++)
 		through |= chakra_perf_path(R)[i].op == b1;
 	CHECK(through);
+	/* a graph that gives its cross-thread waits: none inferred, the given
+	 * edge is the one used, and a longer backward moves the optimizer */
+	CHECK(chakra_perf_rank_given(R, 0, CHAKRA_PERF_GIVEN_THREAD_WAITS) == 0);
+	CHECK_EQ_U(run(&o, "threads: given, none"), 3001000);
+	CHECK_EQ_U(chakra_perf_thread_waits(R), 0);
+	CHECK(!chakra_perf_has_edge(R, b1, a2));
+	edge(b1, a2);
+	CHECK_EQ_U(run(&o, "threads: given"), 3001000);
+	CHECK_EQ_U(chakra_perf_thread_waits(R), 0);
+	CHECK(chakra_perf_has_edge(R, b1, a2));
 	chakra_perf_free(R);
 }
 
@@ -444,6 +519,95 @@ static void t_errors(void)
 	chakra_perf_free(R);
 }
 
+/* ---- ETs from older converters ---- */
+
+/* What a format-1 converter wrote for a Kineto trace: the same nodes
+ * without sync_deps, no dependency between CPU nodes of different threads
+ * (it wrote none), metadata without window_tid / annotation_tids and with
+ * "libchakra convert 1". The replay must fall back to its inference. */
+static int downgrade(const char *in, const char *out)
+{
+	chakra_reader *rd = NULL;
+	chakra_writer *w = NULL;
+	chakra_builder *b = chakra_builder_new();
+	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
+	wo.overwrite = 1;
+	int rc = chakra_reader_open(&rd, in, NULL);
+	if (!rc)
+		rc = chakra_writer_open(&w, out, &wo);
+	/* node id -> tid (INT64_MIN: not a CPU node) */
+	size_t cap = 1 << 16;
+	int64_t *tid = malloc(cap * sizeof *tid);
+	const chakra_node *n;
+	if (!rc) {
+		for (size_t i = 0; i < cap; i++)
+			tid[i] = INT64_MIN;
+		while ((rc = chakra_reader_next(rd, &n)) > 0) {
+			uint64_t id = chakra_node_id(n);
+			int cpu = 0;
+			int64_t t;
+			if (id < cap && !chakra_node_is_cpu_op(n, &cpu) && cpu &&
+			    !chakra_node_get_int(n, "tid", &t))
+				tid[id] = t;
+		}
+		chakra_reader_close(rd);
+		rd = NULL;
+		rc = rc < 0 ? rc : chakra_reader_open(&rd, in, NULL);
+	}
+	if (!rc) {
+		const chakra_metadata *m = chakra_reader_metadata(rd);
+		chakra_builder_reset(b);
+		for (size_t i = 0; i < chakra_metadata_attr_count(m) && !rc; i++) {
+			const chakra_attr *a = chakra_metadata_attr_at(m, i);
+			const char *nm = chakra_attr_name(a, NULL);
+			if (!strcmp(nm, "converter"))
+				rc = chakra_builder_attr_string(b, nm, CHAKRA_ATTR_STRING,
+				                                "libchakra convert 1", (size_t)-1);
+			else if (strcmp(nm, "window_tid") && strcmp(nm, "annotation_tids"))
+				rc = chakra_builder_attr_copy(b, a);
+		}
+		if (!rc)
+			rc = chakra_writer_write_metadata(w, "0.0.4", b);
+	}
+	while (!rc && (rc = chakra_reader_next(rd, &n)) > 0) {
+		uint64_t id = chakra_node_id(n);
+		size_t len;
+		const char *nm = chakra_node_name(n, &len);
+		chakra_builder_reset(b);
+		chakra_builder_set_id(b, id);
+		chakra_builder_set_name(b, nm, len);
+		chakra_builder_set_type(b, chakra_node_type_of(n));
+		chakra_builder_set_start_time_micros(b, chakra_node_start_time_micros(n));
+		chakra_builder_set_duration_micros(b, chakra_node_duration_micros(n));
+		for (int c = 0; c < 2; c++) {
+			size_t k = c ? chakra_node_ctrl_dep_count(n) : chakra_node_data_dep_count(n);
+			const uint64_t *d = c ? chakra_node_ctrl_deps(n) : chakra_node_data_deps(n);
+			for (size_t i = 0; i < k; i++) {
+				int cross = id < cap && d[i] < cap && tid[id] != INT64_MIN &&
+				            tid[d[i]] != INT64_MIN && tid[id] != tid[d[i]];
+				if (!cross)
+					c ? chakra_builder_add_ctrl_dep(b, d[i]) : chakra_builder_add_data_dep(b, d[i]);
+			}
+		}
+		for (size_t i = 0; i < chakra_node_attr_count(n); i++) {
+			const chakra_attr *a = chakra_node_attr_at(n, i);
+			if (strcmp(chakra_attr_name(a, NULL), "sync_deps"))
+				chakra_builder_attr_copy(b, a);
+		}
+		rc = chakra_writer_write_node(w, b);
+	}
+	if (!rc)
+		rc = chakra_writer_finish(w);
+	if (rc < 0)
+		fprintf(stderr, "downgrade %s: %s / %s\n", in, rd ? chakra_reader_errmsg(rd) : "",
+		        w ? chakra_writer_errmsg(w) : "");
+	chakra_reader_close(rd);
+	chakra_writer_close(w);
+	chakra_builder_free(b);
+	free(tid);
+	return rc;
+}
+
 /* ---- the measured ground truth (tests/data/SOURCES.md) ---- */
 
 typedef struct gt {
@@ -455,22 +619,25 @@ typedef struct gt {
 	unsigned skip;
 	double measured_us;
 	int large;
+	/* the same trace as a format-1 converter wrote it (downgrade): the
+	 * cross-thread waits the replay then infers, -1: not checked */
+	int old_waits;
 } gt;
 
 static const gt cases[] = {
 	{ "cuda_event_sync", "data/kineto/hta-critical-path/cuda_event_sync/event_sync_trace.json.gz",
-	  100, NULL, 0, NULL, 0, 3154, 0 },
+	  100, NULL, 0, NULL, 0, 3154, 0, 0 },
 	{ "alexnet", "data/kineto/hta-critical-path/alexnet/"
 	  "benchmark_result_2869224_1695835535_trace.json.gz", -1,
-	  "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, NULL, 0, 36356, 0 },
+	  "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, NULL, 0, 36356, 0, 0 },
 	{ "simple_add", "data/kineto/hta-critical-path/simple_add/"
 	  "benchmark_result_493459_1694039959_trace.json.gz", -1,
-	  "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, NULL, 0, 243351, 0 },
-	{ "nccl_data #4", "data/kineto/hta-nccl/nccl_data.json.gz", 4, NULL, 0, NULL, 0, 222442, 1 },
-	{ "nccl_data #5", "data/kineto/hta-nccl/nccl_data.json.gz", 5, NULL, 0, NULL, 0, 219727, 1 },
-	{ "nccl_data #6", "data/kineto/hta-nccl/nccl_data.json.gz", 6, NULL, 0, NULL, 0, 224936, 1 },
+	  "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, NULL, 0, 243351, 0, -1 },
+	{ "nccl_data #4", "data/kineto/hta-nccl/nccl_data.json.gz", 4, NULL, 0, NULL, 0, 222442, 1, 2 },
+	{ "nccl_data #5", "data/kineto/hta-nccl/nccl_data.json.gz", 5, NULL, 0, NULL, 0, 219727, 1, -1 },
+	{ "nccl_data #6", "data/kineto/hta-nccl/nccl_data.json.gz", 6, NULL, 0, NULL, 0, 224936, 1, -1 },
 	{ "linear_kineto", "data/pytorch/param-linear/linear_kineto.json.gz", -1, NULL, 0,
-	  "Optimizer.zero_grad#SGD.zero_grad", 2, 24835, 1 },
+	  "Optimizer.zero_grad#SGD.zero_grad", 2, 24835, 1, 2 },
 };
 
 static void t_truth(int large)
@@ -493,10 +660,19 @@ static void t_truth(int large)
 		CHECK_MSG(rc == 0, "%s: convert: %s", c->name, cr.errmsg);
 		if (rc)
 			continue;
+		char old[300];
+		snprintf(old, sizeof old, "%s.format1.et", out);
+		for (int fmt = 2; fmt >= 1; fmt--) {
+		if (fmt == 1 && (c->old_waits < 0 || downgrade(out, old) != 0)) {
+			CHECK_MSG(c->old_waits < 0, "%s: downgrade failed", c->name);
+			break;
+		}
+		const char *file = fmt == 2 ? out : old;
 		chakra_perf *r = NULL;
 		CHECK(chakra_perf_new(&r) == 0);
-		rc = chakra_perf_load(r, out);
+		rc = chakra_perf_load(r, file);
 		CHECK_MSG(rc == 0, "%s: %s", c->name, chakra_perf_errmsg(r));
+		int64_t waits = 0;
 		for (int modelled = 0; modelled < 2 && !rc; modelled++) {
 			chakra_perf_options o = CHAKRA_PERF_OPTIONS_INIT;
 			o.modelled_gaps = modelled;
@@ -517,6 +693,8 @@ static void t_truth(int large)
 					if (!e) {
 						check_result(d, c->name);
 						v[m++] = chakra_perf_breakdown_of(d, -1)->iteration_ns;
+						if (w == (int64_t)c->skip)
+							waits = (int64_t)chakra_perf_thread_waits(d);
 					}
 					chakra_perf_free(d);
 				}
@@ -535,17 +713,79 @@ static void t_truth(int large)
 					break;
 				check_result(r, c->name);
 				pred = (double)chakra_perf_breakdown_of(r, -1)->iteration_ns / 1e3;
+				waits = (int64_t)chakra_perf_thread_waits(r);
 			}
 			double err = (pred - c->measured_us) / c->measured_us;
-			printf("%-16s %s measured %10.0f us  predicted %12.3f us  error %+.3f%%\n", c->name,
-			       modelled ? "modelled gaps" : "recorded gaps", c->measured_us, pred,
-			       100 * err);
+			printf("%-16s %s%s measured %10.0f us  predicted %12.3f us  error %+.3f%%\n",
+			       c->name, modelled ? "modelled gaps" : "recorded gaps",
+			       fmt == 1 ? " (format 1)" : "", c->measured_us, pred, 100 * err);
 			CHECK_MSG(err < 0.03 && err > -0.03, "%s: error %.2f%% (target 3%%)", c->name,
 			          100 * err);
+			/* format 2 gives its cross-thread waits; format 1 needs them
+			 * inferred (per iteration) */
+			CHECK_MSG(waits == (fmt == 2 ? 0 : c->old_waits), "%s format %d: %lld thread "
+			          "waits inferred", c->name, fmt, (long long)waits);
 		}
 		chakra_perf_free(r);
+		}
+		unlink(old);
 		unlink(out);
 	}
+}
+
+/* One iteration cut by the converter (--annotation NAME --to-next) replays
+ * as the replay's own window between the same two occurrences (--between),
+ * on the thread the annotation was recorded on. */
+static void t_to_next(void)
+{
+	const char *path = "data/pytorch/param-linear/linear_kineto.json.gz";
+	const char *name = "Optimizer.zero_grad#SGD.zero_grad";
+	need_data(path);
+	char whole[256], cut[256];
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(whole, sizeof whole, "%s/test_perf_whole_%d.et", tmp, (int)getpid());
+	snprintf(cut, sizeof cut, "%s/test_perf_cut_%d.et", tmp, (int)getpid());
+	chakra_convert_options co = CHAKRA_CONVERT_OPTIONS_INIT;
+	chakra_convert_result cr;
+	co.overwrite = 1;
+	CHECK_MSG(chakra_convert_kineto(shared_path(path), whole, &co, &cr) == 0, "%s", cr.errmsg);
+	co.annotation = name;
+	co.to_next = 1;
+	for (unsigned k = 3; k < 40; k += 17) {
+		co.instance = k;
+		CHECK_MSG(chakra_convert_kineto(shared_path(path), cut, &co, &cr) == 0, "%s", cr.errmsg);
+		chakra_perf *a = NULL, *w = NULL, *b = NULL;
+		chakra_perf_options o = CHAKRA_PERF_OPTIONS_INIT;
+		CHECK(chakra_perf_new(&a) == 0 && chakra_perf_new(&w) == 0);
+		int rc = chakra_perf_load(a, cut);
+		if (!rc)
+			rc = chakra_perf_run(a, &o);
+		CHECK_MSG(rc == 0, "to-next %u: %s", k, chakra_perf_errmsg(a));
+		rc = chakra_perf_load(w, whole);
+		if (!rc)
+			rc = chakra_perf_between(w, name, k, &b);
+		if (!rc)
+			rc = chakra_perf_run(b, &o);
+		CHECK_MSG(rc == 0, "between %u: %s", k, b ? chakra_perf_errmsg(b) : chakra_perf_errmsg(w));
+		if (!rc) {
+			check_result(a, "to-next");
+			const chakra_perf_breakdown *x = chakra_perf_breakdown_of(a, -1);
+			const chakra_perf_breakdown *y = chakra_perf_breakdown_of(b, -1);
+			printf("linear_kineto    iteration %u: --to-next %.3f us (recorded %.3f), --between "
+			       "%.3f us\n", k, x->iteration_ns / 1e3, x->recorded_ns / 1e3,
+			       y->iteration_ns / 1e3);
+			CHECK_EQ_U(x->recorded_ns, y->recorded_ns);
+			CHECK_EQ_U(x->iteration_ns, x->recorded_ns); /* unchanged: exact */
+			CHECK_EQ_U(x->iteration_ns, y->iteration_ns);
+			CHECK_EQ_U(chakra_perf_op_count(a), chakra_perf_op_count(b));
+		}
+		chakra_perf_free(a);
+		chakra_perf_free(w);
+		chakra_perf_free(b);
+		b = NULL;
+	}
+	unlink(whole);
+	unlink(cut);
 }
 
 int main(int argc, char **argv)
@@ -554,13 +794,17 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "unit")) {
 		t_launch();
 		t_sync();
+		t_wait();
 		t_event();
 		t_collective();
 		t_deadlock();
 		t_network();
 		t_threads();
 		t_errors();
-	} else
+	} else {
 		t_truth(!strcmp(mode, "large"));
+		if (!strcmp(mode, "large"))
+			t_to_next();
+	}
 	return check_done();
 }

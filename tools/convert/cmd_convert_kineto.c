@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* chakra convert kineto K.json[.gz] -o OUT.et [--step N | --annotation NAME]
+/* chakra convert kineto K.json[.gz] -o OUT.et [--step N | --annotation NAME
+ * [--instance K] [--to-next]]
  * A thin front end to chakra_convert_kineto / chakra_convert_ranks
  * (lib/convert, docs/convert.md). */
 #include <stdlib.h>
@@ -8,28 +9,7 @@
 #define CHAKRA_EXPERIMENTAL
 #include "chakra/experimental/convert.h"
 #include "common.h"
-
-static void usage(FILE *f)
-{
-	fputs("usage: chakra convert kineto K.json[.gz] -o OUT.et [--step N | --annotation NAME\n"
-	      "                             [--instance K]] [--gzip] [-f] [-q]\n"
-	      "       chakra convert kineto 'DIR/kineto{R}.json' -o PREFIX   (every rank R found)\n\n"
-	      "Convert a Kineto trace alone to a Chakra ET: each CPU thread's top-level ops, cut at\n"
-	      "the runtime calls that launch GPU work or wait for it, the kernels, memcpys and\n"
-	      "memsets on their streams (NCCL kernels as collectives), with launch, stream-order\n"
-	      "and synchronisation dependencies and the measured times (ns precision). One\n"
-	      "iteration (ProfilerStep#N, or an annotation's span) or the whole trace; annotations\n"
-	      "are kept in the metadata, never as nodes. A summary goes to stderr.\n\n"
-	      "options:\n"
-	      "  -o, --output OUT   output file, or PREFIX in the multi-rank form\n"
-	      "  --step N           only the ops of ProfilerStep#N\n"
-	      "  --annotation NAME  only the ops inside that user annotation\n"
-	      "  --instance K       its K-th occurrence (0 = first)\n"
-	      "  --gzip             gzip the output\n"
-	      "  -f, --force        replace existing outputs\n"
-	      "  -q, --quiet        no summary\n",
-	      f);
-}
+#include "opts.h"
 
 /* The multi-rank form: every rank's summary, then what was written. */
 static int convert_ranks(const char *et, const char *kin, const char *out,
@@ -59,66 +39,72 @@ static int convert_ranks(const char *et, const char *kin, const char *out,
 
 int cmd_convert_kineto(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *v;
-	int quiet = 0, missing = 0;
-	chakra_convert_options o;
-	chakra_convert_options_init(&o, CHAKRA_CONVERT_OPTIONS_VERSION);
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		} else if ((v = tool_opt(argc, argv, &i, "--step", &missing)) || missing) {
-			int64_t s;
-			if (missing)
-				return tool_usage(argv[0], "--step needs a number");
-			if (tool_parse_i64("--step", v, &s) < 0 || s < 0)
-				return tool_usage(argv[0], "--step needs a step number >= 0");
-			o.step = s;
-		} else if ((v = tool_opt(argc, argv, &i, "--annotation", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--annotation needs a name");
-			o.annotation = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--instance", &missing)) || missing) {
-			uint64_t k;
-			if (missing || tool_parse_u64("--instance", v, &k) < 0 || k > 1000000000)
-				return tool_usage(argv[0], "--instance needs a number");
-			o.instance = (unsigned)k;
-		} else if ((r = tool_output_opt(argc, argv, &i, &out)) != 0) {
-			if (r < 0)
-				return 2;
-		} else if (!strcmp(argv[i], "--gzip")) {
-			o.gzip = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			o.overwrite = 1;
-		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			quiet = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (!in) {
-			in = argv[i];
-		} else {
-			return tool_usage(argv[0], "one Kineto trace at a time ('%s' is extra)", argv[i]);
-		}
-	}
-	if (!in)
-		return tool_usage(argv[0], "a Kineto trace is required");
+	const char *out = NULL, *annotation = NULL;
+	uint64_t step = UINT64_MAX, instance = 0;
+	int quiet = 0, gzip = 0, force = 0, to_next = 0;
+	const tool_option opts[] = {
+		{ "-o, --output", "OUT", TOOL_STR, &out, NULL,
+		  "output file, or PREFIX in the multi-rank form" },
+		{ "--step", "N", TOOL_U64, &step, NULL, "only the ops of ProfilerStep#N" },
+		{ "--annotation", "NAME", TOOL_STR, &annotation, NULL,
+		  "only the ops inside that user annotation" },
+		{ "--instance", "K", TOOL_U64, &instance, NULL,
+		  "its K-th occurrence in time order (0 = first)" },
+		{ "--to-next", NULL, TOOL_FLAG, &to_next, NULL,
+		  "the window ends where the next occurrence of the\n"
+		  "annotation starts (one iteration of a loop marked by a\n"
+		  "repeated annotation, e.g. Optimizer.zero_grad#SGD.zero_grad)" },
+		{ "--gzip", NULL, TOOL_FLAG, &gzip, NULL, "gzip the output" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace existing outputs" },
+		{ "-q, --quiet", NULL, TOOL_FLAG, &quiet, NULL, "no summary" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"K.json[.gz] -o OUT.et [--step N | --annotation NAME [--instance K] [--to-next]]\n"
+		"                             [--gzip] [-f] [-q]\n"
+		"       chakra convert kineto 'DIR/kineto{R}.json' -o PREFIX   (every rank R found)",
+		"Convert a Kineto trace alone to a Chakra ET: each CPU thread's top-level ops, cut at\n"
+		"the runtime calls that launch GPU work or wait for it, the kernels, memcpys and\n"
+		"memsets on their streams (NCCL kernels as collectives), with launch, stream-order,\n"
+		"synchronisation and cross-thread dependencies and the measured times (ns\n"
+		"precision). One iteration (ProfilerStep#N, an annotation's span, or from an\n"
+		"annotation to its next occurrence) or the whole trace; annotations are kept in the\n"
+		"metadata, never as nodes. A summary goes to stderr (docs/convert.md).",
+		opts, NULL, 1, 1, "Kineto trace"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *in = args[0];
+	free((void *)args);
 	if (!out)
 		return tool_usage(argv[0], "-o OUT is required");
-	if (o.step >= 0 && o.annotation)
+	if (step != UINT64_MAX && annotation)
 		return tool_usage(argv[0], "--step and --annotation exclude each other");
-	if (o.instance && !o.annotation)
+	if (step != UINT64_MAX && step > INT64_MAX)
+		return tool_usage(argv[0], "--step %llu: too large", (unsigned long long)step);
+	if (instance && !annotation)
 		return tool_usage(argv[0], "--instance goes with --annotation");
-	chakra_convert_result res;
-	int rc;
-	if (strstr(in, "{R}")) {
+	if (instance > 1000000000)
+		return tool_usage(argv[0], "--instance %llu: too large", (unsigned long long)instance);
+	if (to_next && !annotation)
+		return tool_usage(argv[0], "--to-next goes with --annotation");
+	chakra_convert_options o;
+	chakra_convert_options_init(&o, CHAKRA_CONVERT_OPTIONS_VERSION);
+	o.step = step == UINT64_MAX ? -1 : (int64_t)step;
+	o.annotation = annotation;
+	o.instance = (unsigned)instance;
+	o.to_next = to_next;
+	o.gzip = gzip;
+	o.overwrite = force;
+	if (strstr(in, "{R}"))
 		return convert_ranks(NULL, in, out, &o, quiet);
-	}
 	const char *ins[1] = { in };
 	if (tool_check_output(out, ins, 1) < 0)
 		return 1;
-	rc = chakra_convert_kineto(in, out, &o, &res);
-	if (rc < 0)
+	chakra_convert_result res;
+	if (chakra_convert_kineto(in, out, &o, &res) < 0)
 		return tool_err("%s", res.errmsg);
 	if (!quiet)
 		chakra_convert_summary_print(&res.summary, stderr);

@@ -41,18 +41,25 @@ typedef struct chakra_convert_options {
 	int overwrite;           /* replace an existing output file */
 	/* kineto: the window to convert. step >= 0 selects ProfilerStep#step;
 	 * annotation selects the instance-th user annotation of that name
-	 * (0 = first); neither: the whole trace. */
+	 * (0 = first, in time order); neither: the whole trace. */
 	int64_t step;
 	const char *annotation;
 	unsigned instance;
 	/* pytorch: write inputs/outputs (values, shapes, types as JSON) on the
 	 * host ops. */
 	int keep_io;
+	/* Version 2. kineto, with annotation: the window runs from that
+	 * occurrence's start to the next occurrence's start (iterations marked
+	 * by a repeated annotation such as Optimizer.zero_grad#SGD.zero_grad)
+	 * instead of to the annotation's own end. Occurrences are counted in
+	 * time order. */
+	int to_next;
 } chakra_convert_options;
 
-#define CHAKRA_CONVERT_OPTIONS_VERSION 1
+/* Version 1 (without to_next) is still accepted. */
+#define CHAKRA_CONVERT_OPTIONS_VERSION 2
 #define CHAKRA_CONVERT_OPTIONS_INIT \
-	{ CHAKRA_CONVERT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, -1, NULL, 0, 1 }
+	{ CHAKRA_CONVERT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, -1, NULL, 0, 1, 0 }
 
 CHAKRA_EXPERIMENTAL_API int chakra_convert_options_init(chakra_convert_options *opts,
                                                         unsigned version);
@@ -83,6 +90,10 @@ typedef struct chakra_convert_summary {
 	uint64_t data_edges, ctrl_edges;
 	uint64_t collectives;
 	int rank;                    /* -1 when unknown */
+	/* cross-thread dependencies (docs/convert.md) */
+	uint64_t flow_edges;         /* Kineto fwdbwd flows: forward op -> its backward */
+	uint64_t thread_wait_edges;  /* a thread idle >= 1 ms resumes after another's op */
+	uint64_t dropped_edges;      /* dependencies that would close a cycle: not written */
 } chakra_convert_summary;
 
 typedef struct chakra_convert_result {

@@ -64,7 +64,9 @@ typedef enum chakra_perf_edge_kind {
 	CHAKRA_PERF_EDGE_WINDOW = 6,  /* iteration start -> a resource's first op */
 	CHAKRA_PERF_EDGE_PEER = 7,    /* a collective member's arrival -> every member's end */
 	CHAKRA_PERF_EDGE_NEXT = 8,    /* previous iteration -> this one (same resource, or end -> start mark) */
-	CHAKRA_PERF_EDGE_KIND_COUNT = 9
+	CHAKRA_PERF_EDGE_AFTER = 9,   /* device op -> a CPU op that starts after it ends (not a wait
+	                                 inside a call: CHAKRA_PERF_DEP_START) */
+	CHAKRA_PERF_EDGE_KIND_COUNT = 10
 } chakra_perf_edge_kind;
 
 CHAKRA_EXPERIMENTAL_API const char *chakra_perf_kind_name(int kind);
@@ -162,8 +164,36 @@ CHAKRA_EXPERIMENTAL_API int64_t chakra_perf_resource(chakra_perf *r, uint32_t ra
  * order added). */
 CHAKRA_EXPERIMENTAL_API int64_t chakra_perf_op_add(chakra_perf *r, const chakra_perf_op *op);
 /* "to cannot start before from" (the kind follows from the resources:
- * GPU -> CPU edges make `to` a blocking call that ends after `from`). */
+ * GPU -> CPU edges make `to` a blocking call that ends after `from`). The
+ * same as chakra_perf_dep_add(r, from, to, CHAKRA_PERF_DEP_INFER). */
 CHAKRA_EXPERIMENTAL_API int chakra_perf_edge_add(chakra_perf *r, uint64_t from, uint64_t to);
+
+/* How a dependency is read; they differ for a device op -> CPU op edge. */
+typedef enum chakra_perf_dep {
+	/* The recording does not say which call waited: the CPU op is a
+	 * blocking call, or rather the runtime call that was running on its
+	 * thread when the device op ended, if that call ended after it (a
+	 * blocking copy's cudaMemcpyAsync, which converters may tie to the op
+	 * after it). What ETs from older converters need (docs/replay.md). */
+	CHAKRA_PERF_DEP_INFER = 0,
+	/* `to` starts after `from` ends (CHAKRA_PERF_EDGE_AFTER); never makes a
+	 * blocking call. */
+	CHAKRA_PERF_DEP_START = 1,
+	/* `from` is a device op, `to` a CPU op that returns after it has ended
+	 * (a blocking call; CHAKRA_PERF_EDGE_SYNC to its end). `to` may have
+	 * launched `from` itself: the launch leaves its start, the wait reaches
+	 * its end. From an ET's sync_deps (docs/convert.md). */
+	CHAKRA_PERF_DEP_WAIT = 2
+} chakra_perf_dep;
+CHAKRA_EXPERIMENTAL_API int chakra_perf_dep_add(chakra_perf *r, uint64_t from, uint64_t to,
+                                                chakra_perf_dep how);
+
+/* What a rank's graph states itself, so that the engine does not infer it:
+ * CHAKRA_PERF_GIVEN_THREAD_WAITS, its cross-thread waits are edges already
+ * (a converter that writes them, docs/convert.md format 2), so no thread
+ * idle for >= 1 ms is tied to another thread's op by the engine's rule. */
+#define CHAKRA_PERF_GIVEN_THREAD_WAITS 1u
+CHAKRA_EXPERIMENTAL_API int chakra_perf_rank_given(chakra_perf *r, uint32_t rank, unsigned what);
 /* The recorded iteration window of a rank (same origin as its start
  * times) and the thread it belongs to (a resource index; -1: the thread
  * whose last op ends latest). Without a window: the span of the ops. */
@@ -206,7 +236,8 @@ CHAKRA_EXPERIMENTAL_API unsigned chakra_perf_iterations(const chakra_perf *r);
 CHAKRA_EXPERIMENTAL_API uint64_t chakra_perf_unknown_deps(const chakra_perf *r);
 CHAKRA_EXPERIMENTAL_API uint64_t chakra_perf_dropped_edges(const chakra_perf *r);
 /* Cross-thread waits the run inferred (a thread idle >= 1 ms resumes after
- * the op of another thread that ended last in that gap; docs/replay.md). */
+ * the op of another thread that ended last in that gap; docs/replay.md),
+ * on ranks that do not give them (chakra_perf_rank_given). */
 CHAKRA_EXPERIMENTAL_API uint64_t chakra_perf_thread_waits(const chakra_perf *r);
 
 typedef struct chakra_perf_resource_info {
