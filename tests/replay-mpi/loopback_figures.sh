@@ -45,11 +45,11 @@ iters() { # fewer iterations for large messages
 exchange() {
 	f=$T/cal-$transport-$1
 	if [ ! -f "$f" ]; then
-		"$C" generate micro --send-recv-ring --npus 2 --size "$1" -o "$T/ring" -f >/dev/null
+		"$C" generate micro --send-recv-ring --npus 2 --size "$1" -o "$T/ring$1" -f >/dev/null
 		best=""
 		i=0
 		while [ $i -lt "$REP" ]; do
-			mpirun $MCA -np 2 "$R" "$T/ring" --iters "$(iters "$1")" --warmup 5 --json >"$T/ring.json"
+			mpirun $MCA -np 2 "$R" "$T/ring$1" --iters "$(iters "$1")" --warmup 5 --json >"$T/ring.json"
 			best=$($PY -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -66,11 +66,11 @@ print(min(t, float(sys.argv[2])) if sys.argv[2] else t)' "$T/ring.json" "$best")
 copy() {
 	f=$T/copy-$1
 	if [ ! -f "$f" ]; then
-		"$C" generate micro --collective all_reduce --npus 1 --size "$1" -o "$T/one" -f >/dev/null
+		"$C" generate micro --collective all_reduce --npus 1 --size "$1" -o "$T/one$1" -f >/dev/null
 		best=""
 		i=0
 		while [ $i -lt "$REP" ]; do
-			mpirun --mca btl self -np 1 "$R" "$T/one" --iters "$(iters "$1")" --warmup 5 --json >"$T/one.json"
+			mpirun --mca btl self -np 1 "$R" "$T/one$1" --iters "$(iters "$1")" --warmup 5 --json >"$T/one.json"
 			best=$($PY -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["operations"][0]["time_us"]
@@ -114,11 +114,11 @@ print("%.1f %.4f %.4f" % (l * 1000, bpns * 1e9 / 2 ** 30, 2 * m / max(c * 1000, 
  "all-to-all-implementation": ["ring"], "collective-optimization": "localBWAware",
  "local-mem-bw": $lbw, "boost-mode": 0}
 EOF
-			"$C" generate micro --collective all_reduce --npus $n --size $s -o "$T/ar" -f >/dev/null
+			"$C" generate micro --collective all_reduce --npus $n --size $s -o "$T/ar$n-$s" -f >/dev/null
 			: >"$T/runs"
 			i=0
 			while [ $i -lt "$REP" ]; do
-				mpirun $MCA -np $n "$R" "$T/ar" --iters "$(iters $s)" --warmup 5 --json \
+				mpirun $MCA -np $n "$R" "$T/ar$n-$s" --iters "$(iters $s)" --warmup 5 --json \
 					--network "$T/net.yml" --system "$T/sys.json" >"$T/ar.json"
 				$PY -c '
 import json, sys
