@@ -18,7 +18,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <time.h>
 
 #include "replay_tool.h"
@@ -543,16 +542,13 @@ static void run_iteration(rp_ctx *c, rp_run_state *s)
 			s->last_progress = now; /* computing is not waiting */
 			if (!s->nact && c->o.compute == RP_SLEEP)
 				sleep_until(s->comp_end);
-			else if (c->o.compute == RP_SLEEP)
-				sched_yield();
 		} else if (c->o.timeout > 0 && now - s->last_progress > c->o.timeout) {
 			rp_stop_all(c, 2, "timeout: no progress in %g s", c->o.timeout);
-		} else {
-			/* Waiting for peers: with more ranks than cores (a test on a
-			 * laptop) the peer may need this core; alone, this returns
-			 * at once. */
-			sched_yield();
 		}
+		/* Waiting for peers spins in MPI_Testsome. With more ranks than
+		 * cores, OpenMPI's progress engine yields the core itself
+		 * (mpi_yield_when_idle); yielding here too made every message
+		 * wait for a time slice on a busy machine. */
 	}
 	double t1 = rp_now();
 	account(s, t1);
