@@ -5,10 +5,9 @@
 # 4 and 8 ranks on this machine, over shared memory and over TCP on the
 # loopback interface, beside the simulator's prediction for a network
 # calibrated on the same machine and transport:
-# Times are the fastest operation of the runs (min_us): on a shared machine
-# an operation's mean mostly measures how often a rank lost its core, the
-# minimum what the transport does when nothing interferes, which is what
-# the model describes. The means of the best run are printed too.
+# Times are means per operation; of REPEATS runs the one with the lowest
+# mean is kept (on a shared machine the least disturbed one), and the
+# fastest single operation of all runs is printed too.
 #   1. a 2-rank send/recv ring measures the time t(m) of an exchange of m
 #      bytes (both ranks send and receive at once, as in a ring step), for
 #      m = 8 (latency L = t(8)) and for m = S/N, the message a ring
@@ -43,7 +42,7 @@ iters() { # fewer iterations for large messages
 	if [ "$1" -ge 16777216 ]; then echo 20; elif [ "$1" -ge 1048576 ]; then echo 50; else echo 200; fi
 }
 
-# The fastest 2-rank exchange of $1 bytes (us; the later of its send and
+# The best mean 2-rank exchange of $1 bytes (us; the later of its send and
 # receive), cached.
 exchange() {
 	f=$T/cal-$transport-$1
@@ -56,7 +55,7 @@ exchange() {
 			best=$($PY -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-t = max(o["min_us"] for o in r["operations"])  # the step ends when both are done
+t = max(o["time_us"] for o in r["operations"])  # the step ends when both are done
 print(min(t, float(sys.argv[2])) if sys.argv[2] else t)' "$T/ring.json" "$best")
 			i=$((i + 1))
 		done
@@ -76,7 +75,7 @@ copy() {
 			mpirun --mca btl self -np 1 "$R" "$T/one$1" --iters "$(iters "$1")" --warmup 5 --json >"$T/one.json"
 			best=$($PY -c '
 import json, sys
-t = json.load(open(sys.argv[1]))["operations"][0]["min_us"]
+t = json.load(open(sys.argv[1]))["operations"][0]["time_us"]
 print(min(t, float(sys.argv[2])) if sys.argv[2] else t)' "$T/one.json" "$best")
 			i=$((i + 1))
 		done
@@ -93,8 +92,8 @@ for transport in $TRANSPORTS; do
 	fi
 	lat_us=$(exchange 8)
 	echo
-	echo "## $transport: latency (fastest 2-rank exchange of 8 bytes in $REP runs): $lat_us us"
-	echo "| transport | ranks | size (B) | step message (B) | exchange (us) | link GiB/s | memory GB/s | replayed, fastest (us) | replayed, mean of best run (us) | busbw of fastest (GB/s) | simulated (us) | sim busbw (GB/s) | fastest / simulated |"
+	echo "## $transport: latency (2-rank exchange of 8 bytes, best of $REP runs): $lat_us us"
+	echo "| transport | ranks | size (B) | step message (B) | exchange (us) | link GiB/s | memory GB/s | replayed (us) | fastest op (us) | busbw (GB/s) | simulated (us) | sim busbw (GB/s) | replayed / simulated |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for n in 2 4 8; do
 		for s in $SIZES; do
@@ -142,8 +141,8 @@ tmean = min(r[1] for r in runs)
 st = runs[0][2]
 busbw = lambda t: s / (t * 1e-6) / 1e9 * 2 * (n - 1) / n
 print("| %s | %d | %d | %s | %.1f | %.2f | %.1f | %.1f | %.1f | %.3f | %.1f | %.3f | %.2fx |" % (a[0],
-      n, s, a[3], float(a[4]), float(a[5]), float(a[6]), tmin, tmean, busbw(tmin), st, busbw(st),
-      tmin / st))' "$T/runs" "$transport" $n $s $m "$t_m" "$gib" "$lbw"
+      n, s, a[3], float(a[4]), float(a[5]), float(a[6]), tmean, tmin, busbw(tmean), st, busbw(st),
+      tmean / st))' "$T/runs" "$transport" $n $s $m "$t_m" "$gib" "$lbw"
 		done
 	done
 done

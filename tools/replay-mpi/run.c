@@ -103,16 +103,22 @@ static void mpi_check(rp_ctx *c, int rc, const chakra_replay_op *op, const char 
 	            chakra_replay_op_name(op->kind, op->comm_type), op->size, call, s);
 }
 
+/* Time since the last call, by state. A compute node counts until its
+ * end time even when its end is noticed later (MPI progress, e.g. a large
+ * reduction inside MPI_Testsome, runs on this thread). */
 static void account(rp_run_state *s, double now)
 {
 	double dt = now - s->last;
 	if (s->measured && dt > 0) {
-		if (s->comp)
-			s->t_compute += dt;
+		double comp = 0;
+		if (s->comp) {
+			double end = now < s->comp_end ? now : s->comp_end;
+			comp = end > s->last ? end - s->last : 0;
+			s->t_compute += comp;
+		}
 		if (s->nact) {
 			s->t_comm += dt;
-			if (!s->comp)
-				s->t_exposed += dt;
+			s->t_exposed += dt - comp;
 		}
 	}
 	s->last = now;
