@@ -11,7 +11,8 @@
  * rank, that rank on every NPU. *changed = nodes changed. 0 or -1 + err. */
 int synth_sim_prepare(char **paths, size_t n, uint32_t npus, const char *prefix, uint64_t *changed,
                       char *err, size_t errlen);
-/* Run `chakra sim --json` and return its finish_cycles. model may be NULL. */
+/* Simulate PREFIX (lib/sim, in process) and return its finish cycle.
+ * model ("unaware" or "aware") and groups may be NULL. */
 int synth_sim_finish(const char *prefix, const char *net, const char *sys, const char *groups,
                      const char *model, uint64_t *finish, char *err, size_t errlen);
 
