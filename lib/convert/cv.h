@@ -102,14 +102,14 @@ static inline size_t cv_strlen(const cv_strtab *t, uint32_t i)
 }
 void chakra__cv_strtab_free(cv_strtab *t);
 
-/* ---- u64 -> u32 map (open addressing) ---- */
+/* ---- u64 -> u32 map: the graph module's keyed id map (chakra_idmap),
+ * created on the first put so that `cv_map m = { 0 }` is an empty map ---- */
 typedef struct cv_map {
-	uint64_t *keys;
-	uint32_t *vals; /* CV_NONE = empty slot */
-	size_t cap, n;
+	struct chakra_idmap *m;
 } cv_map;
 uint32_t chakra__cv_map_get(const cv_map *m, uint64_t key); /* CV_NONE if absent */
 int chakra__cv_map_put(cv_map *m, uint64_t key, uint32_t val); /* replaces */
+size_t chakra__cv_map_count(const cv_map *m);
 void chakra__cv_map_free(cv_map *m);
 
 /* A key for a pair of 64-bit values (pid, tid), (device, stream). */

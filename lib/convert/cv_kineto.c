@@ -41,7 +41,8 @@ typedef struct ctx {
 	/* capture of distributedInfo.pg_config */
 	cv_buf capt;
 	int capt_base;
-	cv_map flows;
+	cv_map flows;     /* flow id -> 1 start seen | 2 end seen */
+	size_t flows_whole; /* flows with both ends */
 	uint32_t cat_strs[9];
 } ctx;
 
@@ -339,8 +340,11 @@ static int event_end(ctx *x)
 		uint64_t key = (uint64_t)x->id * 0x9e3779b97f4a7c15ull ^ x->cat;
 		uint32_t m = chakra__cv_map_get(&x->flows, key);
 		uint32_t bit = x->ph == 's' ? 1 : 2;
-		if (chakra__cv_map_put(&x->flows, key, (m == CV_NONE ? 0 : m) | bit) < 0)
+		uint32_t now = (m == CV_NONE ? 0 : m) | bit;
+		if (chakra__cv_map_put(&x->flows, key, now) < 0)
 			return nomem(x);
+		if (now == 3 && m != 3)
+			x->flows_whole++;
 		if (x->ph == 's')
 			k->flows_s++;
 		else
@@ -555,9 +559,7 @@ int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err)
 		                     "not a Kineto trace: no 'traceEvents' array");
 	if (!rc) {
 		/* flows with only one end */
-		for (size_t i = 0; i < x->flows.cap; i++)
-			if (x->flows.vals[i] != CV_NONE && x->flows.vals[i] != 3)
-				k->flows_dangling++;
+		k->flows_dangling += chakra__cv_map_count(&x->flows) - x->flows_whole;
 		/* Record function ids are usable when present on CPU ops and not
 		 * all equal (one file has them all 0) */
 		int64_t first = CV_UNSET;

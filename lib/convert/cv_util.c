@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "cv.h"
+#include "chakra/experimental/graph.h"
 
 int chakra__cv_fail(cv_err *e, int code, const char *file, const char *unit, int64_t index,
                     int64_t offset, const char *fmt, ...)
@@ -222,77 +223,27 @@ void chakra__cv_strtab_free(cv_strtab *t)
 }
 
 /* ---- u64 -> u32 map ---- */
-static size_t mix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
 uint32_t chakra__cv_map_get(const cv_map *m, uint64_t key)
 {
-	if (!m->cap)
-		return CV_NONE;
-	size_t j = mix64(key) & (m->cap - 1);
-	while (m->vals[j] != CV_NONE) {
-		if (m->keys[j] == key)
-			return m->vals[j];
-		j = (j + 1) & (m->cap - 1);
-	}
-	return CV_NONE;
-}
-
-static int map_resize(cv_map *m, size_t cap)
-{
-	uint64_t *k = malloc(cap * sizeof *k);
-	uint32_t *v = malloc(cap * sizeof *v);
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return -1;
-	}
-	memset(v, 0xff, cap * sizeof *v);
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->vals[i] == CV_NONE)
-			continue;
-		size_t j = mix64(m->keys[i]) & (cap - 1);
-		while (v[j] != CV_NONE)
-			j = (j + 1) & (cap - 1);
-		k[j] = m->keys[i];
-		v[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = k;
-	m->vals = v;
-	m->cap = cap;
-	return 0;
+	return m->m ? chakra_idmap_get(m->m, key) : CV_NONE;
 }
 
 int chakra__cv_map_put(cv_map *m, uint64_t key, uint32_t val)
 {
-	if ((m->n + 1) * 2 > m->cap && map_resize(m, m->cap ? m->cap * 2 : 256) < 0)
+	if (!m->m && !(m->m = chakra_idmap_new(0)))
 		return -1;
-	size_t j = mix64(key) & (m->cap - 1);
-	while (m->vals[j] != CV_NONE) {
-		if (m->keys[j] == key) {
-			m->vals[j] = val;
-			return 0;
-		}
-		j = (j + 1) & (m->cap - 1);
-	}
-	m->keys[j] = key;
-	m->vals[j] = val;
-	m->n++;
-	return 0;
+	return chakra_idmap_set(m->m, key, val) < 0 ? -1 : 0;
+}
+
+size_t chakra__cv_map_count(const cv_map *m)
+{
+	return m->m ? chakra_idmap_count(m->m) : 0;
 }
 
 void chakra__cv_map_free(cv_map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof *m);
+	chakra_idmap_free(m->m);
+	m->m = NULL;
 }
 
 /* ---- numbers ---- */

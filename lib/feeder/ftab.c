@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Feeder containers (see ftab.h). */
+#include "../heap.h"
 #include "ftab.h"
 
 #include <stdlib.h>
@@ -106,7 +107,13 @@ void chakra__idmap_free(idmap *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* ---- heap ---- */
+/* ---- heap (the template in lib/heap.h) ---- */
+
+static inline int heap_ent_less(const heap_ent *x, const heap_ent *y)
+{
+	return x->key < y->key;
+}
+CHAKRA__HEAP_DEFINE(ready_heap, heap_ent, heap_ent_less)
 
 int chakra__heap_push(heap *q, uint64_t key, uint32_t slot)
 {
@@ -118,51 +125,14 @@ int chakra__heap_push(heap *q, uint64_t key, uint32_t slot)
 		q->h = h;
 		q->cap = cap;
 	}
-	size_t i = q->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (q->h[p].key <= key)
-			break;
-		q->h[i] = q->h[p];
-		i = p;
-	}
-	q->h[i].key = key;
-	q->h[i].slot = slot;
+	heap_ent e = { key, slot };
+	ready_heap_push(q->h, &q->n, e);
 	return 0;
 }
 
 uint32_t chakra__heap_pop(heap *q)
 {
-	if (!q->n)
-		return FT_NIL;
-	uint32_t top = q->h[0].slot;
-	heap_ent last = q->h[--q->n];
-	size_t i = 0, n = q->n;
-	if (!n)
-		return top;
-	/* Floyd: move the hole down to a leaf along the smaller children
-	 * (one compare per level), then sift the last entry up from there;
-	 * it came from the bottom, so it rarely rises. */
-	heap_ent *h = q->h;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c + 1 < n) {
-			c += h[c + 1].key < h[c].key;
-		} else if (c >= n) {
-			break;
-		}
-		h[i] = h[c];
-		i = c;
-	}
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (h[p].key <= last.key)
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = last;
-	return top;
+	return q->n ? ready_heap_pop(q->h, &q->n).slot : FT_NIL;
 }
 
 void chakra__heap_free(heap *q)

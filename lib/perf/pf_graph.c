@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/experimental/graph.h"
 #include "pf_impl.h"
 
 void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -35,69 +36,20 @@ uint64_t chakra__pf_hash(uint64_t x)
 
 uint32_t chakra__pf_map_get(const pf_map *m, uint64_t key)
 {
-	if (!m->cap)
-		return PF_NONE;
-	size_t mask = m->cap - 1;
-	for (size_t i = chakra__pf_hash(key) & mask;; i = (i + 1) & mask) {
-		if (m->vals[i] == PF_NONE)
-			return PF_NONE;
-		if (m->keys[i] == key)
-			return m->vals[i];
-	}
-}
-
-static int map_grow(pf_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64;
-	uint64_t *k = malloc(cap * sizeof *k);
-	uint32_t *v = malloc(cap * sizeof *v);
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return CHAKRA_ENOMEM;
-	}
-	memset(v, 0xff, cap * sizeof *v);
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->vals[i] == PF_NONE)
-			continue;
-		size_t j = chakra__pf_hash(m->keys[i]) & (cap - 1);
-		while (v[j] != PF_NONE)
-			j = (j + 1) & (cap - 1);
-		k[j] = m->keys[i];
-		v[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = k;
-	m->vals = v;
-	m->cap = cap;
-	return 0;
+	return m->m ? chakra_idmap_get(m->m, key) : PF_NONE;
 }
 
 int chakra__pf_map_put(pf_map *m, uint64_t key, uint32_t val)
 {
-	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+	if (!m->m && !(m->m = chakra_idmap_new(0)))
 		return CHAKRA_ENOMEM;
-	size_t mask = m->cap - 1;
-	for (size_t i = chakra__pf_hash(key) & mask;; i = (i + 1) & mask) {
-		if (m->vals[i] == PF_NONE) {
-			m->keys[i] = key;
-			m->vals[i] = val;
-			m->n++;
-			return 0;
-		}
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
-			return 0;
-		}
-	}
+	return chakra_idmap_set(m->m, key, val) < 0 ? CHAKRA_ENOMEM : 0;
 }
 
 void chakra__pf_map_free(pf_map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof *m);
+	chakra_idmap_free(m->m);
+	m->m = NULL;
 }
 
 int chakra__pf_fail(chakra_perf *r, int code, const char *fmt, ...)

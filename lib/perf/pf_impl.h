@@ -44,11 +44,10 @@ void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem);
 	((need) <= (cap) ? (void *)(p) : (void *)((p) = chakra__pf_grow((p), &(cap), (need), sizeof *(p))))
 #define PF_PUSH(p, n, cap) (PF_RESERVE(p, cap, (n) + 1) ? &(p)[(n)++] : NULL)
 
-/* u64 -> u32 map, open addressing (PF_NONE: absent). */
+/* u64 -> u32 map (PF_NONE: absent): the graph module's keyed id map
+ * (chakra_idmap), created on the first put so `pf_map m = { 0 }` is empty. */
 typedef struct pf_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
+	struct chakra_idmap *m;
 } pf_map;
 uint32_t chakra__pf_map_get(const pf_map *m, uint64_t key);
 int chakra__pf_map_put(pf_map *m, uint64_t key, uint32_t val);

@@ -16,13 +16,10 @@ int chakra__replay_fail(char *err, size_t errlen, int code, const char *fmt, ...
 #endif
 	;
 
-/* Open addressing, uint64 keys, values are indices. */
+/* uint64 keys, values are indices: the graph module's keyed id map
+ * (chakra_idmap), created on the first put so `= { 0 }` is empty. */
 typedef struct chakra__replay_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;   /* cap: a power of two */
-	int has_free_key; /* the key ~0 itself, kept aside */
-	uint32_t free_key_val;
+	struct chakra_idmap *m;
 } chakra__replay_map;
 
 int chakra__replay_map_put(chakra__replay_map *m, uint64_t key, uint32_t val);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "chakra/chakra.h"
+#include "../heap.h"
 #include "sim_model.h"
 
 #if defined(__GNUC__)
@@ -117,6 +118,8 @@ static inline int ev_less(const event *x, const event *y)
 	return x->t < y->t || (x->t == y->t && x->seq < y->seq);
 }
 
+CHAKRA__HEAP_DEFINE(ev_heap, event, ev_less)
+
 static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void *p, uint64_t b)
 {
 	if (h->n == h->cap) {
@@ -128,36 +131,13 @@ static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void
 		h->cap = nc;
 	}
 	event ev = { t, h->seq++, p, b, a, type };
-	size_t i = h->n++;
-	while (i) {
-		size_t parent = (i - 1) / 2;
-		if (!ev_less(&ev, &h->e[parent]))
-			break;
-		h->e[i] = h->e[parent];
-		i = parent;
-	}
-	h->e[i] = ev;
+	ev_heap_push(h->e, &h->n, ev);
 	return 0;
 }
 
 static inline event heap_pop(heap *h)
 {
-	event top = h->e[0], last = h->e[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && ev_less(&h->e[c + 1], &h->e[c]))
-			c++;
-		if (!ev_less(&h->e[c], &last))
-			break;
-		h->e[i] = h->e[c];
-		i = c;
-	}
-	if (h->n)
-		h->e[i] = last;
-	return top;
+	return ev_heap_pop(h->e, &h->n);
 }
 
 /* ---------------- model state ---------------- */

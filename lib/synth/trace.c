@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../heap.h"
+#include "chakra/experimental/graph.h"
 #include "synth_impl.h"
 
 int chakra__sy_err(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -36,103 +38,32 @@ void chakra__sy_trace_free(sy_trace *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* id -> node index, open addressing. */
-typedef struct idmap {
-	size_t cap;
-	uint64_t *key;
-	uint32_t *val; /* index + 1; 0 = empty */
-} idmap;
-
-static uint64_t mix(uint64_t x)
+/* Ready nodes by id (ids are unique: duplicates are refused on load). */
+typedef struct ready_ent {
+	uint64_t id;
+	uint32_t idx;
+} ready_ent;
+static inline int ready_less(const ready_ent *x, const ready_ent *y)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
+	return x->id < y->id;
 }
+CHAKRA__HEAP_DEFINE(ready_heap, ready_ent, ready_less)
 
-static int idmap_init(idmap *m, size_t n)
-{
-	m->cap = 16;
-	while (m->cap < n * 2)
-		m->cap *= 2;
-	m->key = malloc(m->cap * sizeof *m->key);
-	m->val = calloc(m->cap, sizeof *m->val);
-	return m->key && m->val ? 0 : CHAKRA_ENOMEM;
-}
-
-static void idmap_free(idmap *m)
-{
-	free(m->key);
-	free(m->val);
-}
-
-/* Returns the existing index + 1, or 0 after inserting. */
-static uint32_t idmap_put(idmap *m, uint64_t id, uint32_t idx)
-{
-	size_t h = mix(id) & (m->cap - 1);
-	while (m->val[h]) {
-		if (m->key[h] == id)
-			return m->val[h];
-		h = (h + 1) & (m->cap - 1);
-	}
-	m->key[h] = id;
-	m->val[h] = idx + 1;
-	return 0;
-}
-
-static int64_t idmap_get(const idmap *m, uint64_t id)
-{
-	size_t h = mix(id) & (m->cap - 1);
-	while (m->val[h]) {
-		if (m->key[h] == id)
-			return (int64_t)m->val[h] - 1;
-		h = (h + 1) & (m->cap - 1);
-	}
-	return -1;
-}
-
-/* Min-heap of node indices by id. */
 typedef struct heap {
-	uint32_t *a;
+	ready_ent *a;
 	size_t n;
 	const sy_node *nodes;
 } heap;
 
 static void heap_push(heap *h, uint32_t x)
 {
-	size_t i = h->n++;
-	h->a[i] = x;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (h->nodes[h->a[p]].id <= h->nodes[h->a[i]].id)
-			break;
-		uint32_t t = h->a[p];
-		h->a[p] = h->a[i];
-		h->a[i] = t;
-		i = p;
-	}
+	ready_ent e = { h->nodes[x].id, x };
+	ready_heap_push(h->a, &h->n, e);
 }
 
 static uint32_t heap_pop(heap *h)
 {
-	uint32_t top = h->a[0];
-	h->a[0] = h->a[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < h->n && h->nodes[h->a[l]].id < h->nodes[h->a[m]].id)
-			m = l;
-		if (r < h->n && h->nodes[h->a[r]].id < h->nodes[h->a[m]].id)
-			m = r;
-		if (m == i)
-			break;
-		uint32_t t = h->a[m];
-		h->a[m] = h->a[i];
-		h->a[i] = t;
-		i = m;
-	}
-	return top;
+	return ready_heap_pop(h->a, &h->n).idx;
 }
 
 static int cmp_u32(const void *x, const void *y)
@@ -150,7 +81,7 @@ static int issue_order(sy_trace *t)
 	uint32_t *cstart = calloc(n + 1, sizeof *cstart);
 	uint32_t *child = malloc((t->ndeps ? t->ndeps : 1) * sizeof *child);
 	uint8_t *done = calloc(n ? n : 1, 1);
-	heap h = { malloc((n ? n : 1) * sizeof(uint32_t)), 0, t->n };
+	heap h = { malloc((n ? n : 1) * sizeof(ready_ent)), 0, t->n };
 	t->order = malloc((n ? n : 1) * sizeof *t->order);
 	int rc = 0;
 	if (!indeg || !cstart || !child || !done || !h.a || !t->order) {
@@ -193,7 +124,7 @@ static int issue_order(sy_trace *t)
 				}
 				for (size_t i = 0; i < n; i++)
 					byid[i] = (uint32_t)i;
-				heap hh = { malloc(n * sizeof(uint32_t)), 0, t->n };
+				heap hh = { malloc(n * sizeof(ready_ent)), 0, t->n };
 				if (!hh.a) {
 					free(byid);
 					rc = CHAKRA_ENOMEM;
@@ -362,21 +293,26 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 	r = NULL;
 	(void)dcap;
 	/* Resolve ids. */
-	idmap m;
-	if ((rc = idmap_init(&m, t->nn)) < 0) {
-		idmap_free(&m);
+	chakra_idmap *m = chakra_idmap_new(t->nn);
+	if (!m) {
+		rc = CHAKRA_ENOMEM;
 		goto fail;
 	}
 	for (size_t i = 0; i < t->nn; i++)
-		if (idmap_put(&m, t->n[i].id, (uint32_t)i)) {
+		if ((rc = chakra_idmap_put(m, t->n[i].id, (uint32_t)i, NULL)) <= 0) {
+			if (rc < 0) {
+				chakra_idmap_free(m);
+				goto fail;
+			}
 			rc = chakra__sy_err(err, errlen, CHAKRA_EDUP, "%s: node id %llu appears twice", path,
 			                    (unsigned long long)t->n[i].id);
-			idmap_free(&m);
+			chakra_idmap_free(m);
 			goto fail;
 		}
+	rc = 0;
 	t->deps = malloc((rawdeps.n ? rawdeps.n : 1) * sizeof *t->deps);
 	if (!t->deps) {
-		idmap_free(&m);
+		chakra_idmap_free(m);
 		rc = CHAKRA_ENOMEM;
 		goto fail;
 	}
@@ -385,12 +321,12 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 		sy_node *x = &t->n[i];
 		uint32_t start = (uint32_t)w;
 		for (uint32_t d = 0; d < x->ndep; d++) {
-			int64_t p = idmap_get(&m, rawdeps.p[x->dep0 + d]);
-			if (p < 0) {
+			uint32_t p = chakra_idmap_get(m, rawdeps.p[x->dep0 + d]);
+			if (p == CHAKRA_GRAPH_NONE) {
 				t->missing_deps++;
 				continue;
 			}
-			t->deps[w++] = (uint32_t)p;
+			t->deps[w++] = p;
 		}
 		/* Sorted, each parent once. */
 		qsort(t->deps + start, w - start, sizeof *t->deps, cmp_u32);
@@ -407,7 +343,7 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 		x->ndep = (uint32_t)(w - start);
 	}
 	t->ndeps = w;
-	idmap_free(&m);
+	chakra_idmap_free(m);
 	chakra__sy_vec_free(&rawdeps);
 	if ((rc = issue_order(t)) < 0)
 		goto fail;
