@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Feeder internals shared by the core (feeder.c), the stall diagnosis
- * (diag.c) and the workload opener (workload.c). */
+/* Feeder internals shared by its files: the public API and issue loop
+ * (feeder.c), the dependency graph (depgraph.c), the lazy read-ahead
+ * (lazy.c, with its per-node path inline in lazy.h), the stall diagnosis
+ * (diag.c), the scan (scan.c), decoded-node copies (compact.c) and the
+ * workload opener (workload.c). The graph helpers that run once per node
+ * or edge are static inline below: the hot paths (chakra_feeder_next,
+ * chakra_feeder_complete) must not pay a call for them. */
 #ifndef CHAKRA_FEEDER_IMPL_H
 #define CHAKRA_FEEDER_IMPL_H
 
+#include <string.h>
+
+#include "chakra/error.h"
 #include "chakra/feeder.h"
 #include "ftab.h"
 #include "node_impl.h"
@@ -69,7 +77,7 @@ typedef struct qpin {
 } qpin;
 
 /* A node read ahead in lazy mode, waiting to enter the dependency graph
- * (feeder.c explains the mode): a record in a ring, with its gating
+ * (lazy.c explains the mode): a record in a ring, with its gating
  * dependencies as id - dep > 0 (data first; a node with more than
  * QREC_DEPS, or farther ones, is scanned again when inserted). Its
  * message stays where the framer read it (the framer keeps the bytes
@@ -177,7 +185,7 @@ int chakra__feeder_errf(chakra_feeder *f, int code, const char *fmt, ...) CHAKRA
 int chakra__feeder_at(chakra_feeder *f, unsigned flags, uint64_t offset, uint64_t index,
                       uint64_t id);
 
-/* feeder.c: children of a slot, for the cold paths (end of file, stall
+/* depgraph.c: children of a slot, for the cold paths (end of file, stall
  * diagnosis). Iterate with `kid_it it = KID_IT_INIT; while (chakra__kid_next(f, p,
  * &it, &c))`; chakra__kid_remove takes out one child value (with its EDGE_CTRL
  * bit) and returns 1, or 0 when p has no such child. */
@@ -187,5 +195,197 @@ typedef struct kid_it {
 #define KID_IT_INIT { 0, FT_NIL }
 int chakra__kid_next(const chakra_feeder *f, const fslot *p, kid_it *it, uint32_t *child);
 int chakra__kid_remove(chakra_feeder *f, fslot *p, uint32_t child);
+
+/* depgraph.c: the dependency graph (slots, edges, parents, absent ids).
+ * A new slot at the end of the chunks (FT_NIL when out of memory); a
+ * child beyond the inline ones onto the parent's edge list (-1 when out
+ * of memory); node i (blocked, no parents yet) entering the graph with its
+ * gating parents (`direct`: when the node is ready while no other is, it
+ * is not queued and 1 is returned for the caller to issue it; `late`: a
+ * node inserted from the lazy FIFO, whose parents are mostly complete);
+ * the end of the file (placeholders left are ids that never appear). */
+uint32_t chakra__feeder_slot_grow(chakra_feeder *f);
+int chakra__feeder_edge_add(chakra_feeder *f, fslot *parent, uint32_t child);
+int chakra__feeder_link_parents(chakra_feeder *f, uint32_t i, const uint64_t *dd, size_t nd,
+                                const uint64_t *cd, size_t nc, int direct, int late);
+int chakra__feeder_at_eof(chakra_feeder *f);
+
+/* lazy.c: the read-ahead's cold half (lazy.h has the per-node path).
+ * Framer hooks installed on open; growing the FIFO and the pins; node i
+ * completed with its message pinned in the framer's buffer; every queued
+ * node into the graph; a node read that is not queued; the end of the
+ * file or a framing error; a message that fails the scan; one read out of
+ * line; the memory budget exceeded. */
+void chakra__feeder_lazy_hooks(chakra_feeder *f);
+int chakra__feeder_q_grow(chakra_feeder *f);
+int chakra__feeder_pins_grow(chakra_feeder *f);
+void chakra__feeder_unpin(chakra_feeder *f, uint32_t i);
+int chakra__feeder_flush(chakra_feeder *f);
+int chakra__feeder_read_eager(chakra_feeder *f, const uint8_t *msg, size_t len, uint64_t off,
+                              uint64_t index, uint64_t id);
+int chakra__feeder_read_end(chakra_feeder *f, int rc);
+int chakra__feeder_scan_failed(chakra_feeder *f, int rc, uint64_t index, uint64_t off);
+int chakra__feeder_read_one_cold(chakra_feeder *f);
+int chakra__feeder_over_memory(chakra_feeder *f);
+
+/* ---- errors and the graph's per-node helpers, inline ---- */
+
+static inline int feeder_fail(chakra_feeder *f, int code)
+{
+	f->failed = code;
+	return code;
+}
+
+#define ALL_POS (CHAKRA_ERRINFO_OFFSET | CHAKRA_ERRINFO_INDEX | CHAKRA_ERRINFO_ID)
+
+/* The error just formatted is about node s (its message's offset). */
+static inline int feeder_fail_node(chakra_feeder *f, const chakra_node *v)
+{
+	return feeder_fail(f, chakra__feeder_at(f, ALL_POS, v->offset, v->index, v->id));
+}
+
+static inline int feeder_oom(chakra_feeder *f)
+{
+	return feeder_fail(f, chakra__feeder_errf(f, CHAKRA_ENOMEM, "%s: out of memory", f->name));
+}
+
+/* Hot helpers called once per edge or node: inlined (a call cost about
+ * as much as their body). */
+#if defined(__GNUC__)
+#  define FEEDER_INLINE static inline __attribute__((always_inline))
+#else
+#  define FEEDER_INLINE static inline
+#endif
+
+/* A free slot, not initialised (FT_NIL when out of memory). */
+FEEDER_INLINE uint32_t slot_take(chakra_feeder *f)
+{
+	uint32_t i = f->free_slot;
+	if (i == FT_NIL)
+		return chakra__feeder_slot_grow(f);
+	f->free_slot = fslot_at(f, i)->more;
+	return i;
+}
+
+FEEDER_INLINE void slot_release(chakra_feeder *f, uint32_t i)
+{
+	fslot *s = fslot_at(f, i);
+	/* (held_bytes counted the message unless it is the caller's buffer:
+	 * exactly the pinned and copied ones) */
+	if (s->cls == CLS_PINNED) {
+		f->held_bytes -= s->v.len;
+		if (f->pin_n == 1 && f->pins[f->pin_head].slot == i)
+			f->pin_n = 0; /* (the usual case: the one node issued from the FIFO) */
+		else
+			chakra__feeder_unpin(f, i);
+	} else if (s->cls != CLS_NONE) {
+		f->held_bytes -= s->v.len;
+		bytepool_release(&f->bytes, (void *)s->v.msg, s->cls);
+	}
+	if (s->v.full) {
+		f->held_bytes -= s->v.full->size;
+		bytepool_release(&f->bytes, s->v.full, s->full_cls);
+		s->v.full = NULL;
+	}
+	s->v.msg = NULL;
+	s->cls = 0xff;
+	s->state = ST_FREE;
+	s->more = f->free_slot;
+	f->free_slot = i;
+}
+
+static inline void edge_free(chakra_feeder *f, uint32_t e)
+{
+	f->edges[e].next = f->free_edge;
+	f->free_edge = e;
+}
+
+FEEDER_INLINE int kid_add(chakra_feeder *f, fslot *parent, uint32_t child)
+{
+	parent->last = child & ~EDGE_CTRL;
+	if (parent->nk < FEEDER_KIDS) {
+		parent->kid[parent->nk++] = child;
+		return 0;
+	}
+	return chakra__feeder_edge_add(f, parent, child);
+}
+
+FEEDER_INLINE int make_ready(chakra_feeder *f, uint32_t i)
+{
+	fslot *s = fslot_at(f, i);
+	s->state = ST_READY;
+	uint64_t key = f->opts.order == CHAKRA_ORDER_FILE ? s->v.index : s->v.id;
+	if (dqueue_push(&f->ready, key, i))
+		return feeder_oom(f);
+	return 0;
+}
+
+/* A parent is satisfied: release one pending count of the child. */
+FEEDER_INLINE int release_child(chakra_feeder *f, uint32_t c)
+{
+	fslot *s = fslot_at(f, c);
+	if (--s->pending == 0 && s->state == ST_BLOCKED)
+		return make_ready(f, c);
+	return 0;
+}
+
+/* The view of a node just read, and its message: used in place from the
+ * caller's buffer, else copied into the byte pool. */
+FEEDER_INLINE void slot_view(fslot *s, const uint8_t *msg, size_t len, uint64_t off,
+                             uint64_t index, uint64_t id)
+{
+	/* (materialize and owner are set once, when the slot is made) */
+	s->v.id = id;
+	s->v.offset = off;
+	s->v.index = index;
+	s->v.len = len;
+	s->v.full = NULL;
+	s->v.msg = msg;
+}
+
+FEEDER_INLINE int slot_fill(chakra_feeder *f, fslot *s, const uint8_t *msg, size_t len,
+                            uint64_t off, uint64_t index, uint64_t id)
+{
+	slot_view(s, msg, len, off, index, id);
+	/* The caller's buffer outlives the feeder: used in place. */
+	if (!(msg >= f->zc_lo && msg + len <= f->zc_hi)) {
+		uint8_t *copy = (uint8_t *)bytepool_alloc(&f->bytes, len, &s->cls);
+		if (!copy)
+			return feeder_oom(f);
+		if (len)
+			memcpy(copy, msg, len);
+		s->v.msg = copy;
+	}
+	return 0;
+}
+
+/* The children of s, completed: each loses a pending parent. */
+static inline int release_children(chakra_feeder *f, fslot *s)
+{
+	/* Their slots were last touched when they were read, up to a window
+	 * ago: start loading them all first, so the misses overlap instead
+	 * of queueing behind each other. */
+	unsigned nk = s->nk;
+#if defined(__GNUC__)
+	for (unsigned k = 0; k < nk; k++)
+		__builtin_prefetch(&fslot_at(f, s->kid[k] & ~EDGE_CTRL)->pending, 1);
+#endif
+	for (unsigned k = 0; k < nk; k++) {
+		int rc = release_child(f, s->kid[k] & ~EDGE_CTRL);
+		if (rc < 0)
+			return rc;
+	}
+	s->nk = 0;
+	for (uint32_t e = s->more; e != FT_NIL;) {
+		uint32_t nx = f->edges[e].next;
+		int rc = release_child(f, f->edges[e].child & ~EDGE_CTRL);
+		if (rc < 0)
+			return rc;
+		edge_free(f, e);
+		e = nx;
+	}
+	s->more = FT_NIL;
+	return 0;
+}
 
 #endif

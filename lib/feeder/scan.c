@@ -7,7 +7,7 @@
  * structure is checked (tags, wire types, lengths within the message, the
  * dependency varints); the contents of name / inputs / outputs / attr are
  * checked by the full walker when the node is first accessed, and a
- * failure there makes the feeder fail with that error (feeder.c).
+ * failure there makes the feeder fail with that error (depgraph.c).
  *
  * Two paths with one meaning. scan_careful is the definition: every field
  * bounds-checked, every error message (the earlier scan's, kept exactly).
