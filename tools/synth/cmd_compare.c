@@ -12,31 +12,8 @@
 
 #include "chakra/experimental/synth.h"
 #include "common.h"
+#include "opts.h"
 #include "sim_call.h"
-
-static int help(void)
-{
-	puts("usage: chakra synth compare REAL SYNTH [options]\n\n"
-	     "Compare two workloads (each a TRACE or a PREFIX of PREFIX.r.et files):\n"
-	     "the two-sample Kolmogorov-Smirnov statistic D of each distribution\n"
-	     "(message size per collective type, compute duration per op class, fan-in,\n"
-	     "fan-out, chain length, overlap) with its 5% critical value, and, given a\n"
-	     "network and a system, the simulated iteration time of both (`chakra sim`;\n"
-	     "a single-rank side runs on every NPU; collectives without comm_type run as\n"
-	     "compute) and their ratio.\n\n"
-	     "options:\n"
-	     "  --network F, --system F   simulate both sides (ASTRA-sim configurations)\n"
-	     "  --npus N                  NPUs when both sides have one rank (default: the\n"
-	     "                            rank count of the larger side)\n"
-	     "  --real-groups F, --synth-groups F   communicator groups of each side\n"
-	     "                            (default: PREFIX.comm_groups.json when it exists)\n"
-	     "  --model unaware|aware     the simulator's network model\n"
-	     "  --json                    one JSON object on stdout\n"
-	     "  --quantiles Q             with --json: Q quantiles of each distribution\n"
-	     "  --max-ks D                exit 1 if size/all or duration/all has KS > D\n"
-	     "  --max-time-error E        exit 1 if |synthetic / real time - 1| > E");
-	return 0;
-}
 
 static void free_paths(char **p, size_t n)
 {
@@ -73,71 +50,74 @@ static void json_num(double x)
 		printf("null");
 }
 
+#define UNSET UINT64_MAX /* --npus not given (0 is a bad value, not "the default") */
+
 int cmd_synth_compare(int argc, char **argv)
 {
-	const char *args[2] = { NULL, NULL }, *net = NULL, *sys = NULL, *gr[2] = { NULL, NULL };
-	const char *model = NULL, *v;
-	int json = 0, missing, nargs = 0;
-	uint64_t q = 0, npus = 0;
-	double max_ks = -1, max_err = -1;
-	for (int i = 1; i < argc; i++) {
-		if (tool_is_help(argv[i]))
-			return help();
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "--network", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--network needs a file");
-			net = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--system", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--system needs a file");
-			sys = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--real-groups", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--real-groups needs a file");
-			gr[0] = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--synth-groups", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--synth-groups needs a file");
-			gr[1] = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--model", &missing)) || missing) {
-			if (missing || (strcmp(v, "unaware") && strcmp(v, "aware")))
-				return tool_usage(argv[0], "--model is unaware or aware");
-			model = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--npus", &missing)) || missing) {
-			if (missing || tool_parse_u64("--npus", v, &npus) < 0 || npus < 1 || npus > 65536)
-				return tool_usage(argv[0], "--npus needs a number in 1..65536");
-		} else if ((v = tool_opt(argc, argv, &i, "--quantiles", &missing)) || missing) {
-			if (missing || tool_parse_u64("--quantiles", v, &q) < 0 || q > 100000)
-				return tool_usage(argv[0], "--quantiles needs a number in 0..100000");
-		} else if ((v = tool_opt(argc, argv, &i, "--max-ks", &missing)) || missing) {
-			if (missing || tool_parse_double("--max-ks", v, &max_ks) < 0 || max_ks < 0)
-				return tool_usage(argv[0], "--max-ks needs a number >= 0");
-		} else if ((v = tool_opt(argc, argv, &i, "--max-time-error", &missing)) || missing) {
-			if (missing || tool_parse_double("--max-time-error", v, &max_err) < 0 || max_err < 0)
-				return tool_usage(argv[0], "--max-time-error needs a number >= 0");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (nargs < 2) {
-			args[nargs++] = argv[i];
-		} else {
-			return tool_usage(argv[0], "expected two workloads, REAL and SYNTH");
-		}
-	}
+	const char *net = NULL, *sys = NULL, *gr[2] = { NULL, NULL };
+	int json = 0, model_ix = -1;
+	uint64_t q = 0, npus = UNSET;
+	double max_ks = NAN, max_err = NAN; /* NAN: not given (an option value is finite) */
+	const tool_option opts[] = {
+		{ "--network", "F", TOOL_STR, &net, NULL,
+		  "with --system: simulate both sides (ASTRA-sim\nconfigurations)" },
+		{ "--system", "F", TOOL_STR, &sys, NULL, "with --network" },
+		{ "--npus", "N", TOOL_U64, &npus, NULL,
+		  "NPUs when both sides have one rank (default: the\n"
+		  "rank count of the larger side)" },
+		{ "--real-groups", "F", TOOL_STR, &gr[0], NULL,
+		  "communicator groups of REAL (default:\n"
+		  "PREFIX.comm_groups.json when it exists)" },
+		{ "--synth-groups", "F", TOOL_STR, &gr[1], NULL, "the same for SYNTH" },
+		{ "--model", "unaware|aware", TOOL_CHOICE, &model_ix, "unaware|aware",
+		  "the simulator's network model (default unaware)" },
+		{ "--json", NULL, TOOL_FLAG, &json, NULL, "one JSON object on stdout" },
+		{ "--quantiles", "Q", TOOL_U64, &q, NULL, "with --json: Q quantiles of each distribution" },
+		{ "--max-ks", "D", TOOL_DOUBLE, &max_ks, NULL,
+		  "exit 1 if size/all or duration/all has KS > D" },
+		{ "--max-time-error", "E", TOOL_DOUBLE, &max_err, NULL,
+		  "exit 1 if |synthetic / real time - 1| > E" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"REAL SYNTH [options]",
+		"Compare two workloads (each a TRACE or a PREFIX of PREFIX.r.et files):\n"
+		"the two-sample Kolmogorov-Smirnov statistic D of each distribution\n"
+		"(message size per collective type, compute duration per op class, fan-in,\n"
+		"fan-out, chain length, overlap) with its 5% critical value, and, given a\n"
+		"network and a system, the simulated iteration time of both (`chakra sim`;\n"
+		"a single-rank side runs on every NPU; collectives without comm_type run as\n"
+		"compute) and their ratio.",
+		opts, NULL, 0, -1, "workload"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	const char *in[2] = { nargs > 0 ? args[0] : NULL, nargs > 1 ? args[1] : NULL };
+	free((void *)args);
 	if (nargs != 2)
 		return tool_usage(argv[0], "expected two workloads, REAL and SYNTH");
+	if (npus != UNSET && (npus < 1 || npus > 65536))
+		return tool_usage(argv[0], "--npus needs a number in 1..65536");
+	if (q > 100000)
+		return tool_usage(argv[0], "--quantiles needs a number in 0..100000");
+	if (max_ks < 0)
+		return tool_usage(argv[0], "--max-ks needs a number >= 0");
+	if (max_err < 0)
+		return tool_usage(argv[0], "--max-time-error needs a number >= 0");
 	if (!net != !sys)
 		return tool_usage(argv[0], "--network and --system go together");
 	if (max_err >= 0 && !net)
 		return tool_usage(argv[0], "--max-time-error needs --network and --system");
+	const char *model = model_ix < 0 ? NULL : model_ix ? "aware" : "unaware";
 	char **p[2] = { NULL, NULL };
 	size_t n[2] = { 0, 0 };
 	char err[1024];
 	int status = 1;
 	chakra_synth_report *R = NULL;
 	for (int s = 0; s < 2; s++)
-		if (chakra_synth_expand(args[s], &p[s], &n[s], err, sizeof err) < 0) {
+		if (chakra_synth_expand(in[s], &p[s], &n[s], err, sizeof err) < 0) {
 			tool_err("%s", err);
 			goto done;
 		}
@@ -148,7 +128,7 @@ int cmd_synth_compare(int argc, char **argv)
 	}
 	uint64_t fin[2] = { 0, 0 }, changed[2] = { 0, 0 };
 	if (net) {
-		if (!npus)
+		if (npus == UNSET)
 			npus = n[0] > n[1] ? n[0] : n[1];
 		char dir[] = "/tmp/chakra-synth-XXXXXX";
 		if (!mkdtemp(dir)) {
@@ -159,7 +139,7 @@ int cmd_synth_compare(int argc, char **argv)
 		for (int s = 0; s < 2 && ok; s++) {
 			char prefix[4096], gbuf[4200];
 			snprintf(prefix, sizeof prefix, "%s/%s", dir, s ? "synth" : "real");
-			const char *g = groups_of(args[s], gr[s], gbuf, sizeof gbuf);
+			const char *g = groups_of(in[s], gr[s], gbuf, sizeof gbuf);
 			ok = synth_sim_prepare(p[s], n[s], (uint32_t)npus, prefix, &changed[s], err,
 			                       sizeof err) == 0 &&
 			     synth_sim_finish(prefix, net, sys, g, model, &fin[s], err, sizeof err) == 0;
