@@ -16,6 +16,7 @@
 #define CHAKRA_EXPERIMENTAL
 #include "chakra/experimental/convert.h"
 #include "common.h"
+#include "opts.h"
 
 static int y_null(void *c) { (void)c; return 1; }
 static int y_bool(void *c, int b) { (void)c; (void)b; return 1; }
@@ -114,34 +115,30 @@ static int measure(pass *p, const char *out)
 
 int cmd_bench_convert(int argc, char **argv)
 {
-	const char *et = NULL, *kin = NULL, *v;
+	const char *et = NULL, *kin = NULL;
 	uint64_t repeat = 5;
-	int missing = 0;
-	for (int i = 1; i < argc; i++) {
-		if (tool_is_help(argv[i])) {
-			puts("usage: chakra bench convert [--et ET.json[.gz]] [--kineto K.json[.gz]] "
-			     "[--repeat N]\n\n"
-			     "Time and peak memory of converting ET (alone, and with K when given), or K\n"
-			     "alone, beside the floor: reading the same JSON through YAJL (gunzip and\n"
-			     "tokenise, nothing kept). Every pass runs in its own child process (its peak\n"
-			     "RSS is its alone); best wall time of N runs (default 5), passes alternated.");
-			return 0;
-		}
-		if ((v = tool_opt(argc, argv, &i, "--et", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--et needs a file");
-			et = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--kineto", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--kineto needs a file");
-			kin = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--repeat", &missing)) || missing) {
-			if (missing || tool_parse_u64("--repeat", v, &repeat) < 0 || !repeat || repeat > 1000)
-				return tool_usage(argv[0], "--repeat needs a number 1..1000");
-		} else {
-			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
-		}
-	}
+	const tool_option opts[] = {
+		{ "--et", "ET.json[.gz]", TOOL_STR, &et, NULL, "a PyTorch execution trace" },
+		{ "--kineto", "K.json[.gz]", TOOL_STR, &kin, NULL, "a Kineto trace" },
+		{ "--repeat", "N", TOOL_U64, &repeat, NULL,
+		  "runs of each pass, the best counts (1..1000, default 5)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"[--et ET.json[.gz]] [--kineto K.json[.gz]] [--repeat N]",
+		"Time and peak memory of converting ET (alone, and with K when given), or K\n"
+		"alone, beside the floor: reading the same JSON through YAJL (gunzip and\n"
+		"tokenise, nothing kept). Every pass runs in its own child process (its peak\n"
+		"RSS is its alone); best wall time of N runs (default 5), passes alternated.",
+		opts, NULL, 0, 0, NULL
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	free((void *)args);
+	if (!repeat || repeat > 1000)
+		return tool_usage(argv[0], "--repeat needs a number 1..1000");
 	if (!et && !kin)
 		return tool_usage(argv[0], "give --et, --kineto or both");
 	char dir[] = "/tmp/chakra-bench-convert-XXXXXX";

@@ -8,30 +8,7 @@
 #define CHAKRA_EXPERIMENTAL
 #include "chakra/experimental/convert.h"
 #include "common.h"
-
-static void usage(FILE *f)
-{
-	fputs("usage: chakra convert pytorch --et ET.json[.gz] [--kineto K.json[.gz]] -o OUT.et\n"
-	      "                              [--gzip] [-f] [--no-io] [-q]\n"
-	      "       chakra convert pytorch --et 'DIR/rank{R}.json' [--kineto 'DIR/kineto{R}.json']\n"
-	      "                              -o PREFIX   (every rank R found -> PREFIX.R.et)\n\n"
-	      "Convert a PyTorch execution trace (schemas 1.0.1 .. 1.1.x) to a Chakra ET: the ops a\n"
-	      "simulator issues (outermost operators; labels and step annotations are transparent,\n"
-	      "nested ops folded in), tensor data dependencies, program order per thread,\n"
-	      "collectives and process groups. With --kineto, the Kineto trace of the same program\n"
-	      "gives the ops their measured durations and adds the GPU kernels, memcpys and memsets\n"
-	      "they launched, in stream order, with synchronisation. A summary goes to stderr.\n\n"
-	      "options:\n"
-	      "  --et PATH        the execution trace ('{R}' marks the rank: multi-rank form)\n"
-	      "  --kineto PATH    a Kineto trace to link ('{R}' in the multi-rank form)\n"
-	      "  -o, --output OUT output file, or PREFIX in the multi-rank form (also writes\n"
-	      "                   PREFIX.comm_groups.json)\n"
-	      "  --gzip           gzip the output (multi-rank: PREFIX.R.et.gz)\n"
-	      "  -f, --force      replace existing outputs\n"
-	      "  --no-io          leave out the ops' inputs/outputs (values, shapes, types)\n"
-	      "  -q, --quiet      no summary\n",
-	      f);
-}
+#include "opts.h"
 
 /* The multi-rank form: every rank's summary, then what was written. */
 static int convert_ranks(const char *et, const char *kin, const char *out,
@@ -61,38 +38,49 @@ static int convert_ranks(const char *et, const char *kin, const char *out,
 
 int cmd_convert_pytorch(int argc, char **argv)
 {
-	const char *et = NULL, *kin = NULL, *out = NULL, *v;
-	int quiet = 0, missing = 0;
+	const char *et = NULL, *kin = NULL, *out = NULL;
+	int quiet = 0, gzip = 0, force = 0, no_io = 0;
+	const tool_option opts[] = {
+		{ "--et", "PATH", TOOL_STR, &et, NULL,
+		  "the execution trace ('{R}' marks the rank: the\n"
+		  "multi-rank form)" },
+		{ "--kineto", "PATH", TOOL_STR, &kin, NULL,
+		  "a Kineto trace to link ('{R}' in the multi-rank form)" },
+		{ "-o, --output", "OUT", TOOL_STR, &out, NULL,
+		  "output file, or PREFIX in the multi-rank form (also\n"
+		  "writes PREFIX.comm_groups.json)" },
+		{ "--gzip", NULL, TOOL_FLAG, &gzip, NULL, "gzip the output (multi-rank: PREFIX.R.et.gz)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace existing outputs" },
+		{ "--no-io", NULL, TOOL_FLAG, &no_io, NULL,
+		  "leave out the ops' inputs/outputs (values, shapes,\n"
+		  "types)" },
+		{ "-q, --quiet", NULL, TOOL_FLAG, &quiet, NULL, "no summary" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"--et ET.json[.gz] [--kineto K.json[.gz]] -o OUT.et\n"
+		"                              [--gzip] [-f] [--no-io] [-q]\n"
+		"       chakra convert pytorch --et 'DIR/rank{R}.json' [--kineto 'DIR/kineto{R}.json']\n"
+		"                              -o PREFIX   (every rank R found -> PREFIX.R.et)",
+		"Convert a PyTorch execution trace (schemas 1.0.1 .. 1.1.x) to a Chakra ET: the ops a\n"
+		"simulator issues (outermost operators; labels and step annotations are transparent,\n"
+		"nested ops folded in), tensor data dependencies, program order per thread,\n"
+		"collectives and process groups. With --kineto, the Kineto trace of the same program\n"
+		"gives the ops their measured durations and adds the GPU kernels, memcpys and memsets\n"
+		"they launched, in stream order, with synchronisation. A summary goes to stderr.",
+		opts, NULL, 0, 0, NULL
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	free((void *)args);
 	chakra_convert_options o;
 	chakra_convert_options_init(&o, CHAKRA_CONVERT_OPTIONS_VERSION);
-	for (int i = 1; i < argc; i++) {
-		int r;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		} else if ((v = tool_opt(argc, argv, &i, "--et", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--et needs a file");
-			et = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--kineto", &missing)) || missing) {
-			if (missing)
-				return tool_usage(argv[0], "--kineto needs a file");
-			kin = v;
-		} else if ((r = tool_output_opt(argc, argv, &i, &out)) != 0) {
-			if (r < 0)
-				return 2;
-		} else if (!strcmp(argv[i], "--gzip")) {
-			o.gzip = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			o.overwrite = 1;
-		} else if (!strcmp(argv[i], "--no-io")) {
-			o.keep_io = 0;
-		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			quiet = 1;
-		} else {
-			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
-		}
-	}
+	o.gzip = gzip;
+	o.overwrite = force;
+	if (no_io)
+		o.keep_io = 0;
 	if (!et)
 		return tool_usage(argv[0], "--et ET.json is required");
 	if (!out)
