@@ -139,8 +139,13 @@ static inline int cv_parse_i64(const char *s, size_t n, int64_t *out)
 	*out = i ? -v : v;
 	return 0;
 }
+/* The largest time (or duration) a Kineto trace may give, in ns: 2^61 ns,
+ * about 73 years. Kept well inside int64 so that a start plus a duration,
+ * or the difference of two times, never overflows. */
+#define CV_TIME_MAX_NS (INT64_C(1) << 61)
 /* Microseconds (integer or decimal, e.g. "4458676522690.655") to
- * nanoseconds, exactly for up to 3 decimals, rounded beyond. 0 or -1. */
+ * nanoseconds, exactly for up to 3 decimals, rounded beyond; magnitudes
+ * above CV_TIME_MAX_NS are refused. 0 or -1. */
 int chakra__cv_parse_us_ns(const char *s, size_t n, int64_t *out);
 /* Normalise a collective name ("all_reduce", "AllReduce", "allreduce"):
  * returns a CV_COLL_* value, or CV_COLL_UNKNOWN. */

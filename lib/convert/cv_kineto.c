@@ -257,13 +257,13 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 		case K_TS:
 			if (kind != 'n' || chakra__cv_parse_us_ns(s, n, &x->ts) < 0)
 				return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
-				                        "'ts' is not a number of microseconds");
+				                        "'ts' is not a number of microseconds (at most 2.3e15, 73 years)");
 			x->have_ts = 1;
 			break;
 		case K_DUR:
 			if (kind != 'n' || chakra__cv_parse_us_ns(s, n, &x->dur) < 0)
 				return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
-				                        "'dur' is not a number of microseconds");
+				                        "'dur' is not a number of microseconds (at most 2.3e15, 73 years)");
 			x->have_dur = 1;
 			break;
 		case K_ID:

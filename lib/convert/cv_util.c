@@ -333,11 +333,13 @@ int chakra__cv_parse_us_ns(const char *s, size_t n, int64_t *out)
 	}
 	if (i < n) { /* exponent */
 		double d;
-		if (parse_double_text(s, n, &d) < 0 || fabs(d) > 9.2e15)
+		if (parse_double_text(s, n, &d) < 0 || !(fabs(d) * 1000.0 <= (double)CV_TIME_MAX_NS))
 			return -1;
 		*out = (int64_t)llround(d * 1000.0);
 		return 0;
 	}
+	if (v > CV_TIME_MAX_NS)
+		return -1;
 	*out = neg ? -v : v;
 	return 0;
 }

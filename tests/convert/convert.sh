@@ -110,6 +110,15 @@ printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"dur
 [ $? -eq 1 ] || say "bad kineto: exit status"
 grep -q "bad.json: event 0.*has no 'ts'" "$tmp/e" || { say "bad kineto message"; cat "$tmp/e"; }
 [ -e "$tmp/bad.et" ] && say "bad kineto left an output"
+# times at the limit convert (a start plus a duration must not overflow:
+# a fuzzer found it did); beyond the limit, an error naming the event
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2305843009213693,"dur":2305843009213693,"args":{"External id":1}}]}' >"$tmp/big.json"
+"$exe" convert kineto "$tmp/big.json" -o "$tmp/big.et" -q 2>"$tmp/e" || { say "times at the limit refused"; cat "$tmp/e"; }
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":9.1e15,"args":{}}]}' >"$tmp/huge.json"
+"$exe" convert kineto "$tmp/huge.json" -o "$tmp/huge.et" 2>"$tmp/e"
+[ $? -eq 1 ] || say "huge dur: exit status"
+grep -q "huge.json: event 0.*'dur' is not a number of microseconds (at most" "$tmp/e" || { say "huge dur message"; cat "$tmp/e"; }
+[ -e "$tmp/huge.et" ] && say "huge dur left an output"
 zcat "$pt/param-resnet50-ddp/resnet_1gpu_et.json.gz" | head -c 300000 >"$tmp/cut.json"
 "$exe" convert pytorch --et "$tmp/cut.json" -o "$tmp/cut.et" 2>"$tmp/e"
 [ $? -eq 1 ] || say "truncated ET: exit status"
