@@ -151,6 +151,41 @@ static int probe(source *s, const char *name, char *err)
 	return 0;
 }
 
+static int gz_garbage(source *s, const char *name, char *err)
+{
+	return src_err(s, s->gz_bad_at, GZ_POS,
+	               chakra__errf(err, CHAKRA_EGZIP,
+	                            "%s: compressed byte %llu: garbage after gzip stream (not another "
+	                            "gzip member)",
+	                            name, (unsigned long long)s->gz_bad_at));
+}
+
+/* At the end of a gzip member: 1 if another member follows (the input
+ * holds its two magic bytes, read further if needed), 0 at the end of the
+ * input, 2 if what follows is not a member (s->gz_bad_at says where), or a
+ * negative read error. A single trailing byte is garbage, not a truncated
+ * member. */
+static int member_follows(source *s, const char *name, char *err)
+{
+	while (s->zs.avail_in < 2) {
+		if (s->zs.avail_in == 1)
+			s->zin[0] = s->zs.next_in[0];
+		long n = raw_read(s, s->zin + s->zs.avail_in, s->zin_cap - s->zs.avail_in, name, err);
+		if (n < 0)
+			return (int)n;
+		s->zs.next_in = s->zin;
+		s->zs.avail_in += (uInt)n;
+		if (n == 0)
+			break;
+	}
+	if (s->zs.avail_in == 0)
+		return 0;
+	if (s->zs.avail_in >= 2 && s->zs.next_in[0] == 0x1f && s->zs.next_in[1] == 0x8b)
+		return 1;
+	s->gz_bad_at = s->raw_read - s->zs.avail_in;
+	return 2;
+}
+
 long chakra__source_read(source *s, void *buf, size_t cap, const char *name, char *err)
 {
 	if (cap > (size_t)1 << 30)
@@ -173,6 +208,8 @@ long chakra__source_read(source *s, void *buf, size_t cap, const char *name, cha
 	}
 	if (s->gz_done)
 		return 0;
+	if (s->gz_bad)
+		return gz_garbage(s, name, err);
 	s->zs.next_out = (Bytef *)buf;
 	s->zs.avail_out = (uInt)cap;
 	while (s->zs.avail_out == cap) {
@@ -191,24 +228,21 @@ long chakra__source_read(source *s, void *buf, size_t cap, const char *name, cha
 		}
 		int zr = inflate(&s->zs, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END) {
-			/* Another member may follow (concatenated gzip). */
-			if (s->zs.avail_in == 0) {
-				long n = raw_read(s, s->zin, s->zin_cap, name, err);
-				if (n < 0)
-					return n;
-				s->zs.next_in = s->zin;
-				s->zs.avail_in = (uInt)n;
-			}
-			if (s->zs.avail_in == 0) {
+			/* Another member may follow (concatenated gzip); anything
+			 * else is garbage, reported after the bytes decoded so far. */
+			int more = member_follows(s, name, err);
+			if (more < 0)
+				return more;
+			if (more == 0) {
 				s->gz_done = 1;
 				break;
 			}
-			if (s->zs.avail_in >= 2 && (s->zs.next_in[0] != 0x1f || s->zs.next_in[1] != 0x8b))
-				return src_err(s, s->raw_read - s->zs.avail_in, GZ_POS,
-				               chakra__errf(err, CHAKRA_EGZIP,
-				                            "%s: compressed byte %llu: garbage after gzip stream",
-				                            name,
-				                            (unsigned long long)(s->raw_read - s->zs.avail_in)));
+			if (more == 2) {
+				s->gz_bad = 1;
+				if (s->zs.avail_out != cap)
+					break;
+				return gz_garbage(s, name, err);
+			}
 			inflateReset(&s->zs);
 		} else if (zr == Z_MEM_ERROR) {
 			return src_err(s, 0, 0,

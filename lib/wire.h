@@ -85,6 +85,8 @@ typedef struct source {
 	void *cbdata;
 	/* gzip layer */
 	int probed, gz, gz_done;
+	int gz_bad;         /* what follows a member is not one: reported on the next read */
+	uint64_t gz_bad_at; /* ... at this compressed byte */
 	z_stream zs;
 	uint8_t *zin;
 	size_t zin_cap;

@@ -53,6 +53,42 @@ static int read_all(const void *buf, size_t len, const chakra_reader_options *o,
 	return rc;
 }
 
+/* A source that hands out at most `step` bytes per call: gzip members
+ * and their magic split across reads. */
+typedef struct {
+	const unsigned char *p;
+	size_t len, pos, step;
+} trickle;
+
+static long trickle_read(void *data, void *buf, size_t cap)
+{
+	trickle *t = data;
+	size_t n = t->len - t->pos;
+	if (n > t->step)
+		n = t->step;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, t->p + t->pos, n);
+	t->pos += n;
+	return (long)n;
+}
+
+/* Read gz (+ tail) through a trickle of `step` bytes: final rc, message, nodes. */
+static int read_trickle(const unsigned char *p, size_t len, size_t step, char *msg, size_t cap,
+                        uint64_t *nodes)
+{
+	trickle t = { p, len, 0, step };
+	chakra_reader *r;
+	int rc = chakra_reader_open_cb(&r, trickle_read, &t, NULL);
+	const chakra_node *n;
+	while (rc >= 0 && (rc = chakra_reader_next(r, &n)) > 0)
+		;
+	snprintf(msg, cap, "%s", r ? chakra_reader_errmsg(r) : "");
+	*nodes = r ? chakra_reader_node_count(r) : 0;
+	chakra_reader_close(r);
+	return rc;
+}
+
 static int has(const char *msg, const char *what)
 {
 	if (strstr(msg, what))
@@ -181,6 +217,46 @@ int main(void)
 		CHECK(chakra_reader_node_count(r) > 0 && chakra_reader_node_count(r) < 3664);
 		chakra_reader_close(r);
 		unlink(path);
+
+		/* What follows a complete member: another member reads on;
+		 * anything else (even one byte, even 0x1f alone) is garbage at
+		 * the byte where it starts, reported after every node before
+		 * it, whatever the read sizes. */
+		uint64_t all = 0;
+		char m[512];
+		CHECK(read_trickle(gz, gzlen, 1 << 16, m, sizeof m, &all) == 0 && all > 1000);
+		unsigned char *two = malloc(2 * gzlen + 3);
+		CHECK(two != NULL);
+		if (two) {
+			static const struct {
+				const char *tail;
+				size_t n;
+			} tails[] = { { "x", 1 }, { "\x1f", 1 }, { "\0\0\0", 3 }, { "\x1f\x8c", 2 } };
+			static const size_t steps[] = { 1, 7, 4096, 1 << 20 };
+			char want[64];
+			snprintf(want, sizeof want, "compressed byte %zu: garbage after gzip stream", gzlen);
+			for (size_t i = 0; i < sizeof tails / sizeof *tails; i++)
+				for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+					uint64_t got = 0;
+					memcpy(two, gz, gzlen);
+					memcpy(two + gzlen, tails[i].tail, tails[i].n);
+					int rc2 = read_trickle(two, gzlen + tails[i].n, steps[k], m, sizeof m, &got);
+					CHECK_MSG(rc2 == CHAKRA_EGZIP, "tail %zu step %zu: rc %d", i, steps[k], rc2);
+					CHECK(has(m, want));
+					CHECK_EQ_U(got, all);
+				}
+			/* two members, the second's magic split across reads */
+			memcpy(two + gzlen, gz, gzlen);
+			for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+				uint64_t got = 0;
+				int rc2 = read_trickle(two, 2 * gzlen, steps[k], m, sizeof m, &got);
+				/* the second member is read on: its metadata message
+				 * happens to decode as a node too, then its nodes */
+				CHECK_MSG(rc2 == 0 && got == 2 * all + 1, "two members, step %zu: rc %d, %llu nodes",
+				          steps[k], rc2, (unsigned long long)got);
+			}
+			free(two);
+		}
 
 		/* A writer that is not finished leaves nothing behind. */
 		snprintf(path, sizeof path, "%s/unfinished.et", d);
