@@ -114,12 +114,14 @@ void tool_oom_exit(const char *what);
 
 
 /* Progress on stderr when it is a terminal (quiet otherwise, or with
- * CHAKRA_NO_PROGRESS set; CHAKRA_PROGRESS=1 shows it on any stderr). With
+ * CHAKRA_NO_PROGRESS set; CHAKRA_PROGRESS=1 shows it on any stderr; redrawn
+ * every 0.2 s, or every CHAKRA_PROGRESS_INTERVAL seconds). With
  * a total: a bar, the percentage and done/total; without: the count. */
 typedef struct tool_progress {
 	const char *label;
 	uint64_t total, last_shown;
 	double last_time;
+	double interval; /* seconds between draws: 0.2, or CHAKRA_PROGRESS_INTERVAL */
 	int enabled;
 	int bytes;        /* tool_progress_start_trace: total and done are bytes */
 	uint64_t nodes;   /* ... and this many nodes were read */

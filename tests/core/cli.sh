@@ -92,7 +92,7 @@ case $C in *valgrind*) ;; *)
 	# plain: the file's size; gzip: the size from its trailer
 	for cf in "validate $T/s.et" "stats $T/s.et.gz"; do
 		f=${cf#* }
-		env -u CHAKRA_NO_PROGRESS CHAKRA_PROGRESS=1 "$C" $cf >/dev/null 2>"$T/err"
+		env -u CHAKRA_NO_PROGRESS CHAKRA_PROGRESS=1 CHAKRA_PROGRESS_INTERVAL=0.005 "$C" $cf >/dev/null 2>"$T/err"
 		tr '\r' '\n' <"$T/err" | grep -qE "^$f: \[[#.]{20}\] +[0-9]+%  [0-9]+ nodes, [0-9.]+ MB of 70\.[0-9] MB" ||
 			{ fail "$cf: no progress bar with a total"; tr '\r' '\n' <"$T/err" | head -3 >&2; }
 	done
