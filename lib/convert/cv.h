@@ -14,6 +14,8 @@
 #include "chakra/writer.h"
 #include <yajl/yajl_parse.h>
 
+#include "jguard.h"
+
 #if defined(__GNUC__)
 #  define CV_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -188,6 +190,8 @@ typedef struct cv_jctx {
 	cv_buf *raw;           /* raw copy in progress (see _raw_begin) */
 	size_t raw_from;       /* where it continues in the current chunk */
 	int depth;
+	chakra__jg *jg;        /* YAJL's allocator (jguard.h) */
+	int oom;               /* it failed: YAJL's state is dropped */
 } cv_jctx;
 /* Set an error at the current unit; returns 0 (YAJL: stop parsing). */
 int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...) CV_PRINTF(3, 4);

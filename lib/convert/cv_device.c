@@ -478,9 +478,12 @@ static int parse_ranks(const char *s, int64_t **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	yajl_val v = yajl_tree_parse(s, NULL, 0);
-	if (!v)
-		return 0;
+	yajl_val v;
+	int jr = chakra__json_tree(s, strlen(s), &v, NULL, 0);
+	if (jr == CHAKRA_ENOMEM)
+		return -1;
+	if (jr < 0)
+		return 0; /* not a list: the group's ranks stay unknown */
 	if (YAJL_IS_ARRAY(v) && v->u.array.len) {
 		*out = malloc(v->u.array.len * sizeof **out);
 		if (!*out) {

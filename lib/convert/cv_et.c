@@ -1034,16 +1034,13 @@ static int tree_int(yajl_val o, const char *key, int64_t *out)
 int chakra__cv_pg_parse(cv_strtab *strs, const char *s, size_t n, cv_pg **pgs, size_t *npg,
                         size_t *pgcap)
 {
-	char *tmp = malloc(n + 1);
-	if (!tmp)
-		return -1;
-	memcpy(tmp, s, n);
-	tmp[n] = 0;
 	/* PyTorch may truncate the string: then the table is unusable, and
 	 * groups come from the collectives themselves. */
-	yajl_val root = yajl_tree_parse(tmp, NULL, 0);
-	free(tmp);
-	if (!root)
+	yajl_val root;
+	int jr = chakra__json_tree(s, n, &root, NULL, 0);
+	if (jr == CHAKRA_ENOMEM)
+		return -1;
+	if (jr < 0)
 		return 0;
 	int rc = 0;
 	if (YAJL_IS_ARRAY(root)) {

@@ -475,8 +475,11 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 	wo.overwrite = o->overwrite;
 	rc = chakra_writer_open(&wr, out_path, &wo);
 	if (rc < 0) {
-		chakra__cv_fail(err, rc, NULL, NULL, -1, -1, "%s",
-		                wr ? chakra_writer_errmsg(wr) : "cannot open the output");
+		if (wr && *chakra_writer_errmsg(wr))
+			chakra__cv_fail(err, rc, NULL, NULL, -1, -1, "%s", chakra_writer_errmsg(wr));
+		else
+			chakra__cv_fail(err, rc, out_path, NULL, -1, -1, "cannot open the output: %s",
+			                chakra_strerror(rc));
 		goto out;
 	}
 	rc = write_meta(wr, &w, meta);
@@ -567,7 +570,11 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 		goto werr;
 	goto out;
 werr:
-	chakra__cv_fail(err, rc, NULL, NULL, -1, -1, "%s", chakra_writer_errmsg(wr));
+	/* the writer's own message, or the builder's failure (out of memory) */
+	if (*chakra_writer_errmsg(wr))
+		chakra__cv_fail(err, rc, NULL, NULL, -1, -1, "%s", chakra_writer_errmsg(wr));
+	else
+		chakra__cv_fail(err, rc, out_path, NULL, -1, -1, "%s", chakra_strerror(rc));
 out:
 	if (wr)
 		chakra_writer_close(wr);

@@ -323,8 +323,9 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 		uint32_t i = b.emitted[k];
 		const cv_etnode *e = &et->nodes[i];
 		if (e->comm != CV_NONE && et->comms[e->comm].coll == CV_COLL_WAIT &&
-		    et->comms[e->comm].seq != CV_UNSET)
-			chakra__cv_map_put(&pending, (uint64_t)et->comms[e->comm].seq, CV_NONE - 1);
+		    et->comms[e->comm].seq != CV_UNSET &&
+		    chakra__cv_map_put(&pending, (uint64_t)et->comms[e->comm].seq, CV_NONE - 1) < 0)
+			goto nomem;
 	}
 	for (size_t k = 0; k < b.n_emitted && !rc; k++) {
 		uint32_t i = b.emitted[k];

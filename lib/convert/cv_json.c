@@ -45,11 +45,49 @@ int chakra__cv_json_raw_end(cv_jctx *c)
 	return at >= c->raw_from ? chakra__cv_buf_add(dst, c->chunk + c->raw_from, at - c->raw_from) : 0;
 }
 
+/* yajl_parse (or, p NULL, yajl_complete_parse) with its allocations
+ * guarded: a failure jumps back here and sets c->oom. */
+static yajl_status parse(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
+{
+	if (setjmp(c->jg->fail)) {
+		c->oom = 1;
+		return yajl_status_error;
+	}
+	return p ? yajl_parse(h, p, n) : yajl_complete_parse(h);
+}
+
+/* YAJL's message for the error just seen, one line, in msg. */
+static void syntax_msg(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n, char *msg,
+                       size_t cap)
+{
+	snprintf(msg, cap, "JSON syntax error");
+	if (setjmp(c->jg->fail)) {
+		c->oom = 1;
+		return;
+	}
+	unsigned char *e = yajl_get_error(h, 0, p, n);
+	if (e) {
+		snprintf(msg, cap, "%s", (const char *)e);
+		yajl_free_error(h, e);
+	}
+	size_t m = strlen(msg);
+	while (m && (msg[m - 1] == '\n' || msg[m - 1] == ' '))
+		msg[--m] = 0;
+}
+
+static int oom(cv_jctx *c)
+{
+	chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory (JSON parser)");
+	return -1;
+}
+
 /* One chunk to YAJL; 0, or -1 with the error set. */
 static int feed(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
 {
 	c->chunk = p;
-	yajl_status st = yajl_parse(h, p, n);
+	yajl_status st = parse(h, c, p, n);
+	if (c->oom)
+		return oom(c);
 	if (st == yajl_status_ok) {
 		c->chunk_base += (int64_t)n;
 		/* a raw copy running past the chunk continues in the next one */
@@ -68,14 +106,10 @@ static int feed(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
 		return -1;
 	}
 	int64_t off = c->chunk_base + (int64_t)yajl_get_bytes_consumed(h);
-	unsigned char *e = yajl_get_error(h, 0, p, n);
 	char msg[256];
-	snprintf(msg, sizeof msg, "%s", e ? (const char *)e : "JSON syntax error");
-	if (e)
-		yajl_free_error(h, e);
-	size_t m = strlen(msg);
-	while (m && (msg[m - 1] == '\n' || msg[m - 1] == ' '))
-		msg[--m] = 0;
+	syntax_msg(h, c, p, n, msg, sizeof msg);
+	if (c->oom)
+		return oom(c);
 	chakra__cv_fail(c->err, CHAKRA_ECORRUPT, c->name, c->unit, c->index, off,
 	                "not valid JSON: %s", msg);
 	return -1;
@@ -83,7 +117,9 @@ static int feed(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
 
 static int finish(yajl_handle h, cv_jctx *c)
 {
-	yajl_status st = yajl_complete_parse(h);
+	yajl_status st = parse(h, c, NULL, 0);
+	if (c->oom)
+		return oom(c);
 	if (st == yajl_status_ok)
 		return 0;
 	if (st == yajl_status_client_canceled) {
@@ -91,14 +127,10 @@ static int finish(yajl_handle h, cv_jctx *c)
 			chakra__cv_jfail(c, CHAKRA_ECORRUPT, "conversion stopped");
 		return -1;
 	}
-	unsigned char *e = yajl_get_error(h, 0, NULL, 0);
 	char msg[256];
-	snprintf(msg, sizeof msg, "%s", e ? (const char *)e : "JSON syntax error");
-	if (e)
-		yajl_free_error(h, e);
-	size_t m = strlen(msg);
-	while (m && (msg[m - 1] == '\n' || msg[m - 1] == ' '))
-		msg[--m] = 0;
+	syntax_msg(h, c, NULL, 0, msg, sizeof msg);
+	if (c->oom)
+		return oom(c);
 	chakra__cv_fail(c->err, CHAKRA_ETRUNC, c->name, c->unit, c->index, c->chunk_base,
 	                "the JSON ends early (truncated file?): %s", msg);
 	return -1;
@@ -187,14 +219,25 @@ int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jct
 	c->index = -1;
 	c->chunk_base = 0;
 	c->depth = 0;
-	yajl_handle h = yajl_alloc(cb, NULL, c);
-	if (!h)
+	c->oom = 0;
+	c->jg = chakra__jg_new();
+	if (!c->jg || setjmp(c->jg->fail)) {
+		chakra__jg_release(c->jg);
+		c->jg = NULL;
 		return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory");
+	}
+	yajl_handle h = yajl_alloc(cb, &c->jg->funcs, c);
 	c->h = h;
 	int rc = src->buf ? run_mem(h, c, src->buf, src->len) : run_file(h, c, src->path);
 	if (rc == 0)
 		rc = finish(h, c);
-	yajl_free(h);
+	if (c->oom) {
+		chakra__jg_release(c->jg); /* YAJL's state is not to be trusted */
+	} else {
+		yajl_free(h);
+		chakra__jg_free(c->jg);
+	}
+	c->jg = NULL;
 	c->h = NULL;
 	if (rc < 0)
 		return c->err->code ? c->err->code : CHAKRA_ECORRUPT;

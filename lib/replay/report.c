@@ -11,6 +11,7 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "jguard.h"
 #include "replay_impl.h"
 
 static int same_row(const chakra_replay_stat *s, int kind, int comm_type, uint32_t n,
@@ -213,11 +214,8 @@ static void jstr(yajl_gen g, const char *key, const char *v)
 		yajl_gen_null(g);
 }
 
-int chakra_replay_report_json(FILE *out, const chakra_replay_report *r)
+static void gen_report(yajl_gen g, const chakra_replay_report *r)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	if (!g)
-		return CHAKRA_ENOMEM;
 	yajl_gen_config(g, yajl_gen_beautify, 1);
 	yajl_gen_config(g, yajl_gen_indent_string, " ");
 	yajl_gen_map_open(g);
@@ -285,10 +283,25 @@ int chakra_replay_report_json(FILE *out, const chakra_replay_report *r)
 	if (r->simulated && sim_worst >= 0)
 		jnum(g, "sim_iteration_us", sim_worst * 1e6, "%.3f");
 	yajl_gen_map_close(g);
+}
+
+int chakra_replay_report_json(FILE *out, const chakra_replay_report *r)
+{
+	/* YAJL does not check its allocations: a failure jumps back here */
+	chakra__jg *jg = chakra__jg_new();
+	if (!jg)
+		return CHAKRA_ENOMEM;
+	if (setjmp(jg->fail)) {
+		chakra__jg_release(jg);
+		return CHAKRA_ENOMEM;
+	}
+	yajl_gen g = yajl_gen_alloc(&jg->funcs);
+	gen_report(g, r);
 	const unsigned char *buf;
 	size_t len;
 	yajl_gen_get_buf(g, &buf, &len);
 	int rc = fwrite(buf, 1, len, out) == len ? 0 : CHAKRA_EIO;
 	yajl_gen_free(g);
+	chakra__jg_free(jg);
 	return rc;
 }

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <yaml.h>
 #include <yajl/yajl_parse.h>
 
+#include "jguard.h"
 #include "sim_model.h"
 
 #if defined(__GNUC__)
@@ -544,73 +544,6 @@ static void jflat_free(jflat *j)
 	memset(j, 0, sizeof *j);
 }
 
-/* YAJL does not check its own allocations. Its memory comes from here:
- * every block is on a list, and a failed allocation jumps back to
- * jflat_parse, which frees them all (YAJL's state is then garbage and is
- * never used again) and reports CHAKRA_ENOMEM. */
-typedef struct jblock {
-	struct jblock *prev, *next;
-	max_align_t align[];
-} jblock;
-
-typedef struct jalloc {
-	jblock *head;
-	jmp_buf fail;
-} jalloc;
-
-static void *ja_link(jalloc *a, jblock *b)
-{
-	b->prev = NULL;
-	b->next = a->head;
-	if (a->head)
-		a->head->prev = b;
-	a->head = b;
-	return b->align;
-}
-
-static void ja_unlink(jalloc *a, jblock *b)
-{
-	if (b->prev)
-		b->prev->next = b->next;
-	else
-		a->head = b->next;
-	if (b->next)
-		b->next->prev = b->prev;
-}
-
-static void *ja_malloc(void *ctx, size_t n)
-{
-	jalloc *a = ctx;
-	jblock *b = malloc(sizeof *b + n);
-	if (!b)
-		longjmp(a->fail, 1);
-	return ja_link(a, b);
-}
-
-static void ja_free(void *ctx, void *p)
-{
-	if (!p)
-		return;
-	jblock *b = (jblock *)((char *)p - offsetof(jblock, align));
-	ja_unlink(ctx, b);
-	free(b);
-}
-
-static void *ja_realloc(void *ctx, void *p, size_t n)
-{
-	jalloc *a = ctx;
-	if (!p)
-		return ja_malloc(ctx, n);
-	jblock *b = (jblock *)((char *)p - offsetof(jblock, align));
-	ja_unlink(a, b);
-	jblock *nb = realloc(b, sizeof *nb + n);
-	if (!nb) {
-		ja_link(a, b); /* still ours: freed with the rest */
-		longjmp(a->fail, 1);
-	}
-	return ja_link(a, nb);
-}
-
 static int jflat_parse(jflat *j, const char *path, const char *text, size_t len, char *err)
 {
 	memset(j, 0, sizeof *j);
@@ -619,23 +552,17 @@ static int jflat_parse(jflat *j, const char *path, const char *text, size_t len,
 	if (len > SIM_CONFIG_MAX)
 		return fail(err, "%s: larger than %zu MiB: not a configuration file", path,
 		            SIM_CONFIG_MAX >> 20);
-	/* On the heap: what changes after setjmp must not live in a local. */
-	jalloc *a = malloc(sizeof *a);
+	/* YAJL does not check its own allocations: a failure jumps back here
+	 * (jguard.h), every block YAJL held is freed and its state dropped. */
+	chakra__jg *a = chakra__jg_new();
 	if (!a)
 		return nomem(err, path);
-	a->head = NULL;
-	yajl_alloc_funcs af = { ja_malloc, ja_realloc, ja_free, a };
 	if (setjmp(a->fail)) {
-		while (a->head) {
-			jblock *b = a->head;
-			a->head = b->next;
-			free(b);
-		}
-		free(a);
+		chakra__jg_release(a);
 		jflat_free(j);
 		return nomem(err, path);
 	}
-	j->h = yajl_alloc(&jcb, &af, j);
+	j->h = yajl_alloc(&jcb, &a->funcs, j);
 	yajl_status st = yajl_parse(j->h, (const unsigned char *)text, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(j->h);
@@ -662,7 +589,7 @@ static int jflat_parse(jflat *j, const char *path, const char *text, size_t len,
 	}
 	yajl_free(j->h);
 	j->h = NULL;
-	free(a);
+	chakra__jg_free(a);
 	if (rc)
 		jflat_free(j);
 	return rc;

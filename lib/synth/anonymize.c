@@ -59,9 +59,7 @@ static uint64_t scaled(uint64_t v, double f)
 	return x < 0 ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
 }
 
-int chakra_synth_anonymize(const char *in, const char *out,
-                           const chakra_synth_anonymize_options *opts,
-                           chakra_synth_anonymize_stats *stats, char *err, size_t errlen)
+static int synth_anonymize_impl(const char *in, const char *out, const chakra_synth_anonymize_options *opts, chakra_synth_anonymize_stats *stats, char *err, size_t errlen)
 {
 	chakra_synth_anonymize_options o = CHAKRA_SYNTH_ANONYMIZE_OPTIONS_INIT;
 	if (opts) {
@@ -194,8 +192,17 @@ out:
 	return rc;
 }
 
-int chakra_synth_simready(const char *in, const char *out, int overwrite, uint64_t *changed,
-                          char *err, size_t errlen)
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_anonymize(const char *in, const char *out,
+                           const chakra_synth_anonymize_options *opts,
+                           chakra_synth_anonymize_stats *stats, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(synth_anonymize_impl(in, out, opts, stats, err, errlen), err, errlen);
+}
+
+static int synth_simready_impl(const char *in, const char *out, int overwrite, uint64_t *changed, char *err, size_t errlen)
 {
 	chakra_reader *r = NULL;
 	chakra_writer *w = NULL;
@@ -239,4 +246,13 @@ out:
 	chakra_reader_close(r);
 	chakra_builder_free(b);
 	return rc;
+}
+
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_simready(const char *in, const char *out, int overwrite, uint64_t *changed,
+                          char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(synth_simready_impl(in, out, overwrite, changed, err, errlen), err, errlen);
 }

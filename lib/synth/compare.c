@@ -177,8 +177,7 @@ static int load_side(chakra_synth_report *R, const char *const *paths, size_t n,
 	return 0;
 }
 
-int chakra_synth_compare(chakra_synth_report **out, const char *const *real, size_t nreal,
-                         const char *const *synth, size_t nsynth, char *err, size_t errlen)
+static int synth_compare_impl(chakra_synth_report **out, const char *const *real, size_t nreal, const char *const *synth, size_t nsynth, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (!nreal || !nsynth)
@@ -219,6 +218,15 @@ int chakra_synth_compare(chakra_synth_report **out, const char *const *real, siz
 	}
 	*out = R;
 	return 0;
+}
+
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_compare(chakra_synth_report **out, const char *const *real, size_t nreal,
+                         const char *const *synth, size_t nsynth, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(synth_compare_impl(out, real, nreal, synth, nsynth, err, errlen), err, errlen);
 }
 
 size_t chakra_synth_report_count(const chakra_synth_report *r)

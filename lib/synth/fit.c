@@ -26,6 +26,7 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
+#include "jguard.h"
 #include "synth_impl.h"
 
 /* ---- communicator groups ---- */
@@ -110,14 +111,13 @@ static int groups_load(groups *G, const char *path, char *err, size_t errlen)
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character", path, at);
 	}
 	char ebuf[256];
-	yajl_val root = yajl_tree_parse(text, ebuf, sizeof ebuf);
+	yajl_val root;
+	int jr = chakra__json_tree(text, len, &root, ebuf, sizeof ebuf);
 	free(text);
-	if (!root) {
-		for (char *p = ebuf; *p; p++)
-			if (*p == '\n')
-				*p = ' ';
+	if (jr == CHAKRA_ENOMEM)
+		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
+	if (jr < 0)
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: %s", path, ebuf);
-	}
 	if (!YAJL_IS_OBJECT(root)) {
 		yajl_tree_free(root);
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
@@ -567,8 +567,7 @@ static int cmp_coll(const void *x, const void *y)
 	return a->gparam < b->gparam ? -1 : a->gparam > b->gparam;
 }
 
-int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t n,
-                     const chakra_synth_fit_options *opts, char *err, size_t errlen)
+static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, size_t n, const chakra_synth_fit_options *opts, char *err, size_t errlen)
 {
 	chakra_synth_fit_options o = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
 	if (opts) {
@@ -797,6 +796,15 @@ out:
 	if (m)
 		chakra_synth_model_free(m);
 	return rc;
+}
+
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t n,
+                     const chakra_synth_fit_options *opts, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(synth_fit_impl(out, paths, n, opts, err, errlen), err, errlen);
 }
 
 void chakra__sy_model_clear(chakra_synth_model *m)

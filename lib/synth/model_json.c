@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "jguard.h"
 #include "synth_impl.h"
 
 #define FORMAT "chakra-synth-model"
@@ -60,8 +61,9 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 
 static void sb_num(sbuf *b, double x)
 {
-	if (!isfinite(x))
-		x = 0; /* never produced by fit; keeps the output JSON */
+	if (!isfinite(x) || x == 0)
+		x = 0; /* never produced by fit; keeps the output JSON; and -0
+		        * as 0, since "-0" reads back as the integer 0 */
 	char t[40];
 	snprintf(t, sizeof t, "%.17g", x);
 	/* Shortest form that reads back to the same double. */
@@ -875,31 +877,21 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 	return read_hist(R, root, "tail", 0, &m->tail);
 }
 
-int chakra_synth_model_parse(chakra_synth_model **out, const char *name, const char *text,
-                             size_t len, char *err, size_t errlen)
+static int synth_model_parse_impl(chakra_synth_model **out, const char *name, const char *text, size_t len, char *err, size_t errlen)
 {
 	*out = NULL;
 	const char *nul = memchr(text, 0, len);
 	if (nul)
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character in JSON",
 		                      name, (size_t)(nul - text));
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return CHAKRA_ENOMEM;
-	memcpy(copy, text, len);
-	copy[len] = 0;
 	char ebuf[512];
-	ebuf[0] = 0;
-	yajl_val root = yajl_tree_parse(copy, ebuf, sizeof ebuf);
-	free(copy);
-	if (!root) {
-		/* YAJL's message spans lines with a caret: keep it on one. */
-		for (char *p = ebuf; *p; p++)
-			if (*p == '\n' || *p == '\r')
-				*p = ' ';
+	yajl_val root;
+	int jr = chakra__json_tree(text, len, &root, ebuf, sizeof ebuf);
+	if (jr == CHAKRA_ENOMEM)
+		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", name);
+	if (jr < 0)
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: not JSON: %s", name,
 		                      ebuf[0] ? ebuf : "parse error");
-	}
 	chakra_synth_model *m = calloc(1, sizeof *m);
 	if (!m) {
 		yajl_tree_free(root);
@@ -916,8 +908,16 @@ int chakra_synth_model_parse(chakra_synth_model **out, const char *name, const c
 	return 0;
 }
 
-int chakra_synth_model_load(chakra_synth_model **out, const char *path, char *err,
-                            size_t errlen)
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_model_parse(chakra_synth_model **out, const char *name, const char *text,
+                             size_t len, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(synth_model_parse_impl(out, name, text, len, err, errlen), err, errlen);
+}
+
+static int synth_model_load_impl(chakra_synth_model **out, const char *path, char *err, size_t errlen)
 {
 	*out = NULL;
 	FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
@@ -954,4 +954,13 @@ int chakra_synth_model_load(chakra_synth_model **out, const char *path, char *er
 	int rc = chakra_synth_model_parse(out, path, b, n, err, errlen);
 	free(b);
 	return rc;
+}
+
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_model_load(chakra_synth_model **out, const char *path, char *err,
+                            size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(synth_model_load_impl(out, path, err, errlen), err, errlen);
 }

@@ -305,7 +305,8 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 	}
 	/* 1. collective classes */
 	if (X && (rc = chakra__sy_markov_sample(&m->cseq, r, xt, xs, X)) < 0) {
-		rc = chakra__sy_err(err, errlen, rc, "model: the collective chain cannot be sampled");
+		rc = chakra__sy_err(err, errlen, rc, "model: the collective chain cannot be sampled: %s",
+		                    chakra_strerror(rc));
 		goto out;
 	}
 	/* 2. gaps */
@@ -334,7 +335,8 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 	}
 	/* 3. compute classes */
 	if (T && (rc = chakra__sy_markov_sample(&m->kseq, r, ct, ks, T)) < 0) {
-		rc = chakra__sy_err(err, errlen, rc, "model: the compute-class chain cannot be sampled");
+		rc = chakra__sy_err(err, errlen, rc, "model: the compute-class chain cannot be sampled: %s",
+		                    chakra_strerror(rc));
 		goto out;
 	}
 	/* Layout. */
@@ -570,8 +572,7 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 	return rc;
 }
 
-int chakra_synth_sample(const chakra_synth_model *m, const char *prefix,
-                        const chakra_synth_sample_options *opts, char *err, size_t errlen)
+static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, const chakra_synth_sample_options *opts, char *err, size_t errlen)
 {
 	if (!opts || opts->version < 1 || opts->version > CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION)
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "sample options: missing or unknown version");
@@ -684,4 +685,13 @@ done:
 	free(gpath);
 	free(coll_shape);
 	return rc;
+}
+
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_sample(const chakra_synth_model *m, const char *prefix,
+                        const chakra_synth_sample_options *opts, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(synth_sample_impl(m, prefix, opts, err, errlen), err, errlen);
 }

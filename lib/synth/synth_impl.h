@@ -37,6 +37,8 @@
 
 /* Message into err (may be NULL), returns code. */
 int chakra__sy_err(char *err, size_t errlen, int code, const char *fmt, ...) SY_PRINTF(4, 5);
+/* rc; when rc is a failure and err is still empty, chakra_strerror(rc) in it. */
+int chakra__sy_msg(int rc, char *err, size_t errlen);
 
 /* ---- rng.c ---- */
 typedef struct sy_rng {

@@ -410,3 +410,10 @@ oom:
 	*n = 0;
 	return CHAKRA_ENOMEM;
 }
+
+int chakra__sy_msg(int rc, char *err, size_t errlen)
+{
+	if (rc < 0 && errlen && !err[0])
+		snprintf(err, errlen, "%s", chakra_strerror(rc));
+	return rc;
+}

@@ -5,7 +5,7 @@
 # one, for every k). Each run must either succeed with the same output as
 # without the shim, or fail with a message and exit status 1 leaving no
 # output and no temporary behind: never a crash (YAJL's default allocator
-# dereferenced NULL in jsonize, pack, timeline), never exit 0 with less
+# dereferenced NULL in jsonize, pack, timeline, convert), never exit 0 with less
 # output (timeline took a failed getline for the end of its input).
 # Usage: tools-alloc.sh FAILALLOC_SO SANITIZE_OPTION
 # Not under sanitizers or valgrind, which replace malloc themselves.
@@ -63,6 +63,16 @@ sweep validate validate "$DAG"
 sweep stats stats "$DAG" --json
 sweep timeline timeline "$t/ev.csv" --npus 1 --frequency 1 -o OUT
 sweep visualize visualize "$DAG" --format dot -o OUT
+# the modules' JSON parsers (YAJL over lib/json's guarded allocator: YAJL
+# itself dereferenced NULL in convert and synth)
+FZ=$CHAKRA_SOURCE/tests/fuzz/corpus
+sweep convert-kineto convert kineto "$FZ/convert_kineto/event-sync.json" -o OUT -q
+sweep convert-pytorch convert pytorch --et "$FZ/convert_pytorch/allgather-1.0.2.json" -o OUT -q
+A=$D/astra-sim
+sweep sim sim --workload "$A/microbenchmarks/all_reduce/4npus_1MB/all_reduce" \
+	--network "$A/network/Ring_4npus.yml" --system "$A/system/HGX-H100-validated.json" --json
+sweep synth-sample synth sample "$FZ/synth_model/compute_only.json" --npus 2 --nodes 20 -o "$t/syn" -f
+rm -f "$t"/syn.*
 rm -rf "$t"
 [ $fails -eq 0 ] && echo "allocation failures: $runs runs, all clean"
 exit $fails
