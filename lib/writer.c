@@ -264,6 +264,15 @@ int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
 	if (w->state != 1)
 		return writer_fail(w, CHAKRA_ESTATE, w->state == 0 ? "node written before the metadata"
 		                                             : "node written after finish");
+	/* protobuf sign-extends a negative enum to 10 bytes, which nanopb
+	 * (NodeType has no negative value: an unsigned enum there) and our
+	 * reader reject: never write a node no reader takes back */
+	if (b->type < 0) {
+		char what[96];
+		snprintf(what, sizeof what, "node %llu: type %d is negative (no reader accepts it)",
+		         (unsigned long long)b->id, b->type);
+		return writer_fail(w, CHAKRA_EINVAL, what);
+	}
 	size_t len = chakra__encode_node_size(b);
 	uint8_t *d = frame(w, len);
 	if (!d)

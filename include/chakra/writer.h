@@ -119,6 +119,8 @@ CHAKRA_API int chakra_writer_write_metadata(chakra_writer *w, const char *versio
                                             const chakra_builder *attrs);
 /* Copy a reader's metadata as is. */
 CHAKRA_API int chakra_writer_copy_metadata(chakra_writer *w, const chakra_metadata *m);
+/* A node whose type is negative is refused (CHAKRA_EINVAL, and the writer
+ * fails): protobuf encodes it in a form no reader of the format accepts. */
 CHAKRA_API int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b);
 /* Write an already-encoded Node message (as from chakra_reader_next_raw). */
 CHAKRA_API int chakra_writer_write_raw(chakra_writer *w, const void *msg, size_t len);

@@ -265,6 +265,32 @@ int main(void)
 		CHECK(chakra_writer_write_metadata(w, "0.0.4", NULL) == 0);
 		chakra_writer_close(w);
 		CHECK(access(path, F_OK) != 0);
+
+		/* A negative node type would be written sign-extended to 10
+		 * bytes, which the reader (and nanopb) refuse as out of range:
+		 * the writer refuses it, naming the node, and leaves no file. */
+		snprintf(path, sizeof path, "%s/negtype.et", d);
+		CHECK(chakra_writer_open(&w, path, NULL) == 0);
+		CHECK(chakra_writer_write_metadata(w, "0.0.4", NULL) == 0);
+		chakra_builder *b = chakra_builder_new();
+		CHECK(b != NULL);
+		if (b) {
+			chakra_builder_set_id(b, 7);
+			chakra_builder_set_type(b, -1);
+			CHECK(chakra_writer_write_node(w, b) == CHAKRA_EINVAL);
+			CHECK(has(chakra_writer_errmsg(w), "node 7: type -1 is negative"));
+			CHECK(chakra_writer_finish(w) < 0);
+			chakra_builder_free(b);
+		}
+		chakra_writer_close(w);
+		CHECK(access(path, F_OK) != 0);
+		/* ... and reading one so encoded is an error naming the field */
+		static const unsigned char neg[] = { 7, 0x0a, 5, '0', '.', '0', '.', '4', 13, 0x08, 1, 0x18,
+			                             0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			                             0x01 };
+		char m2[512];
+		CHECK(read_all(neg, sizeof neg, NULL, m2, sizeof m2, NULL) == CHAKRA_ECORRUPT);
+		CHECK(has(m2, "field type: value 18446744073709551615 out of range"));
 		free(gz);
 		rmdir(d);
 	}
