@@ -189,8 +189,29 @@ class FeederTest(unittest.TestCase):
             with self.assertRaises(KeyError):
                 f.drive()
 
+    def test_budgets(self):
+        # Every node needs node 2000, the last in the file: all are held
+        # while the feeder looks for it.
+        nodes = [(i, [2000], []) for i in range(2000)] + [(2000, [], [])]
+        data = trace(nodes)
+        # (from a stream: a buffer's nodes are not copies, nothing is held)
+        with C.Feeder(io.BytesIO(data), max_memory=65536) as f:
+            self.assertEqual(drain(f), [2000] + list(range(2000)))
+        with self.assertRaises(C.TooBigError) as cm:
+            with C.Feeder(io.BytesIO(data), max_memory=16384) as f:
+                drain(f)
+        self.assertIn("budget of 16384 bytes (max_memory", str(cm.exception))
+        # window_bytes bounds the look-ahead only: every node still comes out
+        with C.Feeder(io.BytesIO(data), window_bytes=1) as f:
+            self.assertEqual(sorted(drain(f)), list(range(2001)))
+        # one node's decoded size
+        with self.assertRaises(C.TooBigError):
+            with C.Feeder(data, max_node_memory=8) as f:
+                drain(f)
+
     def test_bad_options(self):
-        for kw in ({"deps": "all"}, {"order": "random"}, {"window": -1}):
+        for kw in ({"deps": "all"}, {"order": "random"}, {"window": -1}, {"window_bytes": -1},
+                   {"max_memory": 1 << 64}, {"max_node_memory": "1MB"}, {"max_memory": True}):
             with self.assertRaises(ValueError):
                 C.Feeder(TRACE, **kw)
         with self.assertRaises(C.ChakraIOError):

@@ -219,6 +219,19 @@ class ErrorTest(TmpDirCase):
             list(C.Reader(data, max_message_size=1 << 20, display_name="big.et"))
         self.assertIn("big.et", str(cm.exception))
 
+    def test_node_memory_budget(self):
+        buf = io.BytesIO()
+        with C.Writer(buf) as w:
+            w.write_metadata("0.0.4")
+            w.write_node(id=1, name="n", attrs={"a%d" % i: i for i in range(100)})
+        data = buf.getvalue()
+        self.assertEqual(len(list(C.Reader(data))), 1)
+        with self.assertRaises(C.TooBigError) as cm:
+            list(C.Reader(data, max_node_memory=4096, display_name="attrs.et"))
+        self.assertIn("attrs.et", str(cm.exception))
+        with self.assertRaises(ValueError):
+            C.Reader(data, max_node_memory=-1)
+
     def test_file_object_exception_is_chained(self):
         class Broken(io.RawIOBase):
             def readable(self):

@@ -10,7 +10,7 @@ from ._lib import lib, READY_CB, FeederOptions, FEEDER_OPTIONS_VERSION
 from ._errors import ChakraError, StateError, error
 from ._guard import Guard
 from ._node import Metadata, Node
-from ._source import Source, reader_options
+from ._source import Source, reader_options, u64
 
 DEPS = {"data": 1, "ctrl": 2, "both": 3}
 ORDERS = {"id": 0, "file": 1}
@@ -22,7 +22,7 @@ def _need_feeder():
                           % (_lib.path, _lib.feeder_missing), -3)
 
 
-def _options(deps, order, window, strict, ready_cb, ropts):
+def _options(deps, order, window, strict, ready_cb, ropts, window_bytes=0, max_memory=0):
     if deps not in DEPS:
         raise ValueError("deps must be one of %s, not %r" % (sorted(DEPS), deps))
     if order not in ORDERS:
@@ -34,6 +34,8 @@ def _options(deps, order, window, strict, ready_cb, ropts):
     o.deps = DEPS[deps]
     o.order = ORDERS[order]
     o.window = window
+    o.window_bytes = u64("window_bytes", window_bytes)
+    o.max_memory = u64("max_memory", max_memory)
     o.strict = 1 if strict else 0
     if ready_cb is not None:
         o.ready_cb = ready_cb
@@ -56,6 +58,12 @@ class Feeder:
     "file"; window: nodes read ahead (0: the library default); strict:
     control dependencies on absent ids and self control dependencies are
     errors instead of warnings.
+
+    Budgets (0: the library's default; docs/hardening.md): window_bytes
+    also stops read-ahead once the nodes held take that many bytes (64 MiB);
+    max_memory fails with TooBigError when a file needs more held bytes to
+    make progress (1 GiB; 2**64-1: unlimited); max_node_memory (and
+    max_message_size) bound one node, as for Reader.
 
     Pull style:
         with libchakra.Feeder("trace.0.et.gz") as f:
@@ -80,7 +88,8 @@ class Feeder:
     """
 
     def __init__(self, src, deps="data", order="id", window=0, strict=False, ready=None,
-                 max_message_size=0, display_name=None, verify_with_nanopb=False):
+                 max_message_size=0, display_name=None, verify_with_nanopb=False,
+                 window_bytes=0, max_memory=0, max_node_memory=0):
         _need_feeder()
         self._h = None
         self._guard = Guard()
@@ -90,9 +99,11 @@ class Feeder:
         self._exc = None
         self._node = ctypes.c_void_p()
         self._src = Source(src)
-        self._ropts = reader_options(max_message_size, display_name, verify_with_nanopb)
+        self._ropts = reader_options(max_message_size, display_name, verify_with_nanopb,
+                                     max_node_memory)
         self._cb = READY_CB(self._on_ready) if ready is not None else None
-        self._opts = _options(deps, order, window, strict, self._cb, self._ropts)
+        self._opts = _options(deps, order, window, strict, self._cb, self._ropts, window_bytes,
+                              max_memory)
         opener = {"path": lib.chakra_feeder_open, "buffer": lib.chakra_feeder_open_buffer,
                   "callback": lib.chakra_feeder_open_cb}
         rc, h = self._src.open(opener, ctypes.byref(self._opts))
@@ -297,15 +308,17 @@ class Workload:
     The feeders belong to the workload: closing it closes them."""
 
     def __init__(self, prefix, deps="data", order="id", window=0, strict=False, ready=None,
-                 max_message_size=0, verify_with_nanopb=False):
+                 max_message_size=0, verify_with_nanopb=False, window_bytes=0, max_memory=0,
+                 max_node_memory=0):
         _need_feeder()
         self._h = None
         self._feeders = []
         self._by_ptr = {}
         self._ready = ready
-        self._ropts = reader_options(max_message_size, None, verify_with_nanopb)
+        self._ropts = reader_options(max_message_size, None, verify_with_nanopb, max_node_memory)
         self._cb = READY_CB(self._on_ready) if ready is not None else None
-        self._opts = _options(deps, order, window, strict, self._cb, self._ropts)
+        self._opts = _options(deps, order, window, strict, self._cb, self._ropts, window_bytes,
+                              max_memory)
         h = ctypes.c_void_p()
         rc = lib.chakra_workload_open(ctypes.byref(h), os.fsencode(prefix),
                                       ctypes.byref(self._opts))

@@ -125,7 +125,8 @@ READY_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
 
 class ReaderOptions(ctypes.Structure):
     _fields_ = [("version", c_uint), ("max_message_size", c_uint64),
-                ("display_name", c_char_p), ("verify_with_nanopb", c_int)]
+                ("display_name", c_char_p), ("verify_with_nanopb", c_int),
+                ("max_node_memory", c_uint64)]
 
 
 class WriterOptions(ctypes.Structure):
@@ -136,12 +137,13 @@ class WriterOptions(ctypes.Structure):
 class FeederOptions(ctypes.Structure):
     _fields_ = [("version", c_uint), ("deps", c_int), ("order", c_int),
                 ("window", c_uint64), ("strict", c_int), ("ready_cb", READY_CB),
-                ("data", c_void_p), ("reader", P(ReaderOptions))]
+                ("data", c_void_p), ("reader", P(ReaderOptions)),
+                ("window_bytes", c_uint64), ("max_memory", c_uint64)]
 
 
-READER_OPTIONS_VERSION = 1
+READER_OPTIONS_VERSION = 2
 WRITER_OPTIONS_VERSION = 1
-FEEDER_OPTIONS_VERSION = 1
+FEEDER_OPTIONS_VERSION = 2
 
 _PROTOS = {
     # version.h, error.h

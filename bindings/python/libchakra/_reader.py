@@ -37,11 +37,13 @@ class Reader:
     raises StateError.
     """
 
-    def __init__(self, src, max_message_size=0, display_name=None, verify_with_nanopb=False):
+    def __init__(self, src, max_message_size=0, display_name=None, verify_with_nanopb=False,
+                 max_node_memory=0):
         self._h = None
         self._guard = Guard()
         self._src = Source(src)
-        self._opts = reader_options(max_message_size, display_name, verify_with_nanopb)
+        self._opts = reader_options(max_message_size, display_name, verify_with_nanopb,
+                                    max_node_memory)
         rc, h = self._src.open(_OPEN, ctypes.byref(self._opts))
         if rc < 0:
             msg = _msg(h) if h else ""

@@ -67,10 +67,19 @@ class Source:
         return rc, h.value
 
 
-def reader_options(max_message_size=0, display_name=None, verify_with_nanopb=False):
+def u64(name, v):
+    """v checked as an unsigned 64-bit option (a budget or a count)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 64:
+        raise ValueError("%s must be an int in 0..2**64-1, not %r" % (name, v))
+    return v
+
+
+def reader_options(max_message_size=0, display_name=None, verify_with_nanopb=False,
+                   max_node_memory=0):
     o = ReaderOptions()
     o.version = READER_OPTIONS_VERSION
-    o.max_message_size = max_message_size
+    o.max_message_size = u64("max_message_size", max_message_size)
+    o.max_node_memory = u64("max_node_memory", max_node_memory)
     o.display_name = os.fsencode(display_name) if display_name is not None else None
     o.verify_with_nanopb = 1 if verify_with_nanopb else 0
     return o
