@@ -15,24 +15,9 @@
 #include "chakra/reader.h"
 #include "chakra/writer.h"
 #include "common.h"
+#include "opts.h"
 
 int cmd_bench_replay(int argc, char **argv);
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	"usage: chakra bench replay [--ops N] [--file PATH] [--runs R]\n"
-	"\n"
-	"Writes (or reuses) a trace shaped like a converted Kineto iteration of about N\n"
-	"ops (default 100000): two host threads taking turns (forward / backward, 1,000\n"
-	"launches each), host pieces and launch calls, kernels on two streams with an\n"
-	"event wait every 7th kernel, a cudaStreamSynchronize every 50 launches; times\n"
-	"recorded as a GPU would have run them. Then, best of R=3 runs: the floor (read\n"
-	"every node and every field the replay reads), the replay's load, its model\n"
-	"(two iterations back to back, breakdown, critical path) and the total; the\n"
-	"replay must reproduce the recorded window exactly.\n"
-	"Default file: /tmp/chakra-bench-replay-N.et.\n");
-}
 
 static double cpu_now(void)
 {
@@ -235,31 +220,36 @@ int cmd_bench_replay(int argc, char **argv)
 {
 	uint64_t ops = 100000, runs = 3;
 	const char *file = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if ((v = tool_opt(argc, argv, &i, "--ops", &missing))) {
-			if (tool_parse_u64("--ops", v, &ops) || ops < 10 || ops > 100000000)
-				return ops < 10 || ops > 100000000
-				       ? tool_usage("bench replay", "--ops must be in 10..1e8") : 2;
-			continue;
-		}
-		if (!missing && (v = tool_opt(argc, argv, &i, "--runs", &missing))) {
-			if (tool_parse_u64("--runs", v, &runs) || runs < 1 || runs > 100)
-				return tool_usage("bench replay", "--runs must be in 1..100");
-			continue;
-		}
-		if (!missing && (v = tool_opt(argc, argv, &i, "--file", &missing))) {
-			file = v;
-			continue;
-		}
-		return tool_usage("bench replay", missing ? "%s needs a value" : "unknown argument '%s'",
-		                  argv[i]);
-	}
+	const tool_option opts[] = {
+		{ "--ops", "N", TOOL_U64, &ops, NULL,
+		  "about N ops in the trace (10..1e8, default 100000)" },
+		{ "--file", "PATH", TOOL_STR, &file, NULL,
+		  "where the trace is written (or reused)" },
+		{ "--runs", "R", TOOL_U64, &runs, NULL, "runs, the best counts (1..100, default 3)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"[--ops N] [--file PATH] [--runs R]",
+		"Writes (or reuses) a trace shaped like a converted Kineto iteration of about N\n"
+		"ops (default 100000): two host threads taking turns (forward / backward, 1,000\n"
+		"launches each), host pieces and launch calls, kernels on two streams with an\n"
+		"event wait every 7th kernel, a cudaStreamSynchronize every 50 launches; times\n"
+		"recorded as a GPU would have run them. Then, best of R=3 runs: the floor (read\n"
+		"every node and every field the replay reads), the replay's load, its model\n"
+		"(two iterations back to back, breakdown, critical path) and the total; the\n"
+		"replay must reproduce the recorded window exactly.\n"
+		"Default file: /tmp/chakra-bench-replay-N.et.",
+		opts, NULL, 0, 0, NULL
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	free((void *)args);
+	if (ops < 10 || ops > 100000000)
+		return tool_usage(argv[0], "--ops must be in 10..1e8");
+	if (runs < 1 || runs > 100)
+		return tool_usage(argv[0], "--runs must be in 1..100");
 	char path[512];
 	if (file)
 		snprintf(path, sizeof path, "%s", file);
