@@ -14,7 +14,8 @@ static size_t opts_size(unsigned version)
 {
 	switch (version) {
 	case 1: return offsetof(chakra_convert_options, keep_io) + sizeof(int);
-	case 2: return sizeof(chakra_convert_options);
+	case 2: return offsetof(chakra_convert_options, to_next) + sizeof(int);
+	case 3: return sizeof(chakra_convert_options);
 	}
 	return 0;
 }

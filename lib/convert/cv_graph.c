@@ -463,7 +463,7 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 	 * writer's own says "set overwrite") */
 	{
 		struct stat st;
-		if (!o->overwrite && strcmp(out_path, "-") && stat(out_path, &st) == 0 &&
+		if (!o->out_cb && !o->overwrite && strcmp(out_path, "-") && stat(out_path, &st) == 0 &&
 		    S_ISREG(st.st_mode)) {
 			rc = chakra__cv_fail(err, CHAKRA_EIO, out_path, NULL, -1, -1,
 			                     "exists; not overwriting it (use -f to replace it)");
@@ -473,7 +473,8 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
 	wo.gzip = o->gzip;
 	wo.overwrite = o->overwrite;
-	rc = chakra_writer_open(&wr, out_path, &wo);
+	rc = o->out_cb ? chakra_writer_open_cb(&wr, o->out_cb, o->out_data, &wo)
+	               : chakra_writer_open(&wr, out_path, &wo);
 	if (rc < 0) {
 		if (wr && *chakra_writer_errmsg(wr))
 			chakra__cv_fail(err, rc, NULL, NULL, -1, -1, "%s", chakra_writer_errmsg(wr));

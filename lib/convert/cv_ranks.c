@@ -134,6 +134,8 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	if (vrc < 0)
 		return vrc;
 	const chakra_convert_options *o = &full;
+	if (o->out_cb)
+		return fail(r, CHAKRA_EINVAL, "chakra_convert_ranks: %sout_cb is for one output%.0ld", "", 0);
 	const char *lead = et_pattern ? et_pattern : kineto_pattern;
 	if (!lead || !prefix)
 		return fail(r, CHAKRA_EINVAL, "chakra_convert_ranks: no %s%ld", lead ? "prefix" : "input", 0);

@@ -126,6 +126,24 @@ wait $pid
 exec 3>&-
 [ ! -e "$t/p.et" ] || bad "pack: SIGTERM left p.et"
 no_tmp "pack (SIGTERM)"
+# convert pytorch: the same, its ET read from a FIFO (the output is the
+# tool's temporary, which the library writes through a callback)
+rm -f "$t/et.fifo" && mkfifo "$t/et.fifo"
+"$C" convert pytorch --et "$t/et.fifo" -o "$t/c.et" -q >/dev/null 2>&1 &
+pid=$!
+exec 3>"$t/et.fifo"
+printf '{"schema":"1.0.1","nodes":[' >&3
+n=0
+while ! ls "$t" | grep -q 'c\.et\.tmp-' && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+ls "$t" | grep -q 'c\.et\.tmp-' || bad "convert pytorch: no temporary seen"
+kill -TERM $pid
+n=0
+while alive $pid && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+alive $pid && { kill -KILL $pid; bad "convert pytorch: SIGTERM did not end it within 60 s"; }
+wait $pid
+exec 3>&-
+[ ! -e "$t/c.et" ] || bad "convert pytorch: SIGTERM left c.et"
+no_tmp "convert pytorch (SIGTERM)"
 
 rm -rf "$t"
 [ $fails -eq 0 ] && echo "output rule: all checks passed"

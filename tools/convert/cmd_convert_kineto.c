@@ -101,11 +101,19 @@ int cmd_convert_kineto(int argc, char **argv)
 	if (strstr(in, "{R}"))
 		return convert_ranks(NULL, in, out, &o, quiet);
 	const char *ins[1] = { in };
-	if (tool_check_output(out, ins, 1) < 0)
+	/* the output rule (tools/common.h): our temporary, removed on signals */
+	tool_out to;
+	if (tool_out_open(&to, out, force, ins, 1) < 0)
 		return 1;
+	o.out_cb = tool_out_write_cb;
+	o.out_data = &to;
 	chakra_convert_result res;
-	if (chakra_convert_kineto(in, out, &o, &res) < 0)
+	if (chakra_convert_kineto(in, out, &o, &res) < 0) {
+		tool_out_abort(&to);
 		return tool_err("%s", res.errmsg);
+	}
+	if (tool_out_commit(&to) < 0)
+		return 1;
 	if (!quiet)
 		chakra_convert_summary_print(&res.summary, stderr);
 	return 0;

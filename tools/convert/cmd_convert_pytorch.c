@@ -94,12 +94,20 @@ int cmd_convert_pytorch(int argc, char **argv)
 		return convert_ranks(et, kin, out, &o, quiet);
 	}
 	const char *ins[2] = { et, kin };
-	if (tool_check_output(out, ins, kin ? 2 : 1) < 0)
+	/* the output rule (tools/common.h): our temporary, removed on signals */
+	tool_out to;
+	if (tool_out_open(&to, out, force, ins, kin ? 2 : 1) < 0)
 		return 1;
+	o.out_cb = tool_out_write_cb;
+	o.out_data = &to;
 	o.kineto_path = kin;
 	rc = chakra_convert_pytorch(et, out, &o, &res);
-	if (rc < 0)
+	if (rc < 0) {
+		tool_out_abort(&to);
 		return tool_err("%s", res.errmsg);
+	}
+	if (tool_out_commit(&to) < 0)
+		return 1;
 	if (!quiet)
 		chakra_convert_summary_print(&res.summary, stderr);
 	return 0;

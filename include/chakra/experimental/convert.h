@@ -21,6 +21,7 @@
 #define CHAKRA_EXPERIMENTAL_CONVERT_H
 
 #include "chakra/experimental.h"
+#include "chakra/writer.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,12 +55,21 @@ typedef struct chakra_convert_options {
 	 * instead of to the annotation's own end. Occurrences are counted in
 	 * time order. */
 	int to_next;
+	/* Version 3. When set, chakra_convert_pytorch / _kineto write the ET
+	 * through out_cb(out_data, ...) instead of creating out_path, which then
+	 * only names the output in messages (`overwrite` is the caller's
+	 * business): the caller owns the file, e.g. to remove it on a signal.
+	 * Called from the converting thread only, until the call returns; a
+	 * negative return fails the conversion. chakra_convert_ranks refuses it
+	 * (CHAKRA_EINVAL): it writes several files. */
+	chakra_write_cb out_cb;
+	void *out_data;
 } chakra_convert_options;
 
-/* Version 1 (without to_next) is still accepted. */
-#define CHAKRA_CONVERT_OPTIONS_VERSION 2
+/* Versions 1 (without to_next) and 2 (without out_cb) are still accepted. */
+#define CHAKRA_CONVERT_OPTIONS_VERSION 3
 #define CHAKRA_CONVERT_OPTIONS_INIT \
-	{ CHAKRA_CONVERT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, -1, NULL, 0, 1, 0 }
+	{ CHAKRA_CONVERT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, 0, -1, NULL, 0, 1, 0, NULL, NULL }
 
 CHAKRA_EXPERIMENTAL_API int chakra_convert_options_init(chakra_convert_options *opts,
                                                         unsigned version);
