@@ -6,36 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHAKRA_EXPERIMENTAL
-#include "chakra/experimental/convert.h"
 #include "common.h"
 #include "opts.h"
-
-/* The multi-rank form: every rank's summary, then what was written. */
-static int convert_ranks(const char *et, const char *kin, const char *out,
-                         const chakra_convert_options *o, int quiet)
-{
-	enum { SHOWN = 4096 };
-	chakra_convert_summary *per = calloc(SHOWN, sizeof *per);
-	chakra_convert_result res;
-	size_t n = 0;
-	if (!per)
-		return tool_err("out of memory");
-	int rc = chakra_convert_ranks(et, kin, out, o, &res, per, SHOWN, &n);
-	if (rc < 0) {
-		free(per);
-		return tool_err("%s", res.errmsg);
-	}
-	for (size_t r = 0; r < n && r < SHOWN && !quiet; r++) {
-		fprintf(stderr, "rank %zu:\n", r);
-		chakra_convert_summary_print(&per[r], stderr);
-	}
-	if (!quiet)
-		fprintf(stderr, "converted %zu rank(s): %s.0.et%s .. %s.%zu.et%s, %s.comm_groups.json\n", n,
-		        out, o->gzip ? ".gz" : "", out, n - 1, o->gzip ? ".gz" : "", out);
-	free(per);
-	return 0;
-}
+#include "run.h"
 
 int cmd_convert_kineto(int argc, char **argv)
 {
@@ -98,23 +71,5 @@ int cmd_convert_kineto(int argc, char **argv)
 	o.to_next = to_next;
 	o.gzip = gzip;
 	o.overwrite = force;
-	if (strstr(in, "{R}"))
-		return convert_ranks(NULL, in, out, &o, quiet);
-	const char *ins[1] = { in };
-	/* the output rule (tools/common.h): our temporary, removed on signals */
-	tool_out to;
-	if (tool_out_open(&to, out, force, ins, 1) < 0)
-		return 1;
-	o.out_cb = tool_out_write_cb;
-	o.out_data = &to;
-	chakra_convert_result res;
-	if (chakra_convert_kineto(in, out, &o, &res) < 0) {
-		tool_out_abort(&to);
-		return tool_err("%s", res.errmsg);
-	}
-	if (tool_out_commit(&to) < 0)
-		return 1;
-	if (!quiet)
-		chakra_convert_summary_print(&res.summary, stderr);
-	return 0;
+	return tool_convert_run(NULL, in, out, &o, force, quiet);
 }

@@ -5,36 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHAKRA_EXPERIMENTAL
-#include "chakra/experimental/convert.h"
 #include "common.h"
 #include "opts.h"
-
-/* The multi-rank form: every rank's summary, then what was written. */
-static int convert_ranks(const char *et, const char *kin, const char *out,
-                         const chakra_convert_options *o, int quiet)
-{
-	enum { SHOWN = 4096 };
-	chakra_convert_summary *per = calloc(SHOWN, sizeof *per);
-	chakra_convert_result res;
-	size_t n = 0;
-	if (!per)
-		return tool_err("out of memory");
-	int rc = chakra_convert_ranks(et, kin, out, o, &res, per, SHOWN, &n);
-	if (rc < 0) {
-		free(per);
-		return tool_err("%s", res.errmsg);
-	}
-	for (size_t r = 0; r < n && r < SHOWN && !quiet; r++) {
-		fprintf(stderr, "rank %zu:\n", r);
-		chakra_convert_summary_print(&per[r], stderr);
-	}
-	if (!quiet)
-		fprintf(stderr, "converted %zu rank(s): %s.0.et%s .. %s.%zu.et%s, %s.comm_groups.json\n", n,
-		        out, o->gzip ? ".gz" : "", out, n - 1, o->gzip ? ".gz" : "", out);
-	free(per);
-	return 0;
-}
+#include "run.h"
 
 int cmd_convert_pytorch(int argc, char **argv)
 {
@@ -85,30 +58,7 @@ int cmd_convert_pytorch(int argc, char **argv)
 		return tool_usage(argv[0], "--et ET.json is required");
 	if (!out)
 		return tool_usage(argv[0], "-o OUT is required");
-	int multi = strstr(et, "{R}") != NULL;
-	if (!multi && kin && strstr(kin, "{R}"))
+	if (!strstr(et, "{R}") && kin && strstr(kin, "{R}"))
 		return tool_usage(argv[0], "--kineto names ranks with {R} but --et does not");
-	chakra_convert_result res;
-	int rc;
-	if (multi) {
-		return convert_ranks(et, kin, out, &o, quiet);
-	}
-	const char *ins[2] = { et, kin };
-	/* the output rule (tools/common.h): our temporary, removed on signals */
-	tool_out to;
-	if (tool_out_open(&to, out, force, ins, kin ? 2 : 1) < 0)
-		return 1;
-	o.out_cb = tool_out_write_cb;
-	o.out_data = &to;
-	o.kineto_path = kin;
-	rc = chakra_convert_pytorch(et, out, &o, &res);
-	if (rc < 0) {
-		tool_out_abort(&to);
-		return tool_err("%s", res.errmsg);
-	}
-	if (tool_out_commit(&to) < 0)
-		return 1;
-	if (!quiet)
-		chakra_convert_summary_print(&res.summary, stderr);
-	return 0;
+	return tool_convert_run(et, kin, out, &o, force, quiet);
 }
