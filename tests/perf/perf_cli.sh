@@ -79,7 +79,7 @@ it=$(jnum iteration_ns "$T/rj")
 # ---- errors and options ----
 expect 0 "usage" "replay: help" -- "$X" sim --replay --help
 expect 2 "required" "replay: no workload" -- "$X" sim --replay
-expect 2 "unknown argument" "replay: unknown option" -- "$X" sim --replay --workload "$T/m8" --frobnicate
+expect 2 "unknown option" "replay: unknown option" -- "$X" sim --replay --workload "$T/m8" --frobnicate
 expect 2 "REGEX=FACTOR" "replay: kernel-scale without factor" -- "$X" sim --replay --workload "$T/m8" --kernel-scale gemm
 expect 2 "" "replay: kernel-scale bad factor" -- "$X" sim --replay --workload "$T/m8" --kernel-scale gemm=x
 expect 1 "kernel-scale pattern" "replay: bad regular expression" -- "$X" sim --replay --workload "$T/m8" --network "$T/r8.yml" --system "$SYS" --kernel-scale '(=2'

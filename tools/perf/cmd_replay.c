@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim --replay: replay a converted trace on its own dependency graph
  * with its own recorded durations (lib/perf, docs/replay.md). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,45 +10,67 @@
 #include "chakra/experimental/perf.h"
 #include "common.h"
 #include "jsonout.h"
+#include "opts.h"
 
 int cmd_sim_replay(int argc, char **argv);
 
-static void usage(FILE *f)
+/* Is a (an option spelling, no "=VALUE") an option of opts that takes a value? */
+static int takes_value(const tool_option *opts, const char *a)
 {
-	fprintf(f,
-	"usage: chakra sim --replay --workload PREFIX|FILE [--json] [--timeline FILE.json]\n"
-	"                  [--kernel-scale REGEX=FACTOR]... [--compute-scale [RANK=]FACTOR]...\n"
-	"                  [--network NET.yml --system SYS.json [--model unaware|aware]]\n"
-	"                  [--comm-group GROUPS.json] [--iterations N] [--path N]\n"
-	"                  [--between ANNOTATION [--skip K]] [--modelled-gaps]\n"
-	"\n"
-	"Replays a converted trace (chakra convert kineto|pytorch) on its own dependency\n"
-	"graph with its own recorded durations: each CPU thread and GPU stream runs its\n"
-	"ops one at a time in recorded order; launches, stream order, event waits,\n"
-	"synchronising calls and collectives across ranks tie them together. Prints\n"
-	"the predicted iteration time and where it went (docs/replay.md).\n"
-	"\n"
-	"  --workload P           P.0.et .. P.{N-1}.et (ranks replayed together) or one file\n"
-	"  --json                 one JSON object: iteration_us, breakdown, streams,\n"
-	"                         threads, critical_path\n"
-	"  --timeline FILE        the replayed iteration as a Chrome/Perfetto trace\n"
-	"  --kernel-scale R=F     device ops whose name matches the POSIX extended\n"
-	"                         regular expression R take F x their time (first match)\n"
-	"  --compute-scale [K=]F  device compute (not communication) of rank K (all) x F\n"
-	"  --network, --system    collectives take the network model's time (ASTRA-sim's\n"
-	"                         configurations, as chakra sim reads them)\n"
-	"  --model unaware|aware  the network model (default unaware)\n"
-	"  --comm-group FILE      process groups {\"name\": [ranks]} (default: the trace's)\n"
-	"  --iterations N         iterations replayed back to back, the last reported\n"
-	"                         (default 2: work spilling into the next one counts)\n"
-	"  --path N               text output: the N ops longest on the critical path [10]\n"
-	"  --between NAME         replay every iteration from one occurrence of the user\n"
-	"                         annotation NAME to the next (a whole-trace conversion\n"
-	"                         keeps them) and report the median; --skip K leaves out\n"
-	"                         the first K (warm-up)\n"
-	"  --modelled-gaps        device ops start the rank's median launch latency after\n"
-	"                         their launch (or median gap after the previous op on the\n"
-	"                         stream) instead of their own recorded gap\n");
+	size_t la = strlen(a);
+	for (const tool_option *o = opts; o->names; o++)
+		for (const char *p = o->names; *p;) {
+			p += strspn(p, ", ");
+			size_t n = strcspn(p, ", ");
+			if (n == la && !strncmp(p, a, n))
+				return o->arg != NULL;
+			p += n;
+		}
+	return 0;
+}
+
+/* tool_parse keeps the last value of an option; the repeatable ones
+ * (--kernel-scale, --compute-scale) are collected here, in order, by
+ * walking argv as tool_parse did after it accepted it: every token before
+ * "--" is an option of opts ("--name=VALUE", or "--name" and its value
+ * when it takes one). Returns how many times name was given; vals (room
+ * for argc) gets the values, or is NULL to only count. */
+static size_t values_of(const tool_option *opts, int argc, char **argv, const char *name,
+                        const char **vals)
+{
+	size_t n = 0, len = strlen(name);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-' || !a[1])
+			continue;
+		if (strchr(a, '=')) {
+			if (!strncmp(a, name, len) && a[len] == '=')
+				v = a + len + 1;
+		} else if (takes_value(opts, a) && i + 1 < argc) {
+			i++;
+			if (!strcmp(a, name))
+				v = argv[i];
+		}
+		if (v && vals)
+			vals[n] = v;
+		n += v != NULL;
+	}
+	return n;
+}
+
+/* A scale factor in 0..1e9: 0, or a usage error of cmd (exit status 2). */
+static int parse_factor(const char *cmd, const char *opt, const char *s, const char *arg,
+                        double *f)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || errno || *end || !(v >= 0) || v > 1e9)
+		return tool_usage(cmd, "%s: the factor must be a number in 0..1e9, got '%s'", opt, arg);
+	*f = v;
+	return 0;
 }
 
 static void us_str(int64_t ns, char *buf, size_t cap)
@@ -441,13 +464,13 @@ static int timeline_out(const chakra_perf *r, const char *path)
 int cmd_sim_replay(int argc, char **argv)
 {
 	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
-	const char *model = "unaware", *timeline = NULL, *between = NULL;
+	const char *timeline = NULL, *between = NULL, *last_ks = NULL, *last_cs = NULL;
 	uint64_t skip = 0;
 	int64_t *wit = NULL, *wrec = NULL;
-	int json = 0, modelled = 0, rc = 1;
+	int json = 0, modelled = 0, replay = 0, model = 0, rc = 1;
 	uint64_t iters = 0, ntop = 10;
 	opt_list ks = { NULL, NULL, 0 };
-	const char **cscale = NULL;
+	const char **cscale = NULL, **av = NULL, **args = NULL;
 	size_t ncs = 0;
 	double *rank_scale = NULL;
 	chakra_sim_network net;
@@ -455,119 +478,124 @@ int cmd_sim_replay(int argc, char **argv)
 	chakra_sim_groups groups = { NULL, 0 };
 	chakra_perf *r = NULL;
 	char err[512];
+	const tool_option opts[] = {
+		{ "--replay", NULL, TOOL_FLAG, &replay, NULL,
+		  "this mode (chakra sim --help: the cycle simulator)" },
+		{ "--workload, --workload-configuration", "P", TOOL_STR, &workload, NULL,
+		  "P.0.et .. P.{N-1}.et (ranks replayed together) or one\n"
+		  "file" },
+		{ "--json", NULL, TOOL_FLAG, &json, NULL,
+		  "one JSON object: iteration_us, breakdown, streams,\n"
+		  "threads, critical_path" },
+		{ "--timeline", "FILE", TOOL_STR, &timeline, NULL,
+		  "the replayed iteration as a Chrome/Perfetto trace" },
+		{ "--kernel-scale", "R=F", TOOL_STR, &last_ks, NULL,
+		  "device ops whose name matches the POSIX extended\n"
+		  "regular expression R take F x their time (first\n"
+		  "match; may be repeated)" },
+		{ "--compute-scale", "[K=]F", TOOL_STR, &last_cs, NULL,
+		  "device compute (not communication) of rank K (all)\n"
+		  "x F (may be repeated)" },
+		{ "--network, --network-configuration", "NET.yml", TOOL_STR, &network, NULL,
+		  "with --system: collectives take the network model's\n"
+		  "time (ASTRA-sim's configurations, as chakra sim reads\n"
+		  "them)" },
+		{ "--system, --system-configuration", "SYS.json", TOOL_STR, &system, NULL,
+		  "the system configuration that goes with --network" },
+		{ "--model", "unaware|aware", TOOL_CHOICE, &model, "unaware|aware",
+		  "the network model (default unaware)" },
+		{ "--comm-group, --comm-group-configuration", "FILE", TOOL_STR, &groups_path, NULL,
+		  "process groups {\"name\": [ranks]} (default: the\n"
+		  "trace's)" },
+		{ "--iterations", "N", TOOL_U64, &iters, NULL,
+		  "iterations replayed back to back, the last reported\n"
+		  "(1..64; default 2: work spilling into the next one\n"
+		  "counts)" },
+		{ "--path", "N", TOOL_U64, &ntop, NULL,
+		  "text output: the N ops longest on the critical path\n"
+		  "(default 10)" },
+		{ "--between", "NAME", TOOL_STR, &between, NULL,
+		  "replay every iteration from one occurrence of the\n"
+		  "user annotation NAME to the next (a whole-trace\n"
+		  "conversion keeps them) and report the median" },
+		{ "--skip", "K", TOOL_U64, &skip, NULL,
+		  "with --between: leave out the first K (warm-up)" },
+		{ "--modelled-gaps", NULL, TOOL_FLAG, &modelled, NULL,
+		  "device ops start the rank's median launch latency\n"
+		  "after their launch (or median gap after the previous\n"
+		  "op on the stream) instead of their own recorded gap" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"--workload PREFIX|FILE [--json] [--timeline FILE.json]\n"
+		"                  [--kernel-scale REGEX=FACTOR]... [--compute-scale [RANK=]FACTOR]...\n"
+		"                  [--network NET.yml --system SYS.json [--model unaware|aware]]\n"
+		"                  [--comm-group GROUPS.json] [--iterations N] [--path N]\n"
+		"                  [--between ANNOTATION [--skip K]] [--modelled-gaps]",
+		"Replays a converted trace (chakra convert kineto|pytorch) on its own dependency\n"
+		"graph with its own recorded durations: each CPU thread and GPU stream runs its\n"
+		"ops one at a time in recorded order; launches, stream order, event waits,\n"
+		"synchronising calls and collectives across ranks tie them together. Prints\n"
+		"the predicted iteration time and where it went (docs/replay.md).",
+		opts, NULL, 0, 0, NULL
+	};
+	/* messages and the help name this mode: "chakra sim --replay ..." */
+	const char *name = "sim --replay";
 	ks.re = calloc((size_t)argc, sizeof *ks.re);
 	ks.f = calloc((size_t)argc, sizeof *ks.f);
 	cscale = calloc((size_t)argc, sizeof *cscale);
-	if (!ks.re || !ks.f || !cscale) {
+	av = calloc((size_t)argc + 1, sizeof *av);
+	if (!ks.re || !ks.f || !cscale || !av) {
 		tool_err("out of memory");
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int missing = 0;
-		if (tool_is_help(a)) {
-			usage(stdout);
-			rc = 0;
-			goto out;
-		}
-		if (!strcmp(a, "--replay"))
-			continue;
-		if (!strcmp(a, "--json")) {
-			json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--modelled-gaps")) {
-			modelled = 1;
-			continue;
-		}
-#define OPT(name, var) \
-		if ((v = tool_opt(argc, argv, &i, name, &missing)) || missing) { \
-			if (missing) { rc = tool_usage("sim --replay", "%s needs a value", name); goto out; } \
-			var = v; continue; }
-		OPT("--workload-configuration", workload)
-		OPT("--workload", workload)
-		OPT("--network-configuration", network)
-		OPT("--network", network)
-		OPT("--system-configuration", system)
-		OPT("--system", system)
-		OPT("--comm-group-configuration", groups_path)
-		OPT("--comm-group", groups_path)
-		OPT("--model", model)
-		OPT("--timeline", timeline)
-		OPT("--between", between)
-#undef OPT
-		if ((v = tool_opt(argc, argv, &i, "--iterations", &missing))) {
-			if (tool_parse_u64("--iterations", v, &iters) || iters < 1 || iters > 64) {
-				if (iters < 1 || iters > 64)
-					tool_err("--iterations must be in 1..64");
-				rc = 2;
-				goto out;
-			}
-			continue;
-		}
-		if (!missing && (v = tool_opt(argc, argv, &i, "--skip", &missing))) {
-			if (tool_parse_u64("--skip", v, &skip)) {
-				rc = 2;
-				goto out;
-			}
-			continue;
-		}
-		if (!missing && (v = tool_opt(argc, argv, &i, "--path", &missing))) {
-			if (tool_parse_u64("--path", v, &ntop)) {
-				rc = 2;
-				goto out;
-			}
-			continue;
-		}
-		if (!missing && (v = tool_opt(argc, argv, &i, "--kernel-scale", &missing))) {
-			const char *eq = strrchr(v, '=');
-			double f = 0;
-			if (!eq || eq == v) {
-				rc = tool_usage("sim --replay", "--kernel-scale: expected REGEX=FACTOR, got '%s'",
-				                v);
-				goto out;
-			}
-			if (tool_parse_double("--kernel-scale", eq + 1, &f) || !(f >= 0) || f > 1e9) {
-				if (!(f >= 0) || f > 1e9)
-					tool_err("--kernel-scale: factor must be in 0..1e9");
-				rc = 2;
-				goto out;
-			}
-			char *re = strndup(v, (size_t)(eq - v));
-			if (!re) {
-				tool_err("out of memory");
-				goto out;
-			}
-			ks.re[ks.n] = re;
-			ks.f[ks.n++] = f;
-			continue;
-		}
-		if (!missing && (v = tool_opt(argc, argv, &i, "--compute-scale", &missing))) {
-			cscale[ncs++] = v;
-			continue;
-		}
-		if (missing)
-			rc = tool_usage("sim --replay", "%s needs a value", a);
-		else
-			rc = tool_usage("sim --replay", "unknown argument '%s'", a);
+	av[0] = name;
+	for (int i = 1; i < argc; i++)
+		av[i] = argv[i];
+	int nargs, prc = tool_parse(&cmd, argc, (char **)av, &args, &nargs);
+	if (prc != TOOL_PARSED) {
+		rc = prc == TOOL_HELP_SHOWN ? 0 : prc;
 		goto out;
 	}
+	(void)replay;
+	if (values_of(opts, argc, (char **)av, "--iterations", NULL) && (iters < 1 || iters > 64)) {
+		rc = tool_usage(name, "--iterations must be in 1..64");
+		goto out;
+	}
+	const char **ksv = cscale; /* the --kernel-scale values, before cscale is filled */
+	size_t nks = values_of(opts, argc, (char **)av, "--kernel-scale", ksv);
+	for (size_t k = 0; k < nks; k++) {
+		const char *v = ksv[k], *eq = strrchr(v, '=');
+		double f = 0;
+		if (!eq || eq == v) {
+			rc = tool_usage(name, "--kernel-scale: expected REGEX=FACTOR, got '%s'", v);
+			goto out;
+		}
+		if (parse_factor(name, "--kernel-scale", eq + 1, v, &f)) {
+			rc = 2;
+			goto out;
+		}
+		char *re = strndup(v, (size_t)(eq - v));
+		if (!re) {
+			tool_err("out of memory");
+			goto out;
+		}
+		ks.re[ks.n] = re;
+		ks.f[ks.n++] = f;
+	}
+	ncs = values_of(opts, argc, (char **)av, "--compute-scale", cscale);
 	if (!workload) {
-		rc = tool_usage("sim --replay", "--workload is required");
+		rc = tool_usage(name, "--workload is required");
 		goto out;
 	}
 	if ((network != NULL) != (system != NULL)) {
-		rc = tool_usage("sim --replay", "--network and --system go together (the network "
+		rc = tool_usage(name, "--network and --system go together (the network "
 		                "model for the collectives)");
 		goto out;
 	}
 	chakra_perf_options o = CHAKRA_PERF_OPTIONS_INIT;
-	if (!strcmp(model, "aware"))
+	if (model == 1) /* aware */
 		o.network_model = CHAKRA_SIM_AWARE;
-	else if (strcmp(model, "unaware")) {
-		rc = tool_usage("sim --replay", "--model must be unaware or aware, not '%s'", model);
-		goto out;
-	}
 	if (network) {
 		if (chakra_sim_network_load(&net, network, err, sizeof err) ||
 		    chakra_sim_system_load(&sys, system, err, sizeof err)) {
@@ -604,25 +632,26 @@ int cmd_sim_replay(int argc, char **argv)
 			char buf[32];
 			size_t l = (size_t)(eq - s);
 			if (!l || l >= sizeof buf) {
-				rc = tool_usage("sim --replay", "--compute-scale: bad rank in '%s'", s);
+				rc = tool_usage(name, "--compute-scale: bad rank in '%s'", s);
 				goto out;
 			}
 			memcpy(buf, s, l);
 			buf[l] = 0;
-			if (tool_parse_u64("--compute-scale", buf, &rank)) {
-				rc = 2;
+			char *end;
+			errno = 0;
+			rank = buf[0] != '-' ? strtoull(buf, &end, 0) : 0;
+			if (buf[0] == '-' || errno || *end) {
+				rc = tool_usage(name, "--compute-scale: bad rank in '%s'", s);
 				goto out;
 			}
 			if (rank >= nr) {
-				tool_err("--compute-scale: rank %" PRIu64 " is not in 0..%u", rank, nr - 1);
-				rc = 2;
+				rc = tool_usage(name, "--compute-scale: rank %" PRIu64 " is not in 0..%u",
+				                rank, nr - 1);
 				goto out;
 			}
 			s = eq + 1;
 		}
-		if (tool_parse_double("--compute-scale", s, &f) || !(f >= 0) || f > 1e9) {
-			if (!(f >= 0) || f > 1e9)
-				tool_err("--compute-scale: factor must be in 0..1e9");
+		if (parse_factor(name, "--compute-scale", s, cscale[k], &f)) {
 			rc = 2;
 			goto out;
 		}
@@ -648,7 +677,7 @@ int cmd_sim_replay(int argc, char **argv)
 	if (timeline) {
 		const char *inputs[] = { workload, network, system, groups_path };
 		if (!strcmp(timeline, "-")) {
-			rc = tool_usage("sim --replay", "--timeline needs a file: stdout carries the "
+			rc = tool_usage(name, "--timeline needs a file: stdout carries the "
 			                "summary");
 			goto out;
 		}
@@ -750,6 +779,8 @@ out:
 	free(ks.re);
 	free(ks.f);
 	free(cscale);
+	free(av);
+	free(args);
 	free(rank_scale);
 	free(wit);
 	free(wrec);
