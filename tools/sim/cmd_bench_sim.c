@@ -14,7 +14,7 @@
 #define CHAKRA_EXPERIMENTAL
 #include "chakra/experimental/sim.h"
 #include "common.h"
-#include "sim_size.h"
+#include "opts.h"
 
 /* Issue 15's scale targets: time (0: none) and peak memory. */
 static const struct {
@@ -25,25 +25,6 @@ static const struct {
 	{ 1024, 20000, 30, 1024 },
 	{ 4096, 5000, 60, 2048 },
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	"usage: chakra bench sim [--npus N] [--nodes M] [--dir DIR] [--model unaware|aware]\n"
-	"                        [--memory SIZE] [--window W] [--runs R]\n"
-	"\n"
-	"N NPUs on [Ring, Switch] 8 x N/8 (50/50 GB/s, 500/500 ns; ring per dimension,\n"
-	"4 splits, 1 active chunk, endpoint delay 10, local-mem-bw 1600). Each NPU runs a\n"
-	"chain of M nodes alternating compute (5, 20, 50, 100 us cycling) and all-reduce\n"
-	"(64 KiB, 256 KiB, 1 MiB, 4 MiB, 16 MiB cycling). Defaults: N=64, M=20000,\n"
-	"DIR=/tmp/chakra-bench-sim-N-M (reused when it holds the workload), and\n"
-	"chakra sim's: the memory budget 64M, windows and reads from it (or W nodes\n"
-	"read ahead per rank). Times are the best of R=3 runs (wall and CPU\n"
-	"separately); peak RSS is the first run's. The scale targets (issue 15) are\n"
-	"printed beside the figures: 64 x 20000 in 100 MiB, 1024 x 20000 in 30 s and\n"
-	"1 GiB, 4096 x 5000 in 60 s and 2 GiB.\n"
-	"ASTRA-sim on N=64, M=20000: 146.6 s, 1.5 GiB, 2,405,152,000 cycles.\n");
-}
 
 static const char NET_FMT[] =
 	"# chakra bench sim\ntopology: [ Ring, Switch ]\nnpus_count: [ 8, %u ]\n"
@@ -156,47 +137,55 @@ static int feed_all(const char *prefix, uint64_t window, uint64_t window_bytes,
 
 int cmd_bench_sim(int argc, char **argv)
 {
-	uint64_t npus = 64, nodes = 20000, window = 0, runs = 3, memory = 0;
-	const char *dir = NULL, *model = "unaware";
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if ((v = tool_opt(argc, argv, &i, "--npus", &missing))) {
-			if (tool_parse_u64("--npus", v, &npus))
-				return 2;
-		} else if (!missing && (v = tool_opt(argc, argv, &i, "--nodes", &missing))) {
-			if (tool_parse_u64("--nodes", v, &nodes))
-				return 2;
-		} else if (!missing && (v = tool_opt(argc, argv, &i, "--runs", &missing))) {
-			if (tool_parse_u64("--runs", v, &runs))
-				return 2;
-		} else if (!missing && (v = tool_opt(argc, argv, &i, "--window", &missing))) {
-			if (tool_parse_u64("--window", v, &window))
-				return 2;
-		} else if (!missing && (v = tool_opt(argc, argv, &i, "--memory", &missing))) {
-			if (sim_parse_size("--memory", v, &memory))
-				return 2;
-		} else if (!missing && (v = tool_opt(argc, argv, &i, "--dir", &missing))) {
-			dir = v;
-		} else if (!missing && (v = tool_opt(argc, argv, &i, "--model", &missing))) {
-			model = v;
-		} else {
-			return tool_usage(argv[0], missing ? "%s needs a value" : "unknown argument '%s'",
-			                  argv[i]);
-		}
-	}
+	uint64_t npus = 64, nodes = 20000, window = 0, runs = 3, memory = CHAKRA_SIM_DEFAULT_MEMORY;
+	const char *dir = NULL;
+	int aware = 0;
+	const tool_option opts[] = {
+		{ "--npus", "N", TOOL_U64, &npus, NULL, "NPUs, a multiple of 8 (default 64)" },
+		{ "--nodes", "M", TOOL_U64, &nodes, NULL, "nodes per NPU (default 20000)" },
+		{ "--dir", "DIR", TOOL_STR, &dir, NULL,
+		  "where the workload is written (or reused)\n"
+		  "(default /tmp/chakra-bench-sim-N-M)" },
+		{ "--model", "unaware|aware", TOOL_CHOICE, &aware, "unaware|aware",
+		  "the network model (default unaware)" },
+		{ "--memory", "SIZE", TOOL_SIZE, &memory, NULL,
+		  "chakra sim's memory budget (default 64M, at least 1M)" },
+		{ "--window", "W", TOOL_U64, &window, NULL,
+		  "nodes read ahead per rank (default: from the budget)" },
+		{ "--runs", "R", TOOL_U64, &runs, NULL, "runs, the best counts (1..100, default 3)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"[--npus N] [--nodes M] [--dir DIR] [--model unaware|aware]\n"
+		"                        [--memory SIZE] [--window W] [--runs R]",
+		"N NPUs on [Ring, Switch] 8 x N/8 (50/50 GB/s, 500/500 ns; ring per dimension,\n"
+		"4 splits, 1 active chunk, endpoint delay 10, local-mem-bw 1600). Each NPU runs a\n"
+		"chain of M nodes alternating compute (5, 20, 50, 100 us cycling) and all-reduce\n"
+		"(64 KiB, 256 KiB, 1 MiB, 4 MiB, 16 MiB cycling). Defaults: N=64, M=20000,\n"
+		"DIR=/tmp/chakra-bench-sim-N-M (reused when it holds the workload), and\n"
+		"chakra sim's: the memory budget 64M, windows and reads from it (or W nodes\n"
+		"read ahead per rank). Times are the best of R=3 runs (wall and CPU\n"
+		"separately); peak RSS is the first run's. The scale targets (issue 15) are\n"
+		"printed beside the figures: 64 x 20000 in 100 MiB, 1024 x 20000 in 30 s and\n"
+		"1 GiB, 4096 x 5000 in 60 s and 2 GiB.\n"
+		"ASTRA-sim on N=64, M=20000: 146.6 s, 1.5 GiB, 2,405,152,000 cycles.",
+		opts, NULL, 0, 0, NULL
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	free((void *)args);
+	const char *model = aware ? "aware" : "unaware";
+	if (memory < ((uint64_t)1 << 20))
+		return tool_usage(argv[0], "--memory: %llu bytes is below the minimum of 1M",
+		                  (unsigned long long)memory);
 	if (npus < 8 || npus % 8 || npus > 65536)
 		return tool_usage(argv[0], "--npus must be a multiple of 8 (8 x N/8), at most 65536");
 	if (nodes < 1)
 		return tool_usage(argv[0], "--nodes must be at least 1");
 	if (runs < 1 || runs > 100)
 		return tool_usage(argv[0], "--runs must be in 1..100");
-	if (strcmp(model, "unaware") && strcmp(model, "aware"))
-		return tool_usage(argv[0], "--model must be unaware or aware");
 	char dbuf[256], path[1100], prefix[1024], err[512], net_text[512];
 	if (!dir) {
 		snprintf(dbuf, sizeof dbuf, "/tmp/chakra-bench-sim-%" PRIu64 "-%" PRIu64, npus, nodes);
@@ -246,7 +235,7 @@ int cmd_bench_sim(int argc, char **argv)
 	                            sizeof err))
 		return tool_err("%s", err);
 	chakra_sim_options opt = CHAKRA_SIM_OPTIONS_INIT;
-	opt.model = strcmp(model, "aware") ? CHAKRA_SIM_UNAWARE : CHAKRA_SIM_AWARE;
+	opt.model = aware ? CHAKRA_SIM_AWARE : CHAKRA_SIM_UNAWARE;
 	opt.window = window;
 	opt.memory = memory;
 	chakra_sim *sim = NULL;
