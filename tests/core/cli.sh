@@ -81,7 +81,7 @@ for s in 1MB 1MiB 1048576 1024KB 1mb; do
 	cmp -s "$T/m.0.et" "$ET" || fail "generate micro --size $s: not ASTRA-sim's 4npus_1MB file"
 done
 run 2 generate micro --collective all_reduce --npus 4 --size 1XB -o "$T/m2"
-has err "chakra generate micro: --size: expected bytes"
+has err "chakra generate micro: --size: expected a size in bytes"
 run 2 generate micro --collective all_reduce --npus 4 --size 99999999999TB -o "$T/m2"
 
 # the progress bar: a total, a percentage, the nodes (shown when forced;

@@ -11,20 +11,6 @@
 #include "common.h"
 #include "opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: chakra generate micro --collective C --npus N --size BYTES -o PREFIX\n"
-	        "       chakra generate micro --send-recv-ring --npus N --size BYTES -o PREFIX\n\n"
-	        "Write PREFIX.0.et .. PREFIX.{N-1}.et: one collective per NPU, as ASTRA-sim's\n"
-	        "microbenchmarks (C: all_reduce, all_gather, reduce_scatter, all_to_all,\n"
-	        "broadcast), or a ring where every rank sends BYTES to rank+1 and receives\n"
-	        "from rank-1.\n\n"
-	        "options:\n"
-	        "  --gzip        write PREFIX.r.et.gz\n"
-	        "  -f, --force   replace existing output files\n");
-}
-
 static const struct {
 	const char *name;
 	int type;
@@ -81,63 +67,54 @@ static int write_one(const char *path, chakra_builder *b, int force, int gzip, i
 
 int cmd_generate_micro(int argc, char **argv)
 {
-	const char *coll = NULL, *out = NULL;
-	uint64_t npus = 0, size = 0;
-	int have_size = 0, ring = 0, force = 0, gzip = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		} else if ((v = tool_opt(argc, argv, &i, "--collective", &missing))) {
-			coll = v;
-		} else if ((v = tool_opt(argc, argv, &i, "--npus", &missing))) {
-			if (tool_parse_u64("--npus", v, &npus) < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--size", &missing))) {
-			if (tool_size(v, &size) < 0)
-				return tool_usage(argv[0], "--size: expected bytes (1048576, 64KB, 1MB, 1MiB; "
-				                  "KB/MB/GB are binary, as in ASTRA-sim's names), got '%s'", v);
-			have_size = 1;
-		} else if ((v = tool_opt(argc, argv, &i, "--output", &missing)) ||
-		           (v = tool_opt(argc, argv, &i, "-o", &missing))) {
-			out = v;
-		} else if (missing) {
-			return tool_usage(argv[0], "%s needs a value", argv[i]);
-		} else if (!strcmp(argv[i], "--send-recv-ring")) {
-			ring = 1;
-		} else if (!strcmp(argv[i], "--gzip")) {
-			gzip = 1;
-		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force")) {
-			force = 1;
-		} else {
-			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
-		}
-	}
-	int type = -1;
-	if (coll) {
-		for (size_t k = 0; k < sizeof colls / sizeof *colls; k++)
-			if (!strcmp(coll, colls[k].name))
-				type = colls[k].type;
-		if (type < 0)
-			return tool_usage(argv[0], "--collective '%s': expected all_reduce, all_gather, "
-			                  "reduce_scatter, all_to_all or broadcast", coll);
-	}
-	if (!!coll == ring)
+	const char *out = NULL;
+	uint64_t npus = 0, size = UINT64_MAX; /* UINT64_MAX: not given */
+	int coll = -1, ring = 0, force = 0, gzip = 0;
+	const tool_option opts[] = {
+		{ "--collective", "C", TOOL_CHOICE, &coll,
+		  "all_reduce|all_gather|reduce_scatter|all_to_all|broadcast",
+		  "the collective: all_reduce, all_gather,\n"
+		  "reduce_scatter, all_to_all or broadcast" },
+		{ "--send-recv-ring", NULL, TOOL_FLAG, &ring, NULL,
+		  "a send/recv ring instead of a collective" },
+		{ "--npus", "N", TOOL_U64, &npus, NULL, "number of NPUs (1..1048576; required)" },
+		{ "--size", "BYTES", TOOL_SIZE, &size, NULL,
+		  "the collective's (each send's) size: 1048576, 64KB,\n"
+		  "1MB, 1MiB (KB/MB/GB are binary, as in ASTRA-sim's\n"
+		  "names; required)" },
+		{ "-o, --output", "PREFIX", TOOL_STR, &out, NULL, "output prefix (required)" },
+		{ "--gzip", NULL, TOOL_FLAG, &gzip, NULL, "write PREFIX.r.et.gz" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace existing output files" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"--collective C --npus N --size BYTES -o PREFIX\n"
+		"       chakra generate micro --send-recv-ring --npus N --size BYTES -o PREFIX",
+		"Write PREFIX.0.et .. PREFIX.{N-1}.et: one collective per NPU, as ASTRA-sim's\n"
+		"microbenchmarks, or a ring where every rank sends BYTES to rank+1 and receives\n"
+		"from rank-1.",
+		opts, NULL, 0, 0, NULL
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	free(args);
+	int type = coll >= 0 ? colls[coll].type : -1;
+	if ((coll >= 0) == ring)
 		return tool_usage(argv[0], "give exactly one of --collective C and --send-recv-ring");
 	if (!npus || npus > 1u << 20)
 		return tool_usage(argv[0], "--npus N (1..%u) is required", 1u << 20);
 	if (ring && npus < 2)
 		return tool_usage(argv[0], "a ring needs --npus 2 or more");
-	if (!have_size || size > INT64_MAX)
+	if (size > INT64_MAX)
 		return tool_usage(argv[0], "--size BYTES is required");
 	if (!out || !strcmp(out, "-"))
 		return tool_usage(argv[0], "-o PREFIX is required (files PREFIX.r.et)");
 
 	char label[64], name[128];
 	size_label(size, label, sizeof label);
-	snprintf(name, sizeof name, "%s_%llunpus_%s", ring ? "send_recv_ring" : coll,
+	snprintf(name, sizeof name, "%s_%llunpus_%s", ring ? "send_recv_ring" : colls[coll].name,
 	         (unsigned long long)npus, label);
 	size_t plen = strlen(out) + 40;
 	char *path = malloc(plen);
