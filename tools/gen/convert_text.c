@@ -10,30 +10,8 @@
 
 #include "common.h"
 #include "graph.h"
+#include "opts.h"
 #include "textwl.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: chakra convert text WORKLOAD.txt --npus N -o PREFIX [options]\n\n"
-	        "Convert an ASTRA-sim 1.0 text workload to PREFIX.0.et .. PREFIX.{N-1}.et and the\n"
-	        "communicator groups PREFIX.comm_groups.json ({\"id\": [ranks...]}).\n\n"
-	        "options:\n"
-	        "  --npus N            number of NPUs (ranks)\n"
-	        "  -o, --output PREFIX output prefix\n"
-	        "  --passes P          training iterations (default 1)\n"
-	        "  --dims D0xD1..      network shape, dim 0 fastest (default: 2-D, near square)\n"
-	        "  -g, --groups PATH   communicator-group file (default PREFIX.comm_groups.json)\n"
-	        "  --no-groups         write no group file\n"
-	        "  --ghz F             clock of the text's cycles (default 1: 1 cycle = 1 ns)\n"
-	        "  --compute-scale X   multiply compute times (default 1)\n"
-	        "  --comm-scale X      multiply communication sizes (default 1)\n"
-	        "  --strong-scaling    the text is one data-parallel replica running the whole\n"
-	        "                      batch: divide each layer's compute and forward/input-\n"
-	        "                      gradient collective sizes by its data-parallel degree\n"
-	        "  --gzip              write PREFIX.r.et.gz\n"
-	        "  -f, --force         replace existing output files\n");
-}
 
 typedef struct conv {
 	const text_workload *w;
@@ -282,41 +260,33 @@ int cmd_convert_text(int argc, char **argv)
 	int strong = 0;
 	gen_cli cli;
 	memset(&cli, 0, sizeof cli);
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0, r;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		} else if ((r = gen_cli_opt(&cli, argc, argv, &i)) != 0) {
-			if (r < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--passes", &missing))) {
-			if (tool_parse_u64("--passes", v, &passes) < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--ghz", &missing))) {
-			if (tool_parse_double("--ghz", v, &ghz) < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--compute-scale", &missing))) {
-			if (tool_parse_double("--compute-scale", v, &cscale) < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--comm-scale", &missing))) {
-			if (tool_parse_double("--comm-scale", v, &mscale) < 0)
-				return 2;
-		} else if (missing) {
-			return tool_usage(argv[0], "%s needs a value", argv[i]);
-		} else if (!strcmp(argv[i], "--strong-scaling")) {
-			strong = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tool_usage(argv[0], "unknown option '%s'", argv[i]);
-		} else if (!in) {
-			in = argv[i];
-		} else {
-			return tool_usage(argv[0], "one workload file at a time ('%s' too)", argv[i]);
-		}
-	}
-	if (!in)
-		return tool_usage(argv[0], "missing WORKLOAD.txt");
+	const tool_option opts[] = {
+		GEN_CLI_OPTIONS(&cli),
+		{ "--passes", "P", TOOL_U64, &passes, NULL, "training iterations (1..1000000; default 1)" },
+		{ "--ghz", "F", TOOL_DOUBLE, &ghz, NULL,
+		  "clock of the text's cycles (default 1: 1 cycle =\n1 ns)" },
+		{ "--compute-scale", "X", TOOL_DOUBLE, &cscale, NULL, "multiply compute times (default 1)" },
+		{ "--comm-scale", "X", TOOL_DOUBLE, &mscale, NULL,
+		  "multiply communication sizes (default 1)" },
+		{ "--strong-scaling", NULL, TOOL_FLAG, &strong, NULL,
+		  "the text is one data-parallel replica running the\n"
+		  "whole batch: divide each layer's compute and\n"
+		  "forward/input-gradient collective sizes by its\n"
+		  "data-parallel degree" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"WORKLOAD.txt --npus N -o PREFIX [options]",
+		"Convert an ASTRA-sim 1.0 text workload to PREFIX.0.et .. PREFIX.{N-1}.et and the\n"
+		"communicator groups PREFIX.comm_groups.json ({\"id\": [ranks...]}).",
+		opts, NULL, 1, 1, "WORKLOAD.txt"
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	in = args[0];
+	free(args);
 	if (gen_cli_check(&cli, argv[0], 1u << 20) < 0)
 		return 2;
 	if (!passes || passes > 1000000)

@@ -156,7 +156,8 @@ uint32_t gen_default_dims(uint32_t n, uint32_t *dims)
 	return 2;
 }
 
-int gen_parse_dims(const char *s, uint32_t *dims, uint32_t *ndims)
+/* "8x8" / "4x4x2": 0, or -1 after a usage error of cmd. */
+static int parse_dims(const char *cmd, const char *s, uint32_t *dims, uint32_t *ndims)
 {
 	uint32_t k = 0;
 	const char *p = s;
@@ -166,15 +167,15 @@ int gen_parse_dims(const char *s, uint32_t *dims, uint32_t *ndims)
 		unsigned long v = strtoul(p, &end, 10);
 		if (end == p || errno || v == 0 || v > 1u << 20 || k == 16 ||
 		    (*end && *end != 'x' && *end != 'X') || (*end && !end[1])) {
-			tool_err("--dims '%s': expected sizes like 8x8 or 4x4x2 (each 1..%u, at most 16)",
-			         s, 1u << 20);
+			tool_usage(cmd, "--dims '%s': expected sizes like 8x8 or 4x4x2 (each 1..%u, at "
+			           "most 16)", s, 1u << 20);
 			return -1;
 		}
 		dims[k++] = (uint32_t)v;
 		p = *end ? end + 1 : end;
 	}
 	if (!k) {
-		tool_err("--dims: empty");
+		tool_usage(cmd, "--dims: empty");
 		return -1;
 	}
 	*ndims = k;
@@ -187,8 +188,10 @@ int gen_cli_opt(gen_cli *c, int argc, char **argv, int *i)
 	int missing = 0;
 	if ((v = tool_opt(argc, argv, i, "--npus", &missing)))
 		return tool_parse_u64("--npus", v, &c->npus) < 0 ? -1 : 1;
-	if ((v = tool_opt(argc, argv, i, "--dims", &missing)))
-		return gen_parse_dims(v, c->dims, &c->ndims) < 0 ? -1 : 1;
+	if ((v = tool_opt(argc, argv, i, "--dims", &missing))) {
+		c->dims_arg = v;
+		return 1;
+	}
 	if ((v = tool_opt(argc, argv, i, "--output", &missing)) ||
 	    (v = tool_opt(argc, argv, i, "-o", &missing))) {
 		c->out = v;
@@ -228,6 +231,8 @@ int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus)
 		tool_usage(cmd, "--no-groups and --groups exclude each other");
 		return -1;
 	}
+	if (c->dims_arg && parse_dims(cmd, c->dims_arg, c->dims, &c->ndims) < 0)
+		return -1;
 	if (!c->ndims)
 		c->ndims = gen_default_dims((uint32_t)c->npus, c->dims);
 	uint64_t prod = 1;

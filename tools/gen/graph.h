@@ -65,8 +65,6 @@ uint64_t gen_graph_coll(gen_graph *g, const char *name, int comm_type, uint64_t 
 /* Default network shape for n NPUs: two dimensions, d0 the largest divisor
  * of n not above sqrt(n) (4 -> 2x2, 16 -> 4x4, 64 -> 8x8, 8 -> 2x4). */
 uint32_t gen_default_dims(uint32_t n, uint32_t *dims);
-/* Parse "8x8" / "4x4x2"; 0 or -1 with an error printed. */
-int gen_parse_dims(const char *s, uint32_t *dims, uint32_t *ndims);
 
 /* involved_dim flags of a group on the graph's network. */
 void gen_group_dims(const gen_graph *g, gen_group grp, int *flags);
@@ -89,14 +87,28 @@ uint64_t gen_chain_comp(gen_graph *g, gen_chain *c, const char *name, uint64_t d
 /* Command-line options shared by `convert text` and `generate model`. */
 typedef struct gen_cli {
 	const char *out, *groups;
+	const char *dims_arg; /* --dims as given: gen_cli_check parses it into dims */
 	uint64_t npus;
 	uint32_t dims[16], ndims;
 	int force, gzip, no_groups;
 } gen_cli;
 
-/* --npus, -o/--output, --dims, -g/--groups, --no-groups, --gzip, -f/--force.
- * Returns 1 when argv[*i] was one of them (value consumed), 0 when not, or
- * -1 after printing a usage error (exit status 2). */
+/* Their rows of a tool_parse table (opts.h), for a gen_cli *c:
+ * --npus, -o/--output, --dims, -g/--groups, --no-groups, --gzip, -f/--force. */
+#define GEN_CLI_OPTIONS(c)                                                                    \
+	{ "--npus", "N", TOOL_U64, &(c)->npus, NULL, "number of NPUs (ranks; required)" },       \
+	{ "-o, --output", "PREFIX", TOOL_STR, &(c)->out, NULL,                                    \
+	  "output prefix: PREFIX.0.et .. PREFIX.{N-1}.et\n(required)" },                          \
+	{ "--dims", "D0xD1..", TOOL_STR, &(c)->dims_arg, NULL,                                    \
+	  "network shape, dim 0 fastest (default: 2-D, near\nsquare)" },                          \
+	{ "-g, --groups", "PATH", TOOL_STR, &(c)->groups, NULL,                                   \
+	  "communicator-group file (default\nPREFIX.comm_groups.json)" },                         \
+	{ "--no-groups", NULL, TOOL_FLAG, &(c)->no_groups, NULL, "write no group file" },        \
+	{ "--gzip", NULL, TOOL_FLAG, &(c)->gzip, NULL, "write PREFIX.r.et.gz" },                  \
+	{ "-f, --force", NULL, TOOL_FLAG, &(c)->force, NULL, "replace existing output files" }
+
+/* The same as a loop step (generate model): 1 when argv[*i] was one of
+ * them (value consumed), 0 when not, or -1 after a usage error. */
 int gen_cli_opt(gen_cli *c, int argc, char **argv, int *i);
 /* After parsing: required options, ranges, default --dims. 0, or -1 after
  * printing a usage error. */
