@@ -182,41 +182,6 @@ static int parse_dims(const char *cmd, const char *s, uint32_t *dims, uint32_t *
 	return 0;
 }
 
-int gen_cli_opt(gen_cli *c, int argc, char **argv, int *i)
-{
-	const char *v;
-	int missing = 0;
-	if ((v = tool_opt(argc, argv, i, "--npus", &missing)))
-		return tool_parse_u64("--npus", v, &c->npus) < 0 ? -1 : 1;
-	if ((v = tool_opt(argc, argv, i, "--dims", &missing))) {
-		c->dims_arg = v;
-		return 1;
-	}
-	if ((v = tool_opt(argc, argv, i, "--output", &missing)) ||
-	    (v = tool_opt(argc, argv, i, "-o", &missing))) {
-		c->out = v;
-		return 1;
-	}
-	if ((v = tool_opt(argc, argv, i, "--groups", &missing)) ||
-	    (v = tool_opt(argc, argv, i, "-g", &missing))) {
-		c->groups = v;
-		return 1;
-	}
-	if (missing) {
-		tool_usage(argv[0], "%s needs a value", argv[*i]);
-		return -1;
-	}
-	if (!strcmp(argv[*i], "--no-groups"))
-		c->no_groups = 1;
-	else if (!strcmp(argv[*i], "--gzip"))
-		c->gzip = 1;
-	else if (!strcmp(argv[*i], "-f") || !strcmp(argv[*i], "--force"))
-		c->force = 1;
-	else
-		return 0;
-	return 1;
-}
-
 int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus)
 {
 	if (!c->out || !strcmp(c->out, "-")) {

@@ -107,9 +107,6 @@ typedef struct gen_cli {
 	{ "--gzip", NULL, TOOL_FLAG, &(c)->gzip, NULL, "write PREFIX.r.et.gz" },                  \
 	{ "-f, --force", NULL, TOOL_FLAG, &(c)->force, NULL, "replace existing output files" }
 
-/* The same as a loop step (generate model): 1 when argv[*i] was one of
- * them (value consumed), 0 when not, or -1 after a usage error. */
-int gen_cli_opt(gen_cli *c, int argc, char **argv, int *i);
 /* After parsing: required options, ranges, default --dims. 0, or -1 after
  * printing a usage error. */
 int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus);

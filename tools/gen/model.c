@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "graph.h"
+#include "opts.h"
 
 enum { M_MLP, M_DLRM, M_TRANSFORMER };
 enum { PAR_DATA, PAR_MODEL, PAR_HYBRID };
@@ -34,35 +35,6 @@ typedef struct params {
 	double tflops, gbps;
 	uint64_t passes;
 } params;
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: chakra generate model --model mlp|dlrm|transformer --parallel data|model|hybrid\n"
-	        "                             --npus N -o PREFIX [sizes] [options]\n\n"
-	        "One training iteration per pass: forward compute per layer, input- and weight-\n"
-	        "gradient compute, and the collectives of the parallelism, as PREFIX.r.et and\n"
-	        "PREFIX.comm_groups.json. Durations from --tflops / --mem-gbps (roofline).\n\n"
-	        "sizes (defaults in brackets):\n"
-	        "  --batch B        global batch in samples [mlp 1024, dlrm 2048, transformer 64]\n"
-	        "  --layers L       mlp layers / transformer blocks [mlp 8, transformer 12]\n"
-	        "  --hidden H       width [mlp 4096, dlrm 1024, transformer 1024]\n"
-	        "  --seq S          transformer sequence length [1024]\n"
-	        "  --tables T       dlrm embedding tables [64]\n"
-	        "  --emb-dim E      dlrm embedding width [128]\n"
-	        "  --pooling P      dlrm lookups per table and sample [32]\n"
-	        "  --dense D        dlrm dense input features [512]\n"
-	        "  --bottom B       dlrm bottom-MLP layers [3]\n"
-	        "  --top T          dlrm top-MLP layers [3]\n"
-	        "  --dtype-bytes N  bytes per element [2]\n"
-	        "options:\n"
-	        "  --mp-group M     hybrid: model-parallel group size [network dim 0]\n"
-	        "  --dims D0xD1..   network shape, dim 0 fastest [2-D near square]\n"
-	        "  --tflops F       compute rate per NPU in TFLOP/s [100]\n"
-	        "  --mem-gbps G     memory bandwidth per NPU in GB/s [2000]\n"
-	        "  --passes P       iterations [1]\n"
-	        "  -g, --groups PATH, --no-groups, --gzip, -f/--force: as in convert text\n");
-}
 
 static uint64_t dur_ns(const params *p, uint64_t flops, uint64_t bytes)
 {
@@ -296,24 +268,6 @@ static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_
 	return e.chain.failed || g->too_many || g->oom ? -1 : 0;
 }
 
-static int opt_u64(int argc, char **argv, int *i, const char *name, uint64_t *out, int *matched,
-                   int *bad)
-{
-	int missing = 0;
-	const char *v = tool_opt(argc, argv, i, name, &missing);
-	if (missing) {
-		*bad = tool_usage(argv[0], "%s needs a value", name);
-		*matched = 1;
-		return 1;
-	}
-	if (!v)
-		return 0;
-	*matched = 1;
-	if (tool_parse_u64(name, v, out) < 0)
-		*bad = 2;
-	return 1;
-}
-
 int cmd_generate_model(int argc, char **argv)
 {
 	params p;
@@ -325,57 +279,50 @@ int cmd_generate_model(int argc, char **argv)
 	p.passes = 1;
 	gen_cli cli;
 	memset(&cli, 0, sizeof cli);
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0, matched = 0, bad = 0, r;
-		if (tool_is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if ((r = gen_cli_opt(&cli, argc, argv, &i)) != 0) {
-			if (r < 0)
-				return 2;
-			continue;
-		}
-		if (opt_u64(argc, argv, &i, "--layers", &p.layers, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--hidden", &p.hidden, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--batch", &p.batch, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--seq", &p.seq, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--tables", &p.tables, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--emb-dim", &p.emb_dim, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--pooling", &p.pooling, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--dense", &p.dense, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--bottom", &p.bottom, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--top", &p.top, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--dtype-bytes", &p.bytes, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--mp-group", &p.mp, &matched, &bad) ||
-		    opt_u64(argc, argv, &i, "--passes", &p.passes, &matched, &bad)) {
-			if (bad)
-				return bad;
-			continue;
-		}
-		if ((v = tool_opt(argc, argv, &i, "--model", &missing))) {
-			p.model = !strcmp(v, "mlp") ? M_MLP : !strcmp(v, "dlrm") ? M_DLRM
-			        : !strcmp(v, "transformer") ? M_TRANSFORMER : -2;
-			if (p.model == -2)
-				return tool_usage(argv[0], "--model '%s': expected mlp, dlrm or transformer", v);
-		} else if ((v = tool_opt(argc, argv, &i, "--parallel", &missing))) {
-			p.par = !strcmp(v, "data") ? PAR_DATA : !strcmp(v, "model") ? PAR_MODEL
-			      : !strcmp(v, "hybrid") ? PAR_HYBRID : -2;
-			if (p.par == -2)
-				return tool_usage(argv[0], "--parallel '%s': expected data, model or hybrid", v);
-		} else if ((v = tool_opt(argc, argv, &i, "--tflops", &missing))) {
-			if (tool_parse_double("--tflops", v, &p.tflops) < 0)
-				return 2;
-		} else if ((v = tool_opt(argc, argv, &i, "--mem-gbps", &missing))) {
-			if (tool_parse_double("--mem-gbps", v, &p.gbps) < 0)
-				return 2;
-		} else if (missing) {
-			return tool_usage(argv[0], "%s needs a value", argv[i]);
-		} else {
-			return tool_usage(argv[0], "unexpected argument '%s'", argv[i]);
-		}
-	}
+	/* sizes left 0 take the model's default below */
+	const tool_option opts[] = {
+		{ "--model", "mlp|dlrm|transformer", TOOL_CHOICE, &p.model, "mlp|dlrm|transformer",
+		  "the model (required)" },
+		{ "--parallel", "data|model|hybrid", TOOL_CHOICE, &p.par, "data|model|hybrid",
+		  "the parallelism (required)" },
+		{ "--batch", "B", TOOL_U64, &p.batch, NULL,
+		  "global batch in samples (default mlp 1024, dlrm\n2048, transformer 64)" },
+		{ "--layers", "L", TOOL_U64, &p.layers, NULL,
+		  "mlp layers / transformer blocks (default mlp 8,\ntransformer 12)" },
+		{ "--hidden", "H", TOOL_U64, &p.hidden, NULL,
+		  "width (default mlp 4096, dlrm 1024, transformer\n1024)" },
+		{ "--seq", "S", TOOL_U64, &p.seq, NULL, "transformer sequence length (default 1024)" },
+		{ "--tables", "T", TOOL_U64, &p.tables, NULL, "dlrm embedding tables (default 64)" },
+		{ "--emb-dim", "E", TOOL_U64, &p.emb_dim, NULL, "dlrm embedding width (default 128)" },
+		{ "--pooling", "P", TOOL_U64, &p.pooling, NULL,
+		  "dlrm lookups per table and sample (default 32)" },
+		{ "--dense", "D", TOOL_U64, &p.dense, NULL, "dlrm dense input features (default 512)" },
+		{ "--bottom", "B", TOOL_U64, &p.bottom, NULL, "dlrm bottom-MLP layers (default 3)" },
+		{ "--top", "T", TOOL_U64, &p.top, NULL, "dlrm top-MLP layers (default 3)" },
+		{ "--dtype-bytes", "N", TOOL_U64, &p.bytes, NULL, "bytes per element (1..64; default 2)" },
+		{ "--mp-group", "M", TOOL_U64, &p.mp, NULL,
+		  "hybrid: model-parallel group size (default:\nnetwork dim 0)" },
+		{ "--tflops", "F", TOOL_DOUBLE, &p.tflops, NULL,
+		  "compute rate per NPU in TFLOP/s (default 100)" },
+		{ "--mem-gbps", "G", TOOL_DOUBLE, &p.gbps, NULL,
+		  "memory bandwidth per NPU in GB/s (default 2000)" },
+		{ "--passes", "P", TOOL_U64, &p.passes, NULL, "iterations (1..100000; default 1)" },
+		GEN_CLI_OPTIONS(&cli),
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"--model mlp|dlrm|transformer --parallel data|model|hybrid\n"
+		"                             --npus N -o PREFIX [options]",
+		"One training iteration per pass: forward compute per layer, input- and weight-\n"
+		"gradient compute, and the collectives of the parallelism, as PREFIX.r.et and\n"
+		"PREFIX.comm_groups.json. Durations from --tflops / --mem-gbps (roofline).",
+		opts, NULL, 0, 0, NULL
+	};
+	const char **args;
+	int nargs, prc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (prc != TOOL_PARSED)
+		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	free(args);
 	if (p.model < 0 || p.par < 0)
 		return tool_usage(argv[0], "--model and --parallel are required");
 	if (gen_cli_check(&cli, argv[0], 1u << 16) < 0)
