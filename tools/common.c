@@ -105,29 +105,6 @@ const char *tool_opt(int argc, char **argv, int *i, const char *name, int *missi
 	return argv[++*i];
 }
 
-int tool_output_opt(int argc, char **argv, int *i, const char **out)
-{
-	int missing;
-	const char *v;
-	if (!strcmp(argv[*i], "-o")) {
-		if (*i + 1 >= argc) {
-			tool_usage(argv[0], "-o needs a file name");
-			return -1;
-		}
-		*out = argv[++*i];
-		return 1;
-	}
-	if ((v = tool_opt(argc, argv, i, "--output", &missing)) || missing) {
-		if (!v) {
-			tool_usage(argv[0], "--output needs a file name");
-			return -1;
-		}
-		*out = v;
-		return 1;
-	}
-	return 0;
-}
-
 int tool_check_output(const char *out, const char *const *inputs, int n_inputs)
 {
 	struct stat so, si;

@@ -41,13 +41,10 @@ int tool_parse_double(const char *opt, const char *s, double *out);
 
 /* Long option with a value: matches "--name=VALUE" or "--name VALUE"
  * (consuming argv[*i + 1]). Returns the value, or NULL when argv[*i] is
- * another option; sets *missing when the value is absent. */
+ * another option; sets *missing when the value is absent. Left for the
+ * last hand-written option loop (chakra sim); the others use tool_parse
+ * (opts.h). */
 const char *tool_opt(int argc, char **argv, int *i, const char *name, int *missing);
-
-/* The output option: "-o FILE" or "--output[=]FILE". Returns 1 with *out
- * set, 0 when argv[*i] is another argument, or -1 after printing a usage
- * error when the file name is missing (exit with status 2). */
-int tool_output_opt(int argc, char **argv, int *i, const char **out);
 
 /* Refuse to write an output that is one of the inputs (same file), so
  * nothing the user gave is overwritten. Returns 0 or prints and returns -1. */
