@@ -13,11 +13,11 @@
  * bounds-checked, every error message (the earlier scan's, kept exactly).
  * The fast path is for what encoders write: one-byte tags of the Node
  * fields in field order, varints of up to four bytes, lengths of up to
- * two, a bounds check per field rather than per byte. It has two tiers
- * (chakra__feeder_scan, the common form only, and scan_general: see "Fast path"
- * below); on anything else, or within 5 bytes of the end, it hands over to
- * scan_careful at a checkpoint: a field start with every field before it
- * taken in whole.
+ * two, a bounds check per field rather than per byte, in one tier
+ * (chakra__feeder_scan: see "Fast path" below); on anything else, or
+ * within 5 bytes of the end, it hands over to scan_careful at a
+ * checkpoint: a field start with every field before it taken in whole, or
+ * the message start.
  *
  * A packed list that `want` excludes is skipped by its length (contents
  * checked on lazy decode) when it is in canonical position: it and every
@@ -28,22 +28,27 @@
 #include "feeder_impl.h"
 #include "wire.h"
 
+/* The compiler hints below, and LT's arithmetic shift (Fast path), were
+ * measured by building without each (gcc 12, release build, chakra bench
+ * feed on the 5M-node synthetic trace, alternated; docs/feeder.md, fifth
+ * round): without all of them the feed takes 3.6% more CPU time and 1.7%
+ * more instructions (14 per node); without the noinline and cold on
+ * scan_careful, ~1.3% more time; without always_inline and the shift
+ * together, ~0.5-1% (4 instructions per node); without the branch hints
+ * alone, 7 instructions per node and no difference in time beyond the
+ * noise. They stay as a group: removing any of them costs instructions,
+ * and together they pay. (SELECT, an unpredictable-branch hint, was no
+ * longer used by anything: it went.) */
 #if defined(__GNUC__)
 #  define SCAN_INLINE static inline __attribute__((always_inline))
 #  define SCAN_COLD static __attribute__((noinline, cold))
 #  define LIKELY(x) __builtin_expect(!!(x), 1)
 #  define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#  if defined(__clang__)
-#    define SELECT(c, a, b) (__builtin_unpredictable(c) ? (a) : (b))
-#  else
-#    define SELECT(c, a, b) (__builtin_expect_with_probability(!!(c), 1, 0.5) ? (a) : (b))
-#  endif
 #else
 #  define SCAN_INLINE static inline
 #  define SCAN_COLD static
 #  define LIKELY(x) (x)
 #  define UNLIKELY(x) (x)
-#  define SELECT(c, a, b) ((c) ? (a) : (b))
 #endif
 
 /* The Node message's fields (proto/et_def.proto), and the one-byte tags
@@ -245,55 +250,12 @@ SCAN_COLD int scan_careful(const uint8_t *p, const uint8_t *end, uint64_t bias, 
  * least 5 bytes readable there and advance *k past it; 0 means the careful
  * path (malformed, or merely unusual).
  *
- * Three tiers, each handing over to the next with the same results:
- * chakra__feeder_scan takes the canonical chain in its common form only, with as
- * few registers and instructions as it can (no checkpoint: anything else
- * starts scan_general over from the message start); scan_general takes
- * the chain in every form (two-byte list lengths, a list at the end, the
- * first buffers) and hands the rest to scan_rest (fields in any order)
- * or scan_careful at a checkpoint. */
+ * One tier: chakra__feeder_scan takes the canonical chain in its common
+ * form, with as few registers and instructions as it can, and hands
+ * anything else to scan_careful: from the message start when a field of
+ * the chain is unusual (it keeps no checkpoint), from the field that is
+ * not in the chain's order, or from a tail of under 5 bytes. */
 #define AT(x) (*(const uint8_t *)(x))
-
-/* noipa: no specialised clone, whose arguments would be elsewhere than
- * its caller's (a tail call to it would then move them). */
-#if defined(__clang__)
-#  define SCAN_NOINLINE static __attribute__((noinline))
-#elif defined(__GNUC__)
-#  define SCAN_NOINLINE static __attribute__((noipa))
-#else
-#  define SCAN_NOINLINE static
-#endif
-
-/* A varint: one to four bytes unrolled (ids, types, times; ids take four
- * bytes from 2^21 on), longer ones by the general decoder, within end. */
-SCAN_INLINE int fast_varint(uintptr_t *k, uintptr_t end, uint64_t *out)
-{
-	uintptr_t q = *k;
-	uint64_t v = AT(q), b;
-	size_t n = 1;
-	if (v >= 0x80) {
-		v += ((b = AT(q + 1)) << 7) - 0x80;
-		n = 2;
-		if (b >= 0x80) {
-			v += ((b = AT(q + 2)) << 14) - (0x80 << 7);
-			n = 3;
-			if (b >= 0x80) {
-				v += ((b = AT(q + 3)) << 21) - (0x80 << 14);
-				n = 4;
-				if (UNLIKELY(b >= 0x80)) {
-					const uint8_t *r = (const uint8_t *)q;
-					if (wire_varint(&r, (const uint8_t *)end, out))
-						return 0;
-					*k = (uintptr_t)r;
-					return 1;
-				}
-			}
-		}
-	}
-	*out = v;
-	*k = q + n;
-	return 1;
-}
 
 /* Past a length-delimited field with a one- or two-byte length (*k at its
  * tag; the end is not checked here). */
@@ -308,41 +270,6 @@ SCAN_INLINE int fast_skip(uintptr_t *k)
 	if ((h = AT(q + 2)) >= 0x80)
 		return 0;
 	*k = q + n + (h << 7) + 3 - 0x80;
-	return 1;
-}
-
-/* A packed dependency list (*k at its tag) appended to dst, which holds n
- * bytes, committed only when whole. lim: as in chakra__feeder_scan. Values are
- * decoded within the list (a longer one runs past it and is refused). */
-SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
-{
-	uintptr_t s = *k + 2, e;
-	size_t L = AT(*k + 1), h;
-	if (L >= 0x80) {
-		if ((h = AT(s)) >= 0x80)
-			return 0;
-		L += (h << 7) - 0x80;
-		s++;
-	}
-	/* Room for one value per byte. >= rather than >: an empty buffer
-	 * (p NULL) never gets past, and an empty list needs no test. */
-	if ((e = s + L) > lim + 4 || n + L * 8 >= dst->cap)
-		return 0;
-	uint64_t *o = (uint64_t *)(dst->p + n);
-	if (LIKELY(e <= lim)) {
-		while (s < e)
-			if (!fast_varint(&s, e, o++))
-				return 0;
-		if (s != e)
-			return 0;
-	} else { /* the list ends the message */
-		const uint8_t *q = (const uint8_t *)s;
-		while (q < (const uint8_t *)e)
-			if (wire_varint(&q, (const uint8_t *)e, o++))
-				return 0;
-	}
-	dst->len = (size_t)((uint8_t *)o - dst->p);
-	*k = e;
 	return 1;
 }
 
@@ -384,7 +311,7 @@ SCAN_INLINE int fast_deps(uintptr_t *k, uintptr_t lim, cbuf *dst, size_t n)
 /* Past a varint whose value is not needed (type, times), as wire_varint
  * would take it: up to ten bytes, the tenth at most 1. The first four are
  * readable; a longer one is taken only with ten bytes readable (lim: as
- * in chakra__feeder_scan), else 0 (near the end: the general path). */
+ * in chakra__feeder_scan), else 0 (near the end: the careful path). */
 SCAN_INLINE int hot_skipv(uintptr_t *k, uintptr_t lim)
 {
 	uintptr_t s = *k, e;
@@ -474,158 +401,6 @@ bad:
 	return 0;
 }
 
-/* The fields from ck (a checkpoint after the canonical chain, with at
- * least 5 bytes there) to the end, in any order, with scan_careful's
- * arguments. */
-SCAN_NOINLINE int scan_rest(const uint8_t *ckp, const uint8_t *mend, uint64_t bias, uint64_t *id,
-                            walk_scratch *ws, unsigned state, char *err)
-{
-	uintptr_t p = (uintptr_t)ckp, end = (uintptr_t)mend, lim = end - 4, ck = p;
-	uint64_t v;
-	while (p < lim) {
-		int ok;
-		ck = p;
-		switch (AT(p)) {
-		case TAG_NAME: case TAG_INPUTS: case TAG_OUTPUTS: case TAG_ATTR:
-			ok = fast_skip(&p);
-			break;
-		case TAG_TYPE: case TAG_START: case TAG_DURATION:
-			ok = (p++, fast_varint(&p, end, &v));
-			break;
-		case TAG_ID:
-			ok = (p++, fast_varint(&p, end, id));
-			break;
-		case TAG_CTRL_DEPS:
-			ok = fast_deps(&p, lim, &ws->ctrl, ws->ctrl.len);
-			break;
-		case TAG_DATA_DEPS:
-			ok = fast_deps(&p, lim, &ws->data, ws->data.len);
-			break;
-		default:
-			ok = 0;
-		}
-		if (!ok)
-			goto careful;
-	}
-	/* p >= lim: done, or a short tail, or (p > end) a length past the
-	 * end: from ck then (that field changed nothing: lists check their
-	 * end first). */
-	if (p == end)
-		return 0;
-	if (p < end)
-		ck = p;
-careful:
-	return scan_careful((const uint8_t *)ck, mend, bias, id, ws, state, err);
-}
-
-/* The canonical chain with every case of it: lists with two-byte lengths
- * or at the end of the message, the first buffers, varints of any length.
- * chakra__feeder_scan hands over here from the message start on anything else
- * than its common form (it changed nothing that this does not set again). */
-SCAN_NOINLINE int scan_general(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id,
-                                walk_scratch *ws, unsigned want, char *err)
-{
-	/* p < lim: 5 bytes readable at p, a tag and a four-byte varint or a
-	 * two-byte length. */
-	uintptr_t p = (uintptr_t)msg, end = p + len, lim = end - 4, ck;
-	uint64_t v;
-	size_t n;
-	ws->data.len = ws->ctrl.len = 0;
-	*id = 0;
-	if (len <= 4)
-		goto restart;
-
-/* A field's payload. On failure or near the end, the careful path takes
- * over from a checkpoint: the message start for fields 1-5 (where the
- * canonical position of lists is decided), then ck. */
-#define VARINT(out) (p++, fast_varint(&p, end, out))
-#define SKIP() fast_skip(&p)
-#define LIST(dst, n) fast_deps(&p, lim, dst, n)
-#define NEXT(out) do { \
-		if (p >= lim) \
-			goto out; \
-	} while (0)
-
-	/* The canonical order, straight-line. Each list here is the first of
-	 * its kind: its buffer is empty. */
-	if (AT(p) == TAG_ID) {
-		if (!VARINT(id))
-			goto restart;
-		NEXT(end1);
-	}
-	if (AT(p) == TAG_NAME) {
-		if (!SKIP())
-			goto restart;
-		NEXT(end1);
-	}
-	if (AT(p) == TAG_TYPE) {
-		if (!VARINT(&v))
-			goto restart;
-		NEXT(end1);
-	}
-	if (AT(p) == TAG_CTRL_DEPS) {
-		if (!(want & CHAKRA_DEPS_CTRL ? LIST(&ws->ctrl, 0) : SKIP()))
-			goto restart;
-		NEXT(end1);
-	}
-	if (AT(p) == TAG_DATA_DEPS) {
-		if (!(want & CHAKRA_DEPS_DATA ? LIST(&ws->data, 0) : SKIP()))
-			goto restart;
-		NEXT(end1);
-	}
-	/* No list is in canonical position from here on, and only the
-	 * general loop below changes id or the lists: ck is where the careful
-	 * path would start, a field start with all before it taken. */
-	ck = p;
-	if (AT(p) == TAG_START) {
-		if (!VARINT(&v))
-			goto careful;
-		NEXT(end2);
-	}
-	if (AT(p) == TAG_DURATION) {
-		if (!VARINT(&v))
-			goto careful;
-		NEXT(end2);
-	}
-	if (AT(p) == TAG_INPUTS) {
-		if (!SKIP())
-			goto careful;
-		NEXT(end2);
-	}
-	if (AT(p) == TAG_OUTPUTS) {
-		if (!SKIP())
-			goto careful;
-		NEXT(end2);
-	}
-	while (AT(p) == TAG_ATTR && (n = AT(p + 1)) < 0x80) { /* short attributes */
-		p += n + 2;
-		NEXT(end2);
-	}
-	/* Anything else, in any order. */
-	return scan_rest((const uint8_t *)p, msg + len, base - (uintptr_t)msg, id, ws, 0xff << 8, err);
-#undef VARINT
-#undef SKIP
-#undef LIST
-#undef NEXT
-end1: /* p >= lim: done, or a short tail, or a length past the end */
-	if (p == end)
-		return 0;
-restart:
-	ws->data.len = ws->ctrl.len = 0;
-	*id = 0;
-	return scan_careful(msg, msg + len, base - (uintptr_t)msg, id, ws,
-	                    ~want & CHAKRA_DEPS_BOTH, err);
-end2: /* as end1; from ck when a length ran past the end (that field
-       * changed nothing: lists check their end first) */
-	if (p == end)
-		return 0;
-	if (p < end)
-		ck = p;
-careful:
-	return scan_careful((const uint8_t *)ck, msg + len, base - (uintptr_t)msg, id, ws, 0xff << 8,
-	                    err);
-}
-
 int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t *id, walk_scratch *ws,
                 unsigned want, char *err)
 {
@@ -635,11 +410,11 @@ int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t 
 	unsigned t;
 	ws->data.len = ws->ctrl.len = 0;
 	if (UNLIKELY(len <= 9)) /* (then the id, at most 5 bytes, ends before lim) */
-		goto general;
+		goto restart;
 
 /* A field's payload, then the next tag in t. On anything unusual,
- * scan_general starts again with chakra__feeder_scan's own arguments: this keeps
- * no checkpoint, and so holds fewer registers. */
+ * scan_careful starts again from the message start: this keeps no
+ * checkpoint, and so holds fewer registers. */
 #define SKIPV() (p++, hot_skipv(&p, lim))
 #define SKIP() fast_skip(&p)
 /* A length-delimited field with a one-byte length: most names and attrs */
@@ -647,7 +422,7 @@ int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t 
 		size_t n_ = AT(p + 1); \
 		if (UNLIKELY(n_ >= 0x80)) { \
 			if (!SKIP()) \
-				goto general; \
+				goto restart; \
 		} else { \
 			p += n_ + 2; \
 		} \
@@ -665,7 +440,7 @@ int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t 
 	if (LIKELY(t == TAG_ID)) {
 		uint64_t v;
 		p++;
-		HOT_VARINT(p, v, general);
+		HOT_VARINT(p, v, restart);
 		*id = v;
 		t = AT(p);
 	} else {
@@ -677,17 +452,17 @@ int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t 
 	}
 	if (LIKELY(t == TAG_TYPE)) {
 		if (!SKIPV())
-			goto general;
+			goto restart;
 		NEXT();
 	}
 	if (LIKELY(t == TAG_CTRL_DEPS)) {
 		if (!(want & CHAKRA_DEPS_CTRL ? LIST(&ws->ctrl) : SKIP()))
-			goto general;
+			goto restart;
 		NEXT();
 	}
 	if (LIKELY(t == TAG_DATA_DEPS)) {
 		if (!(want & CHAKRA_DEPS_DATA ? LIST(&ws->data) : SKIP()))
-			goto general;
+			goto restart;
 		NEXT();
 	}
 	/* Fields 6-10: mostly a duration, then attributes; the rest off the
@@ -695,25 +470,25 @@ int chakra__feeder_scan(const uint8_t *msg, size_t len, uint64_t base, uint64_t 
 	if (UNLIKELY(t != TAG_DURATION)) {
 		if (t == TAG_START) {
 			if (!SKIPV())
-				goto general;
+				goto restart;
 			NEXT();
 		}
 		if (t != TAG_DURATION)
 			goto after_dur;
 	}
 	if (!SKIPV())
-		goto general;
+		goto restart;
 	NEXT();
 after_dur:
 	if (UNLIKELY(t != TAG_ATTR)) {
 		if (t == TAG_INPUTS) {
 			if (!SKIP())
-				goto general;
+				goto restart;
 			NEXT();
 		}
 		if (t == TAG_OUTPUTS) {
 			if (!SKIP())
-				goto general;
+				goto restart;
 			NEXT();
 		}
 	}
@@ -721,8 +496,12 @@ after_dur:
 		SKIP1();
 		NEXT();
 	}
-	/* Anything else, in any order: scan_general. */
-	goto general;
+	/* Anything else, in any order: a field start with every field
+	 * before it taken in whole, none of which the careful path would
+	 * take for a list's canonical position (any later canonical tag
+	 * would have been taken by the chain). */
+	return scan_careful((const uint8_t *)p, msg + len, base - (uintptr_t)msg, id, ws, 0xff << 8,
+	                    err);
 #undef SKIP
 #undef SKIP1
 #undef SKIPV
@@ -731,11 +510,16 @@ after_dur:
 end: /* p >= lim: done, or a short tail, or a length past the end */
 	if (p == lim + 4)
 		return 0;
-general:
-	/* (The arguments used to be copied to volatile locals, and this call
-	 * kept from being a tail call by an asm barrier, to spare register
-	 * saves: 3 instructions per node, 838.9M against 841.9M on the 1M
-	 * synthetic trace, and no difference in chakra bench feed's CPU time
-	 * beyond the noise, side by side; so they went. docs/feeder.md.) */
-	return scan_general(msg, len, base, id, ws, want, err);
+	/* A short tail: a field start, every field before it taken in whole,
+	 * the last of them (t) in canonical order so far, as the careful
+	 * path's state (an attr's tag, 0x52, is above every canonical one:
+	 * as good as 0xff). */
+	if (p < lim + 4)
+		return scan_careful((const uint8_t *)p, msg + len, base - (uintptr_t)msg, id, ws,
+		                    t << 8 | (~want & CHAKRA_DEPS_BOTH), err);
+restart: /* (a length past the end, too: the careful path names it) */
+	ws->data.len = ws->ctrl.len = 0;
+	*id = 0;
+	return scan_careful(msg, msg + len, base - (uintptr_t)msg, id, ws, ~want & CHAKRA_DEPS_BOTH,
+	                    err);
 }
