@@ -222,6 +222,18 @@ int tool_parse(const tool_command *c, int argc, char **argv, const char ***args,
 			free(pos);
 			return tool_usage(cmd, "%s needs a value (%s)", opt, o->arg);
 		}
+		if (o->kind == TOOL_LIST) {
+			tool_list *l = o->out;
+			const char **grown = realloc(l->v, (l->n + 1) * sizeof *grown);
+			if (!grown) {
+				free(pos);
+				tool_err("out of memory");
+				return TOOL_FAILED;
+			}
+			grown[l->n++] = v;
+			l->v = grown;
+			continue;
+		}
 		if (set_value(cmd, o, opt, v)) {
 			free(pos);
 			return TOOL_USAGE_ERROR;

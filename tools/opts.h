@@ -33,8 +33,16 @@ enum tool_opt_kind {
 	TOOL_SIZE,   /* uint64_t *: bytes, with an optional suffix: 64KB, 1MB, 1MiB, 2GB
 	              * (binary multiples, as ASTRA-sim's folder names use: 1MB = 2^20) */
 	TOOL_DOUBLE, /* double *: a finite number */
-	TOOL_CHOICE  /* int *: the index of the argument among choices "a|b|c" */
+	TOOL_CHOICE, /* int *: the index of the argument among choices "a|b|c" */
+	TOOL_LIST    /* tool_list *: every value, in order (the option may be
+	              * repeated); the caller frees ->v, whatever tool_parse returns */
 };
+
+/* The values of a TOOL_LIST option: pointers into argv. Start from { NULL, 0 }. */
+typedef struct tool_list {
+	const char **v;
+	size_t n;
+} tool_list;
 
 typedef struct tool_option {
 	const char *names;   /* "-o, --output" or "--deps": every spelling, comma-separated */

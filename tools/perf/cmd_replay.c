@@ -14,52 +14,6 @@
 
 int cmd_sim_replay(int argc, char **argv);
 
-/* Is a (an option spelling, no "=VALUE") an option of opts that takes a value? */
-static int takes_value(const tool_option *opts, const char *a)
-{
-	size_t la = strlen(a);
-	for (const tool_option *o = opts; o->names; o++)
-		for (const char *p = o->names; *p;) {
-			p += strspn(p, ", ");
-			size_t n = strcspn(p, ", ");
-			if (n == la && !strncmp(p, a, n))
-				return o->arg != NULL;
-			p += n;
-		}
-	return 0;
-}
-
-/* tool_parse keeps the last value of an option; the repeatable ones
- * (--kernel-scale, --compute-scale) are collected here, in order, by
- * walking argv as tool_parse did after it accepted it: every token before
- * "--" is an option of opts ("--name=VALUE", or "--name" and its value
- * when it takes one). Returns how many times name was given; vals (room
- * for argc) gets the values, or is NULL to only count. */
-static size_t values_of(const tool_option *opts, int argc, char **argv, const char *name,
-                        const char **vals)
-{
-	size_t n = 0, len = strlen(name);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		if (!strcmp(a, "--"))
-			break;
-		if (a[0] != '-' || !a[1])
-			continue;
-		if (strchr(a, '=')) {
-			if (!strncmp(a, name, len) && a[len] == '=')
-				v = a + len + 1;
-		} else if (takes_value(opts, a) && i + 1 < argc) {
-			i++;
-			if (!strcmp(a, name))
-				v = argv[i];
-		}
-		if (v && vals)
-			vals[n] = v;
-		n += v != NULL;
-	}
-	return n;
-}
-
 /* A scale factor in 0..1e9: 0, or a usage error of cmd (exit status 2). */
 static int parse_factor(const char *cmd, const char *opt, const char *s, const char *arg,
                         double *f)
@@ -464,14 +418,14 @@ static int timeline_out(const chakra_perf *r, const char *path)
 int cmd_sim_replay(int argc, char **argv)
 {
 	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
-	const char *timeline = NULL, *between = NULL, *last_ks = NULL, *last_cs = NULL;
+	const char *timeline = NULL, *between = NULL;
 	uint64_t skip = 0;
 	int64_t *wit = NULL, *wrec = NULL;
 	int json = 0, modelled = 0, replay = 0, model = 0, rc = 1;
-	uint64_t iters = 0, ntop = 10;
+	uint64_t iters = UINT64_MAX, ntop = 10; /* UINT64_MAX: not given (the library's 2) */
 	opt_list ks = { NULL, NULL, 0 };
-	const char **cscale = NULL, **av = NULL, **args = NULL;
-	size_t ncs = 0;
+	tool_list ksl = { NULL, 0 }, cscale = { NULL, 0 };
+	const char **av = NULL, **args = NULL;
 	double *rank_scale = NULL;
 	chakra_sim_network net;
 	chakra_sim_system sys;
@@ -489,11 +443,11 @@ int cmd_sim_replay(int argc, char **argv)
 		  "threads, critical_path" },
 		{ "--timeline", "FILE", TOOL_STR, &timeline, NULL,
 		  "the replayed iteration as a Chrome/Perfetto trace" },
-		{ "--kernel-scale", "R=F", TOOL_STR, &last_ks, NULL,
+		{ "--kernel-scale", "R=F", TOOL_LIST, &ksl, NULL,
 		  "device ops whose name matches the POSIX extended\n"
 		  "regular expression R take F x their time (first\n"
 		  "match; may be repeated)" },
-		{ "--compute-scale", "[K=]F", TOOL_STR, &last_cs, NULL,
+		{ "--compute-scale", "[K=]F", TOOL_LIST, &cscale, NULL,
 		  "device compute (not communication) of rank K (all)\n"
 		  "x F (may be repeated)" },
 		{ "--network, --network-configuration", "NET.yml", TOOL_STR, &network, NULL,
@@ -543,9 +497,8 @@ int cmd_sim_replay(int argc, char **argv)
 	const char *name = "sim --replay";
 	ks.re = calloc((size_t)argc, sizeof *ks.re);
 	ks.f = calloc((size_t)argc, sizeof *ks.f);
-	cscale = calloc((size_t)argc, sizeof *cscale);
 	av = calloc((size_t)argc + 1, sizeof *av);
-	if (!ks.re || !ks.f || !cscale || !av) {
+	if (!ks.re || !ks.f || !av) {
 		tool_err("out of memory");
 		goto out;
 	}
@@ -558,14 +511,12 @@ int cmd_sim_replay(int argc, char **argv)
 		goto out;
 	}
 	(void)replay;
-	if (values_of(opts, argc, (char **)av, "--iterations", NULL) && (iters < 1 || iters > 64)) {
+	if (iters != UINT64_MAX && (iters < 1 || iters > 64)) {
 		rc = tool_usage(name, "--iterations must be in 1..64");
 		goto out;
 	}
-	const char **ksv = cscale; /* the --kernel-scale values, before cscale is filled */
-	size_t nks = values_of(opts, argc, (char **)av, "--kernel-scale", ksv);
-	for (size_t k = 0; k < nks; k++) {
-		const char *v = ksv[k], *eq = strrchr(v, '=');
+	for (size_t k = 0; k < ksl.n; k++) {
+		const char *v = ksl.v[k], *eq = strrchr(v, '=');
 		double f = 0;
 		if (!eq || eq == v) {
 			rc = tool_usage(name, "--kernel-scale: expected REGEX=FACTOR, got '%s'", v);
@@ -583,7 +534,6 @@ int cmd_sim_replay(int argc, char **argv)
 		ks.re[ks.n] = re;
 		ks.f[ks.n++] = f;
 	}
-	ncs = values_of(opts, argc, (char **)av, "--compute-scale", cscale);
 	if (!workload) {
 		rc = tool_usage(name, "--workload is required");
 		goto out;
@@ -623,8 +573,8 @@ int cmd_sim_replay(int argc, char **argv)
 		}
 		o.groups = &groups;
 	}
-	for (size_t k = 0; k < ncs; k++) {
-		const char *s = cscale[k], *eq = strchr(s, '=');
+	for (size_t k = 0; k < cscale.n; k++) {
+		const char *s = cscale.v[k], *eq = strchr(s, '=');
 		double f = 0;
 		uint64_t rank = 0;
 		int all = !eq;
@@ -651,7 +601,7 @@ int cmd_sim_replay(int argc, char **argv)
 			}
 			s = eq + 1;
 		}
-		if (parse_factor(name, "--compute-scale", s, cscale[k], &f)) {
+		if (parse_factor(name, "--compute-scale", s, cscale.v[k], &f)) {
 			rc = 2;
 			goto out;
 		}
@@ -672,7 +622,7 @@ int cmd_sim_replay(int argc, char **argv)
 	o.kernel_scale_re = ks.re;
 	o.kernel_scale = ks.f;
 	o.n_kernel_scale = ks.n;
-	o.copies = (unsigned)iters;
+	o.copies = iters == UINT64_MAX ? 0 : (unsigned)iters;
 	o.modelled_gaps = modelled;
 	if (timeline) {
 		const char *inputs[] = { workload, network, system, groups_path };
@@ -778,7 +728,8 @@ out:
 		free((char *)ks.re[k]);
 	free(ks.re);
 	free(ks.f);
-	free(cscale);
+	free(ksl.v);
+	free(cscale.v);
 	free(av);
 	free(args);
 	free(rank_scale);
