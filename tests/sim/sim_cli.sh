@@ -32,7 +32,7 @@ SYS="$D/system/Ring_4chunks.json"
 
 expect 0 "" "help" -- "$X" sim --help
 expect 2 "required" "no arguments" -- "$X" sim
-expect 2 "unknown argument" "unknown option" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --frobnicate
+expect 2 "unknown option" "unknown option" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --frobnicate
 expect 2 "unaware or aware" "bad model" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --model fast
 expect 2 "needs a value" "option without value" -- "$X" sim --workload "$W" --network "$NET" --system
 expect 2 "rank 9 is not in 0..7" "straggler out of range" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --start-delay 9=100

@@ -9,7 +9,7 @@
 #include "chakra/experimental/sim.h"
 #include "common.h"
 #include "jsonout.h"
-#include "sim_size.h"
+#include "opts.h"
 
 #define ERR_LEN 512
 
@@ -119,323 +119,160 @@ static int timeline_begin(outputs *o)
 	return 0;
 }
 
-static void timeline_end(outputs *o)
+/* Closes the trace (with its metadata when no span came): 0 or -1. */
+static int timeline_end(outputs *o)
 {
+	if (!o->tl && timeline_begin(o))
+		return -1;
 	yajl_gen_array_close(o->tl);
 	yajl_gen_map_close(o->tl);
 	fputc('\n', o->timeline);
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	"usage: chakra sim --workload PREFIX --network NET.yml --system SYS.json\n"
-	"                  [--comm-group GROUPS.json] [--model unaware|aware] [--json]\n"
-	"                  [--timeline FILE.json] [--events FILE.csv] [-f]\n"
-	"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
-	"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]\n"
-	"\n"
-	"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network) with\n"
-	"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns).\n"
-	"\n"
-	"  --workload PREFIX        workload prefix (also --workload-configuration=)\n"
-	"  --network FILE           network YAML (also --network-configuration=)\n"
-	"  --system FILE            system JSON (also --system-configuration=)\n"
-	"  --comm-group FILE        communicator groups {\"id\": [ranks]} used by pg_name\n"
-	"                           (also --comm-group-configuration=)\n"
-	"  --remote-memory-configuration=FILE   accepted and ignored\n"
-	"  --model unaware|aware    congestion-unaware (default) or per-link FIFO queues\n"
-	"  --json                   one JSON object on stdout instead of the summary\n"
-	"  --astra-sim-log          ASTRA-sim's 'sys[N] finished, ...' lines instead\n"
-	"  --deps data|ctrl|both    dependencies that gate issue (default data, as the\n"
-	"                           reference feeder)\n"
-	"  --timeline FILE          Chrome/Perfetto trace (a process per NPU)\n"
-	"  --events FILE            timeline-visualizer CSV (issue/callback lines)\n"
-	"  -f, --force              replace an existing --timeline / --events file\n"
-	"  --compute-scale [R=]F    multiply compute times (of rank R) by F\n"
-	"  --start-delay R=C        rank R starts C cycles late (a straggler)\n"
-	"  --memory SIZE            memory budget (default 64M; K, M, G suffixes): each\n"
-	"                           rank's read-ahead window and input reads come from\n"
-	"                           its share (docs/sim.md)\n"
-	"  --window N               nodes each rank's feeder reads ahead (default: from\n"
-	"                           --memory, at most 16384)\n"
-	"\n"
-	"chakra sim --replay --workload P ...: replay a converted trace with its recorded\n"
-	"times instead (chakra sim --replay --help, docs/replay.md).\n");
-}
-
-/* "R=V" or (when allow_all) "V": rank (or -1) and value. */
-static int parse_rank_value(const char *opt, const char *s, int allow_all, uint32_t npus,
-                            int64_t *rank, const char **val)
-{
-	const char *eq = strchr(s, '=');
-	if (!eq) {
-		if (!allow_all) {
-			tool_err("%s: expected RANK=VALUE, got '%s'", opt, s);
-			return -1;
-		}
-		*rank = -1;
-		*val = s;
-		return 0;
-	}
-	char buf[32];
-	size_t n = (size_t)(eq - s);
-	if (n == 0 || n >= sizeof buf) {
-		tool_err("%s: bad rank in '%s'", opt, s);
-		return -1;
-	}
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	uint64_t r;
-	if (tool_parse_u64(opt, buf, &r))
-		return -1;
-	if (r >= npus) {
-		tool_err("%s: rank %" PRIu64 " is not in 0..%" PRIu32, opt, r, npus - 1);
-		return -1;
-	}
-	*rank = (int64_t)r;
-	*val = eq + 1;
+	yajl_gen_free(o->tl);
+	o->tl = NULL;
 	return 0;
 }
 
-typedef struct pending {
-	const char *opt, *arg;
-} pending;
 
-int cmd_sim_replay(int argc, char **argv); /* tools/perf/cmd_replay.c */
+static const char *const model_names[] = { "unaware", "aware" };
 
-int cmd_sim(int argc, char **argv)
+/* The command line. */
+typedef struct sim_cli {
+	const char *workload, *network, *system, *groups, *timeline, *events, *ignored;
+	int model, deps, json, astra_log, force, replay;
+	uint64_t window, memory;
+	tool_list scale, delay; /* --compute-scale [R=]F, --start-delay R=C */
+} sim_cli;
+
+#define UNSET UINT64_MAX /* --window not given (0 is a bad value, not "the default") */
+
+/* Reads argv into c: TOOL_PARSED, TOOL_HELP_SHOWN or an exit status. */
+static int sim_options(sim_cli *c, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--replay"))
-			return cmd_sim_replay(argc, argv);
-	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
-	const char *timeline = NULL, *events = NULL, *model = "unaware", *window = NULL;
-	const char *memory = NULL;
-	const char *deps = NULL;
-	int astra_log = 0, force = 0;
-	int json = 0;
-	pending *pend = calloc((size_t)argc + 1, sizeof *pend);
-	int npend = 0, rc = 1;
-	if (!pend)
-		return tool_err("out of memory");
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int missing = 0;
-		if (tool_is_help(a)) {
-			usage(stdout);
-			free(pend);
-			return 0;
-		}
-#define OPT(name, var) \
-		if ((v = tool_opt(argc, argv, &i, name, &missing)) || missing) { \
-			if (missing) { free(pend); return tool_usage(argv[0], "%s needs a value", name); } \
-			var = v; continue; }
-		OPT("--workload-configuration", workload)
-		OPT("--workload", workload)
-		OPT("--network-configuration", network)
-		OPT("--network", network)
-		OPT("--system-configuration", system)
-		OPT("--system", system)
-		OPT("--comm-group-configuration", groups_path)
-		OPT("--comm-group", groups_path)
-		OPT("--model", model)
-		OPT("--timeline", timeline)
-		OPT("--events", events)
-		OPT("--window", window)
-		OPT("--memory", memory)
-		OPT("--deps", deps)
-		const char *ignored = NULL;
-		OPT("--remote-memory-configuration", ignored)
-		(void)ignored;
-#undef OPT
-		if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
-			force = 1;
-			continue;
-		}
-		if (!strcmp(a, "--json")) {
-			json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--astra-sim-log")) {
-			astra_log = 1;
-			continue;
-		}
-		if ((v = tool_opt(argc, argv, &i, "--compute-scale", &missing)) ||
-		    (!missing && (v = tool_opt(argc, argv, &i, "--start-delay", &missing)))) {
-			pend[npend].opt = strncmp(a, "--compute-scale", 15) ? "--start-delay"
-			                                                   : "--compute-scale";
-			pend[npend++].arg = v;
-			continue;
-		}
-		free(pend);
-		if (missing)
-			return tool_usage(argv[0], "%s needs a value", a);
-		return tool_usage(argv[0], "unknown argument '%s'", a);
-	}
-	if (!workload || !network || !system) {
-		free(pend);
+	const tool_option opts[] = {
+		{ "--workload, --workload-configuration", "PREFIX", TOOL_STR, &c->workload, NULL,
+		  "the workload: PREFIX.0.et .. PREFIX.{N-1}.et (required)" },
+		{ "--network, --network-configuration", "FILE", TOOL_STR, &c->network, NULL,
+		  "network YAML (required)" },
+		{ "--system, --system-configuration", "FILE", TOOL_STR, &c->system, NULL,
+		  "system JSON (required)" },
+		{ "--comm-group, --comm-group-configuration", "FILE", TOOL_STR, &c->groups, NULL,
+		  "communicator groups {\"id\": [ranks]} used by pg_name" },
+		{ "--remote-memory-configuration", "FILE", TOOL_STR, &c->ignored, NULL,
+		  "accepted and ignored" },
+		{ "--model", "unaware|aware", TOOL_CHOICE, &c->model, "unaware|aware",
+		  "congestion-unaware (default) or per-link FIFO queues" },
+		{ "--json", NULL, TOOL_FLAG, &c->json, NULL,
+		  "one JSON object on stdout instead of the summary" },
+		{ "--astra-sim-log", NULL, TOOL_FLAG, &c->astra_log, NULL,
+		  "ASTRA-sim's 'sys[N] finished, ...' lines instead" },
+		{ "--deps", "data|ctrl|both", TOOL_CHOICE, &c->deps, "data|ctrl|both",
+		  "dependencies that gate issue (default data, as the\nreference feeder)" },
+		{ "--timeline", "FILE", TOOL_STR, &c->timeline, NULL,
+		  "Chrome/Perfetto trace (a process per NPU)" },
+		{ "--events", "FILE", TOOL_STR, &c->events, NULL,
+		  "timeline-visualizer CSV (issue/callback lines)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &c->force, NULL,
+		  "replace an existing --timeline / --events file" },
+		{ "--compute-scale", "[R=]F", TOOL_LIST, &c->scale, NULL,
+		  "multiply compute times (of rank R) by F; repeatable" },
+		{ "--start-delay", "R=C", TOOL_LIST, &c->delay, NULL,
+		  "rank R starts C cycles late (a straggler); repeatable" },
+		{ "--memory", "SIZE", TOOL_SIZE, &c->memory, NULL,
+		  "memory budget (default 64M, at least 1M): each\n"
+		  "rank's read-ahead window and input reads come from\n"
+		  "its share (docs/sim.md)" },
+		{ "--window", "N", TOOL_U64, &c->window, NULL,
+		  "nodes each rank's feeder reads ahead (default: from\n--memory, at most 16384)" },
+		{ "--replay", NULL, TOOL_FLAG, &c->replay, NULL,
+		  "replay a converted trace with its recorded times\n"
+		  "instead (chakra sim --replay --help, docs/replay.md)" },
+		{ NULL, NULL, 0, NULL, NULL, NULL },
+	};
+	const tool_command cmd = {
+		"--workload PREFIX --network NET.yml --system SYS.json\n"
+		"                  [--comm-group GROUPS.json] [--model unaware|aware] [--json]\n"
+		"                  [--timeline FILE.json] [--events FILE.csv] [-f]\n"
+		"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
+		"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]",
+		"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network) with\n"
+		"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns).",
+		opts, NULL, 0, 0, NULL
+	};
+	const char **args;
+	int nargs, rc = tool_parse(&cmd, argc, argv, &args, &nargs);
+	if (rc != TOOL_PARSED)
+		return rc;
+	free((void *)args);
+	if (!c->workload || !c->network || !c->system)
 		return tool_usage(argv[0], "--workload, --network and --system are required");
-	}
-	chakra_sim_model m;
-	if (!strcmp(model, "unaware"))
-		m = CHAKRA_SIM_UNAWARE;
-	else if (!strcmp(model, "aware"))
-		m = CHAKRA_SIM_AWARE;
-	else {
-		free(pend);
-		return tool_usage(argv[0], "--model must be unaware or aware, not '%s'", model);
-	}
+	if (c->window == 0)
+		return tool_usage(argv[0], "--window must be at least 1");
+	if (c->memory < ((uint64_t)1 << 20))
+		return tool_usage(argv[0], "--memory must be at least 1M (1048576 bytes)");
+	if ((c->timeline && !strcmp(c->timeline, "-")) || (c->events && !strcmp(c->events, "-")))
+		return tool_usage(argv[0], "--timeline and --events need a file: stdout carries the "
+		                  "summary");
+	return TOOL_PARSED;
+}
 
-	char err[ERR_LEN];
-	chakra_sim_network net;
-	chakra_sim_system sys;
-	chakra_sim_groups groups = { 0 };
-	double *scale = NULL;
-	uint64_t *delay = NULL;
-	FILE *tl = NULL, *ev = NULL;
-	tool_out tlo, evo;
-	memset(&tlo, 0, sizeof tlo);
-	memset(&evo, 0, sizeof evo);
-	chakra_sim *sim = NULL;
-	outputs out = { 0 };
-	if (chakra_sim_network_load(&net, network, err, sizeof err) ||
-	    chakra_sim_system_load(&sys, system, err, sizeof err) ||
-	    (groups_path && chakra_sim_groups_load(&groups, groups_path, net.npus, err, sizeof err))) {
-		tool_err("%s", err);
-		goto out;
-	}
-	for (int k = 0; k < npend; k++) {
-		int64_t r;
-		const char *val;
-		int is_scale = !strcmp(pend[k].opt, "--compute-scale");
-		if (parse_rank_value(pend[k].opt, pend[k].arg, is_scale, net.npus, &r, &val)) {
-			rc = 2;
-			goto out;
+/* The per-rank compute scales and start delays of --compute-scale and
+ * --start-delay (NULL when not given): 0, or an exit status (printed). */
+static int rank_arrays(const char *cmd, const sim_cli *c, uint32_t npus, double **scale,
+                       uint64_t **delay)
+{
+	for (size_t k = 0; k < c->scale.n + c->delay.n; k++) {
+		int is_scale = k < c->scale.n;
+		const char *opt = is_scale ? "--compute-scale" : "--start-delay";
+		const char *s = is_scale ? c->scale.v[k] : c->delay.v[k - c->scale.n];
+		const char *eq = strchr(s, '=');
+		uint64_t r = 0, cycles = 0;
+		double f = 0;
+		if (eq) {
+			char buf[32];
+			size_t n = (size_t)(eq - s);
+			if (n == 0 || n >= sizeof buf)
+				return tool_usage(cmd, "%s: bad rank in '%s'", opt, s);
+			memcpy(buf, s, n);
+			buf[n] = 0;
+			if (tool_parse_u64(opt, buf, &r))
+				return TOOL_USAGE_ERROR;
+			if (r >= npus)
+				return tool_usage(cmd, "%s: rank %" PRIu64 " is not in 0..%" PRIu32, opt, r,
+				                  npus - 1);
+		} else if (!is_scale) {
+			return tool_usage(cmd, "%s: expected RANK=CYCLES, got '%s'", opt, s);
 		}
-		if (is_scale) {
-			double f = 0; /* read below even when parsing fails */
-			if (tool_parse_double(pend[k].opt, val, &f) || !(f >= 0) || f > 1e9) {
-				if (!(f >= 0) || f > 1e9)
-					tool_err("%s: factor must be in 0..1e9", pend[k].opt);
-				rc = 2;
-				goto out;
-			}
-			if (!scale) {
-				scale = malloc(net.npus * sizeof *scale);
-				if (!scale) {
-					tool_err("out of memory");
-					goto out;
-				}
-				for (uint32_t x = 0; x < net.npus; x++)
-					scale[x] = 1.0;
-			}
-			for (uint32_t x = 0; x < net.npus; x++)
-				if (r < 0 || (uint32_t)r == x)
-					scale[x] = f;
-		} else {
-			uint64_t c;
-			if (tool_parse_u64(pend[k].opt, val, &c)) {
-				rc = 2;
-				goto out;
-			}
-			if (!delay && !(delay = calloc(net.npus, sizeof *delay))) {
-				tool_err("out of memory");
-				goto out;
-			}
-			delay[r] = c;
+		const char *val = eq ? eq + 1 : s;
+		if (is_scale ? tool_parse_double(opt, val, &f) : tool_parse_u64(opt, val, &cycles))
+			return TOOL_USAGE_ERROR;
+		if (is_scale && (!(f >= 0) || f > 1e9))
+			return tool_usage(cmd, "%s: factor must be in 0..1e9", opt);
+		if (!is_scale) {
+			if (!*delay && !(*delay = calloc(npus, sizeof **delay)))
+				return tool_err("out of memory");
+			(*delay)[r] = cycles;
+			continue;
 		}
+		if (!*scale) {
+			if (!(*scale = malloc(npus * sizeof **scale)))
+				return tool_err("out of memory");
+			for (uint32_t x = 0; x < npus; x++)
+				(*scale)[x] = 1.0;
+		}
+		for (uint32_t x = 0; x < npus; x++)
+			if (!eq || r == x)
+				(*scale)[x] = f;
 	}
-	if ((timeline && !strcmp(timeline, "-")) || (events && !strcmp(events, "-"))) {
-		rc = tool_usage(argv[0], "--timeline and --events need a file: stdout carries the "
-		                "summary");
-		goto out;
-	}
-	/* The output rule (tools/common.h): temporaries renamed into place
-	 * only after a successful run, an existing file replaced only with -f. */
-	const char *inputs[] = { network, system, groups_path };
-	if (timeline && events && !strcmp(timeline, events)) {
-		tool_err("--timeline and --events name the same file");
-		goto out;
-	}
-	if ((timeline && tool_out_check(timeline, force, inputs, 3) < 0) ||
-	    (events && tool_out_check(events, force, inputs, 3) < 0))
-		goto out;
-	if (timeline) {
-		if (tool_out_open(&tlo, timeline, force, inputs, 3) < 0)
-			goto out;
-		tl = tlo.f;
-	}
-	if (events) {
-		if (tool_out_open(&evo, events, force, inputs, 3) < 0)
-			goto out;
-		ev = evo.f;
-	}
+	return 0;
+}
 
-	uint64_t win = 0;
-	if (window && (tool_parse_u64("--window", window, &win) || win < 1)) {
-		if (win < 1)
-			tool_err("--window must be at least 1");
-		rc = 2;
-		goto out;
-	}
-	uint64_t mem = 0;
-	if (memory && sim_parse_size("--memory", memory, &mem)) {
-		rc = 2;
-		goto out;
-	}
-	int dep = 0;
-	if (deps) {
-		dep = !strcmp(deps, "data") ? CHAKRA_DEPS_DATA : !strcmp(deps, "ctrl") ? CHAKRA_DEPS_CTRL
-		      : !strcmp(deps, "both") ? CHAKRA_DEPS_BOTH : 0;
-		if (!dep) {
-			rc = tool_usage(argv[0], "--deps must be data, ctrl or both, not '%s'", deps);
-			goto out;
-		}
-	}
-	chakra_sim_options opt = CHAKRA_SIM_OPTIONS_INIT;
-	opt.model = m;
-	opt.groups = groups_path ? &groups : NULL;
-	opt.compute_scale = scale;
-	opt.start_delay = delay;
-	opt.window = win;
-	opt.memory = mem;
-	opt.deps = (chakra_deps)dep;
-	opt.data = &out;
-	opt.event_cb = ev ? on_event : NULL;
-	opt.span_cb = tl ? on_span : NULL;
-	opt.progress_cb = on_progress;
-	out.events = ev;
-	out.timeline = tl;
-	double t0 = tool_now();
-	out.npus = net.npus;
-	int src = chakra_sim_new(&sim, &net, &sys, &opt);
-	if (src == 0) {
-		tool_progress_start(&out.prog, "simulated nodes", 0);
-		src = chakra_sim_run_prefix(sim, workload);
-		tool_progress_end(&out.prog);
-	}
-	if (src < 0) {
-		tool_err("%s", sim ? chakra_sim_errmsg(sim) : chakra_strerror(src));
-		goto out;
-	}
-	if (tl) {
-		if (!out.tl && timeline_begin(&out)) {
-			tool_err("out of memory");
-			goto out;
-		}
-		timeline_end(&out);
-		yajl_gen_free(out.tl);
-		out.tl = NULL;
-	}
-	double secs = tool_now() - t0;
-	if ((tl && tool_out_commit(&tlo) < 0) || (ev && tool_out_commit(&evo) < 0))
-		goto out;
-	if (chakra_sim_warning(sim))
-		fprintf(stderr, "chakra: warning: %s\n", chakra_sim_warning(sim));
+/* The results on stdout: ASTRA-sim's lines, JSON or the summary. */
+static void print_results(const chakra_sim *sim, const sim_cli *c, double secs)
+{
 	uint32_t npus = chakra_sim_npus(sim);
 	uint64_t finish = chakra_sim_finish(sim);
-	if (astra_log) {
+	const char *model = model_names[c->model];
+	if (c->astra_log) {
 		/* The lines ASTRA-sim prints, for scripts that parse them. */
 		for (uint32_t r = 0; r < npus; r++) {
 			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
@@ -443,7 +280,7 @@ int cmd_sim(int argc, char **argv)
 			printf("sys[%" PRIu32 "] finished, %" PRIu64 " cycles, exposed communication %"
 			       PRIu64 " cycles.\n", r, p->finish, exposed);
 		}
-	} else if (json) {
+	} else if (c->json) {
 		printf("{\"finish_cycles\":%" PRIu64 ",\"model\":\"%s\",\"nodes\":%" PRIu64
 		       ",\"npus\":[", finish, model, chakra_sim_nodes(sim));
 		for (uint32_t r = 0; r < npus; r++) {
@@ -467,6 +304,91 @@ int cmd_sim(int argc, char **argv)
 		printf("finished at %" PRIu64 " cycles (%" PRIu32 " NPUs, %s model, %" PRIu64
 		       " nodes, %.3f s)\n", finish, npus, model, chakra_sim_nodes(sim), secs);
 	}
+}
+
+int cmd_sim_replay(int argc, char **argv); /* tools/perf/cmd_replay.c */
+
+int cmd_sim(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--replay"))
+			return cmd_sim_replay(argc, argv);
+	sim_cli c = { .model = 0, .deps = -1, .window = UNSET, .memory = CHAKRA_SIM_DEFAULT_MEMORY };
+	int rc = sim_options(&c, argc, argv);
+	if (rc != TOOL_PARSED) {
+		free(c.scale.v);
+		free(c.delay.v);
+		return rc == TOOL_HELP_SHOWN ? 0 : rc;
+	}
+	rc = 1;
+	char err[ERR_LEN];
+	chakra_sim_network net;
+	chakra_sim_system sys;
+	chakra_sim_groups groups = { 0 };
+	double *scale = NULL;
+	uint64_t *delay = NULL;
+	tool_out tlo, evo;
+	memset(&tlo, 0, sizeof tlo);
+	memset(&evo, 0, sizeof evo);
+	chakra_sim *sim = NULL;
+	outputs out = { 0 };
+	if (chakra_sim_network_load(&net, c.network, err, sizeof err) ||
+	    chakra_sim_system_load(&sys, c.system, err, sizeof err) ||
+	    (c.groups && chakra_sim_groups_load(&groups, c.groups, net.npus, err, sizeof err))) {
+		tool_err("%s", err);
+		goto out;
+	}
+	if ((rc = rank_arrays(argv[0], &c, net.npus, &scale, &delay)))
+		goto out;
+	rc = 1;
+	/* The output rule (tools/common.h): temporaries renamed into place
+	 * only after a successful run, an existing file replaced only with -f. */
+	const char *inputs[] = { c.network, c.system, c.groups };
+	if (c.timeline && c.events && !strcmp(c.timeline, c.events)) {
+		tool_err("--timeline and --events name the same file");
+		goto out;
+	}
+	if ((c.timeline && tool_out_check(c.timeline, c.force, inputs, 3) < 0) ||
+	    (c.events && tool_out_check(c.events, c.force, inputs, 3) < 0) ||
+	    (c.timeline && tool_out_open(&tlo, c.timeline, c.force, inputs, 3) < 0) ||
+	    (c.events && tool_out_open(&evo, c.events, c.force, inputs, 3) < 0))
+		goto out;
+	out.timeline = tlo.f;
+	out.events = evo.f;
+	out.npus = net.npus;
+	chakra_sim_options opt = CHAKRA_SIM_OPTIONS_INIT;
+	opt.model = (chakra_sim_model)c.model;
+	opt.groups = c.groups ? &groups : NULL;
+	opt.compute_scale = scale;
+	opt.start_delay = delay;
+	opt.window = c.window == UNSET ? 0 : c.window;
+	opt.memory = c.memory;
+	opt.deps = c.deps < 0 ? (chakra_deps)0 : (chakra_deps)(CHAKRA_DEPS_DATA + c.deps);
+	opt.data = &out;
+	opt.event_cb = out.events ? on_event : NULL;
+	opt.span_cb = out.timeline ? on_span : NULL;
+	opt.progress_cb = on_progress;
+	double t0 = tool_now();
+	int src = chakra_sim_new(&sim, &net, &sys, &opt);
+	if (src == 0) {
+		tool_progress_start(&out.prog, "simulated nodes", 0);
+		src = chakra_sim_run_prefix(sim, c.workload);
+		tool_progress_end(&out.prog);
+	}
+	if (src < 0) {
+		tool_err("%s", sim ? chakra_sim_errmsg(sim) : chakra_strerror(src));
+		goto out;
+	}
+	if (out.timeline && timeline_end(&out)) {
+		tool_err("out of memory");
+		goto out;
+	}
+	double secs = tool_now() - t0;
+	if ((out.timeline && tool_out_commit(&tlo) < 0) || (out.events && tool_out_commit(&evo) < 0))
+		goto out;
+	if (chakra_sim_warning(sim))
+		fprintf(stderr, "chakra: warning: %s\n", chakra_sim_warning(sim));
+	print_results(sim, &c, secs);
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
 out:
 	tool_out_abort(&tlo); /* (nothing after a commit) */
@@ -477,6 +399,7 @@ out:
 	chakra_sim_groups_free(&groups);
 	free(scale);
 	free(delay);
-	free(pend);
+	free(c.scale.v);
+	free(c.delay.v);
 	return rc;
 }
