@@ -87,24 +87,6 @@ int tool_parse_double(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-const char *tool_opt(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-	*missing = 0;
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 int tool_check_output(const char *out, const char *const *inputs, int n_inputs)
 {
 	struct stat so, si;

@@ -39,13 +39,6 @@ int tool_parse_u64(const char *opt, const char *s, uint64_t *out);
 int tool_parse_i64(const char *opt, const char *s, int64_t *out);
 int tool_parse_double(const char *opt, const char *s, double *out);
 
-/* Long option with a value: matches "--name=VALUE" or "--name VALUE"
- * (consuming argv[*i + 1]). Returns the value, or NULL when argv[*i] is
- * another option; sets *missing when the value is absent. Left for the
- * last hand-written option loop (chakra sim); the others use tool_parse
- * (opts.h). */
-const char *tool_opt(int argc, char **argv, int *i, const char *name, int *missing);
-
 /* Refuse to write an output that is one of the inputs (same file), so
  * nothing the user gave is overwritten. Returns 0 or prints and returns -1. */
 int tool_check_output(const char *out, const char *const *inputs, int n_inputs);
