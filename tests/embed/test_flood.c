@@ -4,7 +4,7 @@
  * multiplicative hash with a fixed multiplier K: the ids j * K^-1 all land
  * in bucket 0 under it, so 200k of them after a few clustered ids made
  * every insert and lookup scan the whole map (the feeder ~450x slower).
- * The multiplier is now drawn at random per map.
+ * The hash is now keyed at random per map, and fully mixed.
  *  1. White box: the map's probe lengths on those keys stay short (total
  *     displacement linear in the number of keys).
  *  2. The feeder on a trace of those ids runs within a small factor of the
