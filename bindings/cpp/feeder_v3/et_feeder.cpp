@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <sstream>
 
 namespace Chakra {
 namespace FeederV3 {
@@ -196,10 +197,12 @@ void ETFeeder::report_warnings() {
     return;
   warnings_reported_ = w;
   uint64_t cyc = feeder_.cycle_break_count();
-  std::cerr << "chakra: " << path_ << ": " << w
-            << " control dependencies ignored so far (" << cyc
-            << " closed a cycle; the others name nodes absent from the file or the node itself)"
-            << std::endl;
+  // One write for the whole line: written piecewise, ASTRA-sim's log
+  // lines (from its logger's thread) could land inside it.
+  std::ostringstream line;
+  line << "chakra: " << path_ << ": " << w << " control dependencies ignored so far (" << cyc
+       << " closed a cycle; the others name nodes absent from the file or the node itself)\n";
+  std::cerr << line.str() << std::flush;
 }
 
 std::shared_ptr<ETFeederNode> ETFeeder::lookupNode(const NodeId& node_id) {
