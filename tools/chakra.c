@@ -15,6 +15,7 @@
 #include "convert/commands.def"
 #include "perf/commands.def"
 #include "synth/commands.def"
+#include "predict/commands.def"
 #undef CMD
 
 static const struct cmd {
@@ -31,6 +32,7 @@ static const struct cmd {
 #include "convert/commands.def"
 #include "perf/commands.def"
 #include "synth/commands.def"
+#include "predict/commands.def"
 #undef CMD
 	{ NULL, NULL, NULL }
 };

@@ -268,8 +268,25 @@ static int emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_
 	return e.chain.failed || g->too_many || g->oom ? -1 : 0;
 }
 
+/* --model gpt: tools/predict/cmd_generate_gpt.c (its own options). */
+int cmd_generate_gpt(int argc, char **argv);
+
+static int wants_gpt(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--model=gpt") ||
+		    (!strcmp(argv[i], "--model") && i + 1 < argc && !strcmp(argv[i + 1], "gpt")))
+			return 1;
+	}
+	return 0;
+}
+
 int cmd_generate_model(int argc, char **argv)
 {
+	if (wants_gpt(argc, argv))
+		return cmd_generate_gpt(argc, argv);
 	params p;
 	memset(&p, 0, sizeof p);
 	p.model = p.par = -1;
@@ -282,7 +299,7 @@ int cmd_generate_model(int argc, char **argv)
 	/* sizes left 0 take the model's default below */
 	const tool_option opts[] = {
 		{ "--model", "mlp|dlrm|transformer", TOOL_CHOICE, &p.model, "mlp|dlrm|transformer",
-		  "the model (required)" },
+		  "the model (required; --model gpt: see\n`chakra generate model --model gpt --help`)" },
 		{ "--parallel", "data|model|hybrid", TOOL_CHOICE, &p.par, "data|model|hybrid",
 		  "the parallelism (required)" },
 		{ "--batch", "B", TOOL_U64, &p.batch, NULL,
