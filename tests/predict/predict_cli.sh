@@ -99,6 +99,25 @@ for f in "$T"/w.*; do
 done
 [ $same = 1 ] && ok "generate model --model gpt = predict -o" || bad "generated files differ"
 
+# A network of the user's: the collectives name their groups only; chakra sim
+# on the same files and network lands on the same cycle.
+N="$CHAKRA_SHARED/data/astra-sim"
+"$X" predict gpt $M --tp 2 --pp 2 --dp 2 --network "$N/network/Ring_8npus.yml" \
+	--system "$N/system/Ring_4chunks.json" -o "$T/u" --json >"$T/u.json" 2>"$T/err" ||
+	bad "predict --network: $(cat "$T/err")"
+[ ! -e "$T/u.network.yml" ] && [ -e "$T/u.comm_groups.json" ] && ok "--network: no network file" ||
+	bad "--network wrote the wrong files"
+"$X" sim --workload "$T/u" --network "$N/network/Ring_8npus.yml" --system "$N/system/Ring_4chunks.json" \
+	--comm-group "$T/u.comm_groups.json" --json >"$T/usim.json" 2>"$T/err" || bad "sim on --network"
+a=$(json "$T/usim.json" "j['finish_cycles']")
+b=$(json "$T/u.json" "j['iteration_ns']")
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "--network: chakra sim $a cycles, as predicted" ||
+	bad "--network: chakra sim $a cycles, predicted $b"
+expect 1 "the network has 8 NPUs" "--network of another size" -- "$X" predict gpt $M --tp 2 --pp 2 \
+	--dp 1 --network "$N/network/Ring_8npus.yml" --system "$N/system/Ring_4chunks.json"
+expect 2 "--network and --system go together" "--network alone" -- "$X" predict gpt $M --dp 1 \
+	--network "$N/network/Ring_8npus.yml"
+
 # The sweep: every layout, fastest first among those that fit.
 "$X" predict gpt --layers 8 --hidden 1024 --heads 16 --seq 512 --global-batch 16 --gpu a100 \
 	--sweep --gpus 8 --top 0 --json >"$T/s.json" 2>"$T/err" || bad "sweep"
