@@ -125,22 +125,31 @@ int chakra_gpt_write_network(const chakra_gpt_config *c, const chakra_cluster_ne
 	return rc;
 }
 
-int chakra_predict_write_system(chakra_write_cb cb, void *data)
+int chakra_gpt_write_system(const chakra_gpt_config *c, const chakra_cluster_net *net,
+                            chakra_write_cb cb, void *data)
 {
-	if (!cb)
+	pd_layout l;
+	if (!c || !net || !cb || chakra_gpt_config_check(c, NULL, 0) < 0)
 		return CHAKRA_EINVAL;
-	return put(cb, data,
-	           "{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
-	           "  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 1,\n"
-	           "  \"all-reduce-implementation\": [\"ring\", \"ring\", \"ring\", \"ring\", "
-	           "\"ring\", \"ring\", \"ring\", \"ring\"],\n"
-	           "  \"all-gather-implementation\": [\"ring\", \"ring\", \"ring\", \"ring\", "
-	           "\"ring\", \"ring\", \"ring\", \"ring\"],\n"
-	           "  \"reduce-scatter-implementation\": [\"ring\", \"ring\", \"ring\", \"ring\", "
-	           "\"ring\", \"ring\", \"ring\", \"ring\"],\n"
-	           "  \"all-to-all-implementation\": [\"ring\", \"ring\", \"ring\", \"ring\", "
-	           "\"ring\", \"ring\", \"ring\", \"ring\"],\n"
-	           "  \"collective-optimization\": \"localBWAware\",\n"
-	           "  \"local-mem-bw\": 1000000000000,\n  \"boost-mode\": 0\n}\n");
+	chakra_gpt_config cc = *c;
+	if (!cc.gpus_per_node)
+		cc.gpus_per_node = net->gpus_per_node ? net->gpus_per_node : 8;
+	if (chakra__pd_layout(&cc, &l, NULL, 0) < 0)
+		return CHAKRA_EINVAL;
+	/* ASTRA-sim wants one implementation per network dimension, no more */
+	static const char *const keys[] = { "all-reduce", "all-gather", "reduce-scatter",
+		                            "all-to-all" };
+	int rc = put(cb, data, "{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
+	             "  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 1,\n");
+	for (int k = 0; rc == 0 && k < 4; k++) {
+		rc = put(cb, data, "  \"%s-implementation\": [", keys[k]);
+		for (int d = 0; rc == 0 && d < l.ndims; d++)
+			rc = put(cb, data, "%s\"ring\"", d ? ", " : "");
+		if (rc == 0)
+			rc = put(cb, data, "],\n");
+	}
+	if (rc == 0)
+		rc = put(cb, data, "  \"collective-optimization\": \"localBWAware\",\n"
+		         "  \"local-mem-bw\": 1000000000000,\n  \"boost-mode\": 0\n}\n");
+	return rc;
 }
-

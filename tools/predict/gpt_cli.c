@@ -204,7 +204,7 @@ int gpt_cli_write(const char *prefix, const chakra_gpt_config *c, const chakra_g
 		else if (i == (size_t)gpus + 1)
 			rc = chakra_gpt_write_network(c, net, tool_out_write_cb, o);
 		else
-			rc = chakra_predict_write_system(tool_out_write_cb, o);
+			rc = chakra_gpt_write_system(c, net, tool_out_write_cb, o);
 		if (rc < 0) {
 			tool_progress_end(&pr);
 			if (!o->failed)

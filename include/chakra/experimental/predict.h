@@ -249,7 +249,9 @@ CHAKRA_EXPERIMENTAL_API int chakra_gpt_write_groups(const chakra_gpt_config *c,
 CHAKRA_EXPERIMENTAL_API int chakra_gpt_write_network(const chakra_gpt_config *c,
                                                      const chakra_cluster_net *net,
                                                      chakra_write_cb cb, void *data);
-CHAKRA_EXPERIMENTAL_API int chakra_predict_write_system(chakra_write_cb cb, void *data);
+CHAKRA_EXPERIMENTAL_API int chakra_gpt_write_system(const chakra_gpt_config *c,
+                                                    const chakra_cluster_net *net,
+                                                    chakra_write_cb cb, void *data);
 
 /* ---------------- calibration ---------------- */
 
