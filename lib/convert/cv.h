@@ -24,8 +24,10 @@
 
 /* The output's format, in the metadata's `converter` ("libchakra convert
  * N"); docs/convert.md lists what each adds. 2: sync_deps on blocking
- * calls, cross-thread dependencies, window_tid, annotation_tids. */
-#define CHAKRA_CONVERT_FORMAT "2"
+ * calls, cross-thread dependencies, window_tid, annotation_tids. 3:
+ * backlog_until_nanos on device ops held back by work from before the
+ * window. */
+#define CHAKRA_CONVERT_FORMAT "3"
 #define CV_NONE UINT32_MAX
 #define CV_UNSET INT64_MIN
 
@@ -354,6 +356,10 @@ typedef struct cv_node {
 	uint32_t call;           /* runtime call name for CALL/PIECE nodes */
 	uint32_t sync;           /* sync kind string, 0 = none */
 	uint64_t num_ops, tensor_size;
+	/* device op in a window held back until then (ns, relative) by work
+	 * launched before the window (its stream's, or another stream's it
+	 * waited for), else CV_UNSET */
+	int64_t backlog;
 	/* dependencies: ranges into the edge list after finalise */
 	uint32_t id;             /* output id, assigned by topological order */
 } cv_node;

@@ -32,6 +32,7 @@ uint32_t chakra__cv_graph_add(cv_graph *g, const char *name, size_t len, int typ
 	n->kind = (uint8_t)kind;
 	n->tid = n->stream = n->device = CV_UNSET;
 	n->corr = n->rf_id = n->ext_id = CV_UNSET;
+	n->backlog = CV_UNSET;
 	n->coll = -1;
 	n->peer = -1;
 	n->tag = -1;
@@ -273,6 +274,8 @@ static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 		A_INT("stream", n->stream);
 		A_INT("device", n->device);
 	}
+	if (n->backlog != CV_UNSET)
+		A_INT("backlog_until_nanos", n->backlog + base_ns);
 	if (n->kineto_cat)
 		A_STR("kineto_cat", kineto_cat(n->kineto_cat, NULL), (size_t)-1);
 	if (n->corr != CV_UNSET)

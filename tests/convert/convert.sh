@@ -84,7 +84,7 @@ if [ -f "$lin" ]; then
 		say "--to-next"
 	"$exe" jsonize "$tmp/it5.et" | head -1 >"$tmp/m"
 	grep -q '"name":"window_tid","kind":"int64","value":24248' "$tmp/m" || say "--to-next: no window_tid"
-	grep -q '"name":"converter","kind":"string","value":"libchakra convert 2"' "$tmp/m" ||
+	grep -q '"name":"converter","kind":"string","value":"libchakra convert 3"' "$tmp/m" ||
 		say "--to-next: converter format"
 	check_out it5 "$tmp/it5.et"
 	"$exe" convert kineto "$lin" --annotation "$zg" --instance 39 --to-next -o "$tmp/it39.et" 2>"$tmp/e"
