@@ -102,12 +102,14 @@ static void sort_by_ts(uint32_t *v, size_t n, const cv_kin *k)
  * it (CV_UNSET for the whole trace). Occurrences of a name are taken in
  * time order. */
 static int find_window(const cv_kin *k, const chakra_convert_options *o, const char *file,
-                       int64_t *w0, int64_t *w1, int64_t *tid, const char **wname, cv_err *e)
+                       int64_t *w0, int64_t *w1, int64_t *tid, const char **wname,
+                       int64_t *windex, cv_err *e)
 {
 	*w0 = 0;
 	*w1 = -1;
 	*tid = CV_UNSET;
 	*wname = NULL;
+	*windex = -1;
 	char want[64];
 	const char *name = o->annotation;
 	unsigned inst = o->annotation ? o->instance : 0;
@@ -137,6 +139,7 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 		*w1 = v->ts + (v->dur > 0 ? v->dur : 0);
 		*tid = v->tid;
 		*wname = cv_str(&k->strs, v->name);
+		*windex = v->index;
 		int ok = 1;
 		if (o->to_next) {
 			/* the next occurrence that starts later (a duplicate at the
@@ -241,6 +244,36 @@ static void host_times(cv_graph *g, const cv_et *et, const cv_kin *k, const uint
 			g->nodes[i].has_time = 1;
 }
 
+/* A conversion that would write no op is refused, saying why: the window
+ * holds none, or the trace has no event of a kind the converter uses. */
+static int nothing_left(const cv_graph *g, const cv_kin *k, const char *file, const char *wname,
+                        int64_t windex, int64_t wlen, cv_err *e)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].type != CHAKRA_METADATA_NODE)
+			return 0;
+	if (wname)
+		return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, "event", windex, -1,
+		                       "'%s' (%lld.%03lld us) holds nothing to convert: no CPU op, "
+		                       "runtime call or device op starts in it", wname,
+		                       (long long)(wlen / 1000), (long long)(wlen % 1000));
+	char cats[300] = "";
+	size_t l = 0;
+	for (size_t i = 0; i < k->n_other_cats; i++) {
+		int m = snprintf(cats + l, sizeof cats - l, "%s'%s'", i ? ", " : "",
+		                 cv_str(&k->strs, k->other_cats[i]));
+		if (m < 0 || (size_t)m >= sizeof cats - l)
+			break;
+		l += (size_t)m;
+	}
+	return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
+	                       "nothing to convert: of its %llu events none is a CPU op (cpu_op), a "
+	                       "runtime call (cuda_runtime, cuda_driver, mtia_runtime) or device work "
+	                       "(kernel, gpu_memcpy, gpu_memset, mtia_ccp_events)%s%s",
+	                       (unsigned long long)k->events,
+	                       l ? "; complete events of other categories: " : "", cats);
+}
+
 static int groups_from_graph(const cv_graph *g, cv_groups *out)
 {
 	for (size_t i = 0; i < g->npg; i++) {
@@ -309,6 +342,12 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 	e.file = et_path;
 	if ((rc = chakra__cv_host_build(&et, &g, host_of, &r->summary, &e)) < 0)
 		goto out;
+	if (!r->summary.host_ops) {
+		rc = chakra__cv_fail(&e, CHAKRA_ENOTFOUND, et_path, NULL, -1, -1,
+		                     "nothing to convert: none of its %zu nodes is an operator (a node "
+		                     "with an op_schema, record_param_comms or a Triton kernel)", et.n);
+		goto out;
+	}
 	meta.source = "pytorch";
 	meta.et = &et;
 	if (o->kineto_path || o->kineto_buf) {
@@ -427,13 +466,15 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 	r->summary.kineto_events = kin.events;
 	r->summary.flows_dangling = kin.flows_dangling;
 	r->summary.rank = (int)kin.rank;
-	int64_t w0, w1, wtid;
+	int64_t w0, w1, wtid, windex;
 	const char *wname;
-	if ((rc = find_window(&kin, o, kineto_path, &w0, &w1, &wtid, &wname, &e)) < 0)
+	if ((rc = find_window(&kin, o, kineto_path, &w0, &w1, &wtid, &wname, &windex, &e)) < 0)
 		goto out;
 	cv_dev_opts dopt = { w0, w1, NULL, NULL, NULL, 0, 0 };
 	e.file = kineto_path;
 	if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
+		goto out;
+	if ((rc = nothing_left(&g, &kin, kineto_path, wname, windex, w1 - w0, &e)) < 0)
 		goto out;
 	if (chakra__cv_thread_waits(&g, w1 >= w0 ? w0 : CV_UNSET, &r->summary) < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");

@@ -326,6 +326,11 @@ typedef struct cv_kin {
 	uint64_t flows_s, flows_f, flows_dangling;
 	int have_sync_rows;
 	int rf_ids_usable;       /* Record function ids present and not all equal */
+	/* complete events of categories the converter does not use: the first
+	 * few category names (interned), for the message when nothing is left */
+	uint32_t other_cats[6];
+	size_t n_other_cats;
+	uint64_t other_events;
 } cv_kin;
 
 int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err);

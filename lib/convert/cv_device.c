@@ -179,17 +179,19 @@ static uint32_t stream_of(dv *d, int64_t dev, int64_t stream, int create)
 	return s;
 }
 
+/* CUDA (cuda*, cu*), HIP (hip*) and MTIA runtime names. */
 static int rt_kind(const char *nm)
 {
-	if (strstr(nm, "DeviceSynchronize") || strstr(nm, "CtxSynchronize"))
+	if (strstr(nm, "DeviceSynchronize") || strstr(nm, "CtxSynchronize") ||
+	    !strcmp(nm, "synchronize"))
 		return RT_DEVSYNC;
-	if (strstr(nm, "StreamSynchronize"))
+	if (strstr(nm, "StreamSynchronize") || !strcmp(nm, "synchronizeStream"))
 		return RT_STREAMSYNC;
-	if (strstr(nm, "EventSynchronize"))
+	if (strstr(nm, "EventSynchronize") || !strcmp(nm, "synchronizeEvent"))
 		return RT_EVENTSYNC;
-	if (strstr(nm, "StreamWaitEvent"))
+	if (strstr(nm, "StreamWaitEvent") || strstr(nm, "waitOnEvent"))
 		return RT_WAIT;
-	if (strstr(nm, "EventRecord"))
+	if (strstr(nm, "EventRecord") || !strcmp(nm, "recordEvent"))
 		return RT_RECORD;
 	/* synchronous copies: cudaMemcpy, cudaMemcpy2D, ...ToSymbol/FromSymbol
 	 * without Async */
@@ -218,7 +220,10 @@ static int index_events(dv *d)
 		cv_kev *e = &k->ev[i];
 		d->thr[i] = d->par[i] = d->top[i] = d->launch[i] = d->node[i] = d->anchor[i] = CV_NONE;
 		d->end[i] = e->ts + e->dur;
-		if (e->kind == CV_K_CPU_OP || e->kind == CV_K_RUNTIME) {
+		/* CPU side: ops, runtime calls, and collectives a CPU library runs
+		 * on a thread of its own (gloo: an annotation with its size) */
+		if (e->kind == CV_K_CPU_OP || e->kind == CV_K_RUNTIME ||
+		    (e->kind == CV_K_ANNOT && e->comm != CV_NONE)) {
 			uint32_t t = thread_of(d, e->pid, e->tid);
 			if (t == CV_NONE)
 				return nomem(d);
@@ -420,6 +425,32 @@ static uint32_t add_cpu_node(dv *d, const char *name, int cat, uint32_t ev, int6
 	return gi;
 }
 
+/* A CPU collective (gloo): its kind and input size from the annotation. */
+static int cpu_comm(dv *d, uint32_t i, uint32_t gi)
+{
+	const cv_kcomm *c = &d->k->comms[d->k->ev[i].comm];
+	cv_node *n = &d->g->nodes[gi];
+	if (c->coll == CV_COLL_UNKNOWN || c->coll == CV_COLL_WAIT) {
+		d->s->unclassified_ops++;
+		return 0;
+	}
+	if (c->coll == CV_COLL_SEND || c->coll == CV_COLL_RECV) {
+		n->type = c->coll == CV_COLL_SEND ? CHAKRA_COMM_SEND_NODE : CHAKRA_COMM_RECV_NODE;
+		n->peer = n->tag = -1;
+	} else {
+		n->type = CHAKRA_COMM_COLL_NODE;
+		n->coll = c->coll;
+	}
+	int dsz = c->dtype ? chakra__cv_dtype_size(cv_str(&d->k->strs, c->dtype),
+	                                           cv_strlen(&d->k->strs, c->dtype))
+	                   : 0;
+	n->comm_size = dsz && c->in_nelems != CV_UNSET && c->in_nelems >= 0 &&
+	                       c->in_nelems <= INT64_MAX / dsz
+	                   ? c->in_nelems * dsz
+	                   : 0;
+	return 0;
+}
+
 static int cpu_nodes(dv *d)
 {
 	cv_kin *k = d->k;
@@ -429,6 +460,19 @@ static int cpu_nodes(dv *d)
 		for (size_t j = 0; j < th->n; j++) {
 			uint32_t i = th->ev[j];
 			const cv_kev *e = &k->ev[i];
+			if (e->kind == CV_K_ANNOT) {
+				/* a CPU collective with nothing inside it on its thread: the
+				 * thread ran the collective */
+				if (d->top[i] != CV_NONE || !in_window(d, e->ts) ||
+				    (j + 1 < th->n && k->ev[th->ev[j + 1]].ts < d->end[i]))
+					continue;
+				uint32_t gi = add_cpu_node(d, ename(d, i), CV_K_ANNOT, i, e->ts, d->end[i], &prev);
+				if (gi == CV_NONE || cpu_comm(d, i, gi) < 0)
+					return nomem(d);
+				d->node[i] = gi;
+				d->s->host_ops++;
+				continue;
+			}
 			if (e->kind == CV_K_RUNTIME && d->top[i] == CV_NONE) {
 				/* a call outside any op */
 				if (!d->inwin[i])

@@ -241,6 +241,7 @@ static const char *kineto_cat(int kind, const char *name)
 	(void)name;
 	switch (kind) {
 	case CV_K_CPU_OP: return "cpu_op";
+	case CV_K_ANNOT: return "user_annotation";
 	case CV_K_RUNTIME: return "cuda_runtime";
 	case CV_K_KERNEL: return "kernel";
 	case CV_K_MEMCPY: return "gpu_memcpy";
