@@ -307,8 +307,9 @@ void chakra__cv_groups_free(cv_groups *gr)
 	memset(gr, 0, sizeof *gr);
 }
 
+/* linkout: write the linked ET (`chakra link`) instead of a Chakra ET. */
 static int run_pytorch(const char *et_path, const char *out_path, const chakra_convert_options *o,
-                       chakra_convert_result *r, cv_groups *groups)
+                       chakra_convert_result *r, cv_groups *groups, int linkout)
 {
 	cv_err e = { 0 };
 	e.index = e.offset = -1;
@@ -318,9 +319,12 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 	memset(&et, 0, sizeof et);
 	memset(&kin, 0, sizeof kin);
 	uint32_t *host_of = NULL, *ket = NULL, *link = NULL, *pred = NULL, *next = NULL;
+	cv_linked lo;
+	memset(&lo, 0, sizeof lo);
 	cv_meta meta;
 	memset(&meta, 0, sizeof meta);
 	meta.window_start = meta.window_tid = CV_UNSET;
+	meta.rank = meta.world = -1;
 	int rc = chakra__cv_graph_init(&g);
 	if (rc < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -350,7 +354,38 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 	}
 	meta.source = "pytorch";
 	meta.et = &et;
-	if (o->kineto_path || o->kineto_buf) {
+	size_t ne_host = g.ne, ne_dev = g.ne, nh = g.n;
+	if (et.nlink && (linkout || o->kineto_path || o->kineto_buf)) {
+		rc = chakra__cv_fail(&e, CHAKRA_EINVAL, et_path, NULL, -1, -1,
+		                     "a linked ET (times on its ops and its %zu device ops as nodes, as "
+		                     "chakra_trace_link writes them): %s", et.n_gpu,
+		                     linkout ? "it needs no linking" : "convert it without a Kineto trace");
+		goto out;
+	}
+	if (linkout && !o->kineto_path && !o->kineto_buf) {
+		rc = chakra__cv_fail(&e, CHAKRA_EINVAL, et_path, NULL, -1, -1,
+		                     "linking needs the Kineto trace of the same run");
+		goto out;
+	}
+	if (et.nlink) {
+		/* a linked ET: times and device ops from the ET itself */
+		if ((rc = chakra__cv_linked_build(&et, &g, host_of, &lo, &r->summary, &e)) < 0)
+			goto out;
+		r->summary.rank = (int)lo.rank;
+		meta.rank = lo.rank;
+		meta.world = lo.world;
+		meta.annot = lo.annot;
+		meta.n_annot = lo.n_annot;
+		lo.annot = NULL;
+		if (lo.w1 >= lo.w0) {
+			if (chakra__cv_thread_waits(&g, lo.w0, &r->summary) < 0) {
+				rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+				goto out;
+			}
+			meta.window_start = lo.w0;
+			meta.window_end = lo.w1;
+		}
+	} else if (o->kineto_path || o->kineto_buf) {
 		const char *kp = o->kineto_path ? o->kineto_path : "(kineto)";
 		cv_json_src ks = { kp, kp, o->kineto_buf, o->kineto_len };
 		if ((rc = chakra__cv_kin_parse(&kin, &ks, &e)) < 0)
@@ -410,8 +445,10 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		cv_dev_opts dopt = { w0, w1, link, pred, next, nh, 0 };
 		if (w1 < w0) /* nothing linked: no window to take kernels from */
 			dopt.w0 = 1, dopt.w1 = 0, dopt.none = 1;
+		ne_host = g.ne;
 		if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
 			goto out;
+		ne_dev = g.ne;
 		if (w1 >= w0 && chakra__cv_thread_waits(&g, w0, &r->summary) < 0) {
 			rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 			goto out;
@@ -427,12 +464,17 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 			}
 		}
 	}
-	rc = chakra__cv_graph_write(&g, &meta, out_path, o, &r->summary, &e);
+	if (linkout)
+		rc = chakra__cv_link_write(&src, &et, &kin, ket, &g, nh, ne_host, ne_dev, &meta, out_path,
+		                           o, &r->summary, &e);
+	else
+		rc = chakra__cv_graph_write(&g, &meta, out_path, o, &r->summary, &e);
 	if (rc == 0 && groups && groups_from_graph(&g, groups) < 0)
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 out:
 	if (rc < 0)
 		result_from_err(r, &e);
+	free(lo.annot);
 	free(host_of), free(ket), free(link), free(pred), free(next);
 	free(meta.annot);
 	chakra__cv_graph_free(&g);
@@ -453,6 +495,7 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 	cv_meta meta;
 	memset(&meta, 0, sizeof meta);
 	meta.window_start = meta.window_tid = CV_UNSET;
+	meta.rank = meta.world = -1;
 	int rc = chakra__cv_graph_init(&g);
 	if (rc < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -505,6 +548,23 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+int chakra_convert_link(const char *et_path, const char *out_path,
+                        const chakra_convert_options *opts, chakra_convert_result *result)
+{
+	chakra_convert_result local, *r = result ? result : &local;
+	result_init(r);
+	if (!et_path || !out_path) {
+		snprintf(r->errmsg, sizeof r->errmsg, "chakra_convert_link: no %s path",
+		         et_path ? "output" : "input");
+		return CHAKRA_EINVAL;
+	}
+	chakra_convert_options o;
+	int rc = chakra__cv_opts(opts, &o, r->errmsg, sizeof r->errmsg);
+	if (rc < 0)
+		return rc;
+	return run_pytorch(et_path, out_path, &o, r, NULL, 1);
+}
+
 int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out_path,
                    const chakra_convert_options *opts, chakra_convert_result *r,
                    cv_groups *groups)
@@ -517,7 +577,7 @@ int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out
 	if (et_path) {
 		if (kineto_path)
 			o.kineto_path = kineto_path;
-		return run_pytorch(et_path, out_path, &o, r, groups);
+		return run_pytorch(et_path, out_path, &o, r, groups, 0);
 	}
 	return run_kineto(kineto_path, out_path, &o, r, groups);
 }

@@ -359,12 +359,11 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 		A_INT("start_ts", et->start_ts);
 		A_INT("finish_ts", et->finish_ts);
 	}
-	if (m->kin) {
-		if (m->kin->rank >= 0)
-			A_INT("rank", m->kin->rank);
-		if (m->kin->world >= 0)
-			A_INT("world_size", m->kin->world);
-	}
+	int64_t rank = m->kin ? m->kin->rank : m->rank, world = m->kin ? m->kin->world : m->world;
+	if (rank >= 0)
+		A_INT("rank", rank);
+	if (world >= 0)
+		A_INT("world_size", world);
 	if (m->window_start != CV_UNSET) {
 		if (m->window_name)
 			A_STR("window", cv_str(&w->g->strs, m->window_name),
