@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "compat.h"
 #include "opts.h"
 
 #define CMD(name, fn, help) int fn(int argc, char **argv);
@@ -46,9 +47,20 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* called as one of Chakra's commands (an installed link) */
+	int status;
+	if (argc > 0 && tool_compat(argv[0], argc, argv, &status))
+		return status;
 	if (argc < 2 || tool_is_help(argv[1])) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	/* Chakra's spellings: `chakra convert PyTorch|Text` with its flags */
+	if (argc >= 3 && !strcmp(argv[1], "convert") &&
+	    (!strcmp(argv[2], "PyTorch") || !strcmp(argv[2], "Text"))) {
+		argv[1] = (char *)"chakra_converter";
+		tool_compat(argv[1], argc - 1, argv + 1, &status);
+		return status;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("chakra %s\n", chakra_version_string());

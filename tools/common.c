@@ -25,14 +25,19 @@ int tool_err(const char *fmt, ...)
 	return 1;
 }
 
+const char *tool_cmd_prefix(const char *cmd)
+{
+	return cmd && !strncmp(cmd, "chakra_", 7) ? "" : "chakra ";
+}
+
 int tool_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "chakra %s: ", cmd);
+	fprintf(stderr, "%s%s: ", tool_cmd_prefix(cmd), cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'chakra %s --help'.\n", cmd);
+	fprintf(stderr, "\nTry '%s%s --help'.\n", tool_cmd_prefix(cmd), cmd);
 	return 2;
 }
 
