@@ -415,9 +415,13 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 				rank = 0;
 			chakra_reader_close(rd);
 			rc = chakra_perf_load_file(r, prefix, NULL, 0, (uint32_t)rank);
-		} else
-			rc = chakra__pf_fail(r, CHAKRA_EIO, "%s: no workload: neither %s.0.et(.gz) nor "
-			                     "a file %s exists", prefix, prefix, prefix);
+		} else {
+			struct stat st;
+			rc = stat(prefix, &st) == 0 && S_ISDIR(st.st_mode)
+			         ? chakra__pf_fail(r, CHAKRA_EIO, "%s: is a directory", prefix)
+			         : chakra__pf_fail(r, CHAKRA_EIO, "%s: no such file or directory, and no "
+			                           "workload %s.0.et or %s.0.et.gz", prefix, prefix, prefix);
+		}
 	}
 	free(p);
 	return rc;
