@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,9 +58,18 @@ int chakra__source_open_path(source *s, const char *path, char *err)
 		return 0;
 	}
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the wording every command uses: "no such file or directory", "is a
+	 * directory" (a directory opens, then fails to read) */
 	if (s->fd < 0)
 		return src_err(s, 0, 0,
-		               chakra__errf(err, CHAKRA_EIO, "%s: cannot open: %s", path, strerror(errno)));
+		               chakra__errf(err, CHAKRA_EIO, errno == ENOENT ? "%s: no such file or "
+		                            "directory" : "%s: cannot open: %s", path, strerror(errno)));
+	struct stat st;
+	if (fstat(s->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(s->fd);
+		s->fd = -1;
+		return src_err(s, 0, 0, chakra__errf(err, CHAKRA_EIO, "%s: is a directory", path));
+	}
 	s->own_fd = 1;
 	return 0;
 }

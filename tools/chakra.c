@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "compat.h"
 #include "opts.h"
 
 #define CMD(name, fn, help) int fn(int argc, char **argv);
@@ -39,18 +40,61 @@ static const struct cmd {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: chakra COMMAND [ARGS...]   (chakra COMMAND --help for details)\n\n"
+	fprintf(f, "usage: chakra COMMAND [ARGS...]   (chakra help COMMAND, or chakra COMMAND --help)\n\n"
 	           "Read, write, check, feed and simulate Chakra execution traces.\n\ncommands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
 		fprintf(f, "  %-20s %s\n", c->name, c->help);
+	fprintf(f, "\n  %-20s %s\n  %-20s %s\n", "help [COMMAND]", "this list, or a command's help",
+	        "version", "the version (also --version)");
+	fprintf(f, "\nChakra's commands (chakra_converter, chakra_trace_link, chakra_jsonizer,\n"
+	           "chakra_visualizer, chakra_timeline_visualizer, chakra_generator) are this program\n"
+	           "under their names: docs/tools-core.md.\n");
 	fprintf(f, "\nlibchakra %s\n", chakra_version_string());
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
+	/* called as one of Chakra's commands (an installed link) */
+	int status;
+	if (argc > 0 && tool_compat(argv[0], argc, argv, &status))
+		return status;
+	if (argc >= 2 && !strcmp(argv[1], "version") && argc == 2) {
+		printf("chakra %s\n", chakra_version_string());
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "help")) {
+		/* chakra help [COMMAND...] = chakra [COMMAND...] --help */
+		if (argc == 2) {
+			usage(stdout);
+			return 0;
+		}
+		char *v[8];
+		int n = 0;
+		v[n++] = argv[0];
+		for (int i = 2; i < argc && n < 6; i++)
+			v[n++] = argv[i];
+		v[n++] = (char *)"--help";
+		v[n] = NULL;
+		return dispatch(n, v);
+	}
+	return dispatch(argc, argv);
+}
+
+static int dispatch(int argc, char **argv)
+{
+	int status;
 	if (argc < 2 || tool_is_help(argv[1])) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	/* Chakra's spellings: `chakra convert PyTorch|Text` with its flags */
+	if (argc >= 3 && !strcmp(argv[1], "convert") &&
+	    (!strcmp(argv[2], "PyTorch") || !strcmp(argv[2], "Text"))) {
+		argv[1] = (char *)"chakra_converter";
+		tool_compat(argv[1], argc - 1, argv + 1, &status);
+		return status;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("chakra %s\n", chakra_version_string());

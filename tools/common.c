@@ -25,14 +25,32 @@ int tool_err(const char *fmt, ...)
 	return 1;
 }
 
+int tool_input_missing(const char *path)
+{
+	struct stat st;
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? tool_err("%s: no such file or directory", path)
+		                       : tool_err("%s: cannot open: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return tool_err("%s: is a directory", path);
+	return 0;
+}
+
+const char *tool_cmd_prefix(const char *cmd)
+{
+	return cmd && !strncmp(cmd, "chakra_", 7) ? "" : "chakra ";
+}
+
 int tool_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "chakra %s: ", cmd);
+	fprintf(stderr, "%s%s: ", tool_cmd_prefix(cmd), cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'chakra %s --help'.\n", cmd);
+	fprintf(stderr, "\nTry '%s%s --help'.\n", tool_cmd_prefix(cmd), cmd);
 	return 2;
 }
 

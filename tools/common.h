@@ -24,6 +24,13 @@ typedef int (*tool_fn)(int argc, char **argv);
 int tool_err(const char *fmt, ...) TOOL_PRINTF(1, 2);
 /* Usage error: message and a hint to --help; returns 2. */
 int tool_usage(const char *cmd, const char *fmt, ...) TOOL_PRINTF(2, 3);
+/* An input file that is not there or is a directory, in the wording every
+ * command uses: prints "PATH: no such file or directory" or "PATH: is a
+ * directory" and returns 1; 0 for anything else ("-" included). */
+int tool_input_missing(const char *path);
+/* What goes before a command's name in messages: "chakra ", or nothing for
+ * Chakra's own command names ("chakra_converter PyTorch", tools/compat.c). */
+const char *tool_cmd_prefix(const char *cmd);
 
 /* The command being run, as typed ("generate synthetic"): set by the
  * dispatcher, used by the messages of tool_parse_* below. */

@@ -260,7 +260,7 @@ int tool_parse(const tool_command *c, int argc, char **argv, const char ***args,
 
 void tool_help(const tool_command *c, const char *name)
 {
-	printf("usage: chakra %s %s\n", name, c->synopsis ? c->synopsis : "");
+	printf("usage: %s%s %s\n", tool_cmd_prefix(name), name, c->synopsis ? c->synopsis : "");
 	if (c->about)
 		printf("\n%s\n", c->about);
 	int any = c->opts && c->opts->names;

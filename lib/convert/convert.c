@@ -102,12 +102,14 @@ static void sort_by_ts(uint32_t *v, size_t n, const cv_kin *k)
  * it (CV_UNSET for the whole trace). Occurrences of a name are taken in
  * time order. */
 static int find_window(const cv_kin *k, const chakra_convert_options *o, const char *file,
-                       int64_t *w0, int64_t *w1, int64_t *tid, const char **wname, cv_err *e)
+                       int64_t *w0, int64_t *w1, int64_t *tid, const char **wname,
+                       int64_t *windex, cv_err *e)
 {
 	*w0 = 0;
 	*w1 = -1;
 	*tid = CV_UNSET;
 	*wname = NULL;
+	*windex = -1;
 	char want[64];
 	const char *name = o->annotation;
 	unsigned inst = o->annotation ? o->instance : 0;
@@ -137,6 +139,7 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 		*w1 = v->ts + (v->dur > 0 ? v->dur : 0);
 		*tid = v->tid;
 		*wname = cv_str(&k->strs, v->name);
+		*windex = v->index;
 		int ok = 1;
 		if (o->to_next) {
 			/* the next occurrence that starts later (a duplicate at the
@@ -241,6 +244,36 @@ static void host_times(cv_graph *g, const cv_et *et, const cv_kin *k, const uint
 			g->nodes[i].has_time = 1;
 }
 
+/* A conversion that would write no op is refused, saying why: the window
+ * holds none, or the trace has no event of a kind the converter uses. */
+static int nothing_left(const cv_graph *g, const cv_kin *k, const char *file, const char *wname,
+                        int64_t windex, int64_t wlen, cv_err *e)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].type != CHAKRA_METADATA_NODE)
+			return 0;
+	if (wname)
+		return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, "event", windex, -1,
+		                       "'%s' (%lld.%03lld us) holds nothing to convert: no CPU op, "
+		                       "runtime call or device op starts in it", wname,
+		                       (long long)(wlen / 1000), (long long)(wlen % 1000));
+	char cats[300] = "";
+	size_t l = 0;
+	for (size_t i = 0; i < k->n_other_cats; i++) {
+		int m = snprintf(cats + l, sizeof cats - l, "%s'%s'", i ? ", " : "",
+		                 cv_str(&k->strs, k->other_cats[i]));
+		if (m < 0 || (size_t)m >= sizeof cats - l)
+			break;
+		l += (size_t)m;
+	}
+	return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
+	                       "nothing to convert: of its %llu events none is a CPU op (cpu_op), a "
+	                       "runtime call (cuda_runtime, cuda_driver, mtia_runtime) or device work "
+	                       "(kernel, gpu_memcpy, gpu_memset, mtia_ccp_events)%s%s",
+	                       (unsigned long long)k->events,
+	                       l ? "; complete events of other categories: " : "", cats);
+}
+
 static int groups_from_graph(const cv_graph *g, cv_groups *out)
 {
 	for (size_t i = 0; i < g->npg; i++) {
@@ -274,8 +307,9 @@ void chakra__cv_groups_free(cv_groups *gr)
 	memset(gr, 0, sizeof *gr);
 }
 
+/* linkout: write the linked ET (`chakra link`) instead of a Chakra ET. */
 static int run_pytorch(const char *et_path, const char *out_path, const chakra_convert_options *o,
-                       chakra_convert_result *r, cv_groups *groups)
+                       chakra_convert_result *r, cv_groups *groups, int linkout)
 {
 	cv_err e = { 0 };
 	e.index = e.offset = -1;
@@ -285,9 +319,12 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 	memset(&et, 0, sizeof et);
 	memset(&kin, 0, sizeof kin);
 	uint32_t *host_of = NULL, *ket = NULL, *link = NULL, *pred = NULL, *next = NULL;
+	cv_linked lo;
+	memset(&lo, 0, sizeof lo);
 	cv_meta meta;
 	memset(&meta, 0, sizeof meta);
 	meta.window_start = meta.window_tid = CV_UNSET;
+	meta.rank = meta.world = -1;
 	int rc = chakra__cv_graph_init(&g);
 	if (rc < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -309,9 +346,46 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 	e.file = et_path;
 	if ((rc = chakra__cv_host_build(&et, &g, host_of, &r->summary, &e)) < 0)
 		goto out;
+	if (!r->summary.host_ops) {
+		rc = chakra__cv_fail(&e, CHAKRA_ENOTFOUND, et_path, NULL, -1, -1,
+		                     "nothing to convert: none of its %zu nodes is an operator (a node "
+		                     "with an op_schema, record_param_comms or a Triton kernel)", et.n);
+		goto out;
+	}
 	meta.source = "pytorch";
 	meta.et = &et;
-	if (o->kineto_path || o->kineto_buf) {
+	size_t ne_host = g.ne, ne_dev = g.ne, nh = g.n;
+	if (et.nlink && (linkout || o->kineto_path || o->kineto_buf)) {
+		rc = chakra__cv_fail(&e, CHAKRA_EINVAL, et_path, NULL, -1, -1,
+		                     "a linked ET (times on its ops and its %zu device ops as nodes, as "
+		                     "chakra_trace_link writes them): %s", et.n_gpu,
+		                     linkout ? "it needs no linking" : "convert it without a Kineto trace");
+		goto out;
+	}
+	if (linkout && !o->kineto_path && !o->kineto_buf) {
+		rc = chakra__cv_fail(&e, CHAKRA_EINVAL, et_path, NULL, -1, -1,
+		                     "linking needs the Kineto trace of the same run");
+		goto out;
+	}
+	if (et.nlink) {
+		/* a linked ET: times and device ops from the ET itself */
+		if ((rc = chakra__cv_linked_build(&et, &g, host_of, &lo, &r->summary, &e)) < 0)
+			goto out;
+		r->summary.rank = (int)lo.rank;
+		meta.rank = lo.rank;
+		meta.world = lo.world;
+		meta.annot = lo.annot;
+		meta.n_annot = lo.n_annot;
+		lo.annot = NULL;
+		if (lo.w1 >= lo.w0) {
+			if (chakra__cv_thread_waits(&g, lo.w0, &r->summary) < 0) {
+				rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
+				goto out;
+			}
+			meta.window_start = lo.w0;
+			meta.window_end = lo.w1;
+		}
+	} else if (o->kineto_path || o->kineto_buf) {
 		const char *kp = o->kineto_path ? o->kineto_path : "(kineto)";
 		cv_json_src ks = { kp, kp, o->kineto_buf, o->kineto_len };
 		if ((rc = chakra__cv_kin_parse(&kin, &ks, &e)) < 0)
@@ -371,8 +445,10 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		cv_dev_opts dopt = { w0, w1, link, pred, next, nh, 0 };
 		if (w1 < w0) /* nothing linked: no window to take kernels from */
 			dopt.w0 = 1, dopt.w1 = 0, dopt.none = 1;
+		ne_host = g.ne;
 		if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
 			goto out;
+		ne_dev = g.ne;
 		if (w1 >= w0 && chakra__cv_thread_waits(&g, w0, &r->summary) < 0) {
 			rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 			goto out;
@@ -388,12 +464,17 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 			}
 		}
 	}
-	rc = chakra__cv_graph_write(&g, &meta, out_path, o, &r->summary, &e);
+	if (linkout)
+		rc = chakra__cv_link_write(&src, &et, &kin, ket, &g, nh, ne_host, ne_dev, &meta, out_path,
+		                           o, &r->summary, &e);
+	else
+		rc = chakra__cv_graph_write(&g, &meta, out_path, o, &r->summary, &e);
 	if (rc == 0 && groups && groups_from_graph(&g, groups) < 0)
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 out:
 	if (rc < 0)
 		result_from_err(r, &e);
+	free(lo.annot);
 	free(host_of), free(ket), free(link), free(pred), free(next);
 	free(meta.annot);
 	chakra__cv_graph_free(&g);
@@ -414,6 +495,7 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 	cv_meta meta;
 	memset(&meta, 0, sizeof meta);
 	meta.window_start = meta.window_tid = CV_UNSET;
+	meta.rank = meta.world = -1;
 	int rc = chakra__cv_graph_init(&g);
 	if (rc < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -427,13 +509,15 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 	r->summary.kineto_events = kin.events;
 	r->summary.flows_dangling = kin.flows_dangling;
 	r->summary.rank = (int)kin.rank;
-	int64_t w0, w1, wtid;
+	int64_t w0, w1, wtid, windex;
 	const char *wname;
-	if ((rc = find_window(&kin, o, kineto_path, &w0, &w1, &wtid, &wname, &e)) < 0)
+	if ((rc = find_window(&kin, o, kineto_path, &w0, &w1, &wtid, &wname, &windex, &e)) < 0)
 		goto out;
 	cv_dev_opts dopt = { w0, w1, NULL, NULL, NULL, 0, 0 };
 	e.file = kineto_path;
 	if ((rc = chakra__cv_dev_build(&kin, &g, &dopt, &r->summary, &e)) < 0)
+		goto out;
+	if ((rc = nothing_left(&g, &kin, kineto_path, wname, windex, w1 - w0, &e)) < 0)
 		goto out;
 	if (chakra__cv_thread_waits(&g, w1 >= w0 ? w0 : CV_UNSET, &r->summary) < 0) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
@@ -464,6 +548,23 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+int chakra_convert_link(const char *et_path, const char *out_path,
+                        const chakra_convert_options *opts, chakra_convert_result *result)
+{
+	chakra_convert_result local, *r = result ? result : &local;
+	result_init(r);
+	if (!et_path || !out_path) {
+		snprintf(r->errmsg, sizeof r->errmsg, "chakra_convert_link: no %s path",
+		         et_path ? "output" : "input");
+		return CHAKRA_EINVAL;
+	}
+	chakra_convert_options o;
+	int rc = chakra__cv_opts(opts, &o, r->errmsg, sizeof r->errmsg);
+	if (rc < 0)
+		return rc;
+	return run_pytorch(et_path, out_path, &o, r, NULL, 1);
+}
+
 int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out_path,
                    const chakra_convert_options *opts, chakra_convert_result *r,
                    cv_groups *groups)
@@ -476,7 +577,7 @@ int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out
 	if (et_path) {
 		if (kineto_path)
 			o.kineto_path = kineto_path;
-		return run_pytorch(et_path, out_path, &o, r, groups);
+		return run_pytorch(et_path, out_path, &o, r, groups, 0);
 	}
 	return run_kineto(kineto_path, out_path, &o, r, groups);
 }

@@ -24,8 +24,10 @@
 
 /* The output's format, in the metadata's `converter` ("libchakra convert
  * N"); docs/convert.md lists what each adds. 2: sync_deps on blocking
- * calls, cross-thread dependencies, window_tid, annotation_tids. */
-#define CHAKRA_CONVERT_FORMAT "2"
+ * calls, cross-thread dependencies, window_tid, annotation_tids. 3:
+ * backlog_until_nanos on device ops held back by work from before the
+ * window. */
+#define CHAKRA_CONVERT_FORMAT "3"
 #define CV_NONE UINT32_MAX
 #define CV_UNSET INT64_MIN
 
@@ -211,7 +213,8 @@ enum {
 	CV_ET_PGINIT = 4,        /* ## process_group:init ## */
 	CV_ET_ROOT = 8,          /* process / thread root */
 	CV_ET_THREAD_ROOT = 16,
-	CV_ET_COMM_NAME = 32     /* c10d::* / nccl:* (comm-like name) */
+	CV_ET_COMM_NAME = 32,    /* c10d::* / nccl:* (comm-like name) */
+	CV_ET_GPU = 64           /* a linked ET's device op (it has a `cat`) */
 };
 
 typedef struct cv_tensor {
@@ -244,7 +247,28 @@ typedef struct cv_etnode {
 	int num_ops_known;
 	char *io;                /* inputs/outputs JSON (6 strings, NUL-separated) or NULL */
 	uint32_t io_len;
+	uint32_t link;           /* into cv_et.link (times of a linked ET), CV_NONE */
 } cv_etnode;
+
+/* What a linked ET says about a node: chakra_trace_link's output (the host
+ * ET with the device ops added as nodes, Kineto times on the ops), and
+ * what libchakra's `chakra link` adds to it so that converting it gives
+ * what converting the ET with its Kineto trace gives (docs/convert.md,
+ * "Linked files"). Times are in ns as written (absolute). */
+enum { CV_LD_SYNC = 0, CV_LD_WAIT, CV_LD_STREAM, CV_LD_FLOW, CV_LD_N };
+typedef struct cv_etlink {
+	int64_t ts, dur;         /* ts, inclusive_dur; CV_UNSET */
+	uint8_t kind;            /* device op: CV_K_KERNEL / _MEMCPY / _MEMSET (from cat) */
+	int64_t stream, device, corr, bytes, ext_id, backlog;
+	int32_t ntype;           /* chakra_type: the node's type, -1 */
+	int64_t comm_type, comm_size, comm_peer, comm_tag;
+	uint32_t pg_name, sync_kind; /* interned, 0 = none */
+	/* id lists: sync_dep (device ops this op starts after), sync_wait (the
+	 * device ops its return waits for), stream_wait_dep (device ops this
+	 * one waits for through an event), fwdbwd_dep (ops of another thread
+	 * this one follows); ranges into cv_et.lint */
+	uint32_t dep[CV_LD_N], ndep[CV_LD_N];
+} cv_etlink;
 
 typedef struct cv_pg {
 	uint32_t name, desc, backend; /* interned */
@@ -268,6 +292,14 @@ typedef struct cv_et {
 	uint32_t schema, time;   /* interned */
 	int64_t pid, start_ts, finish_ts;
 	int keep_io;
+	/* a linked ET (cv_etlink) */
+	cv_etlink *link;
+	size_t nlink, linkcap;
+	int64_t *lint;
+	size_t nlint, lintcap;
+	size_t n_gpu;            /* device-op nodes */
+	uint32_t device_trace;   /* the `device_trace` object's JSON text, 0 */
+	uint64_t max_id;         /* largest node, tensor or storage id */
 } cv_et;
 
 int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err);
@@ -324,6 +356,11 @@ typedef struct cv_kin {
 	uint64_t flows_s, flows_f, flows_dangling;
 	int have_sync_rows;
 	int rf_ids_usable;       /* Record function ids present and not all equal */
+	/* complete events of categories the converter does not use: the first
+	 * few category names (interned), for the message when nothing is left */
+	uint32_t other_cats[6];
+	size_t n_other_cats;
+	uint64_t other_events;
 } cv_kin;
 
 int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err);
@@ -354,6 +391,10 @@ typedef struct cv_node {
 	uint32_t call;           /* runtime call name for CALL/PIECE nodes */
 	uint32_t sync;           /* sync kind string, 0 = none */
 	uint64_t num_ops, tensor_size;
+	/* device op in a window held back until then (ns, relative) by work
+	 * launched before the window (its stream's, or another stream's it
+	 * waited for), else CV_UNSET */
+	int64_t backlog;
 	/* dependencies: ranges into the edge list after finalise */
 	uint32_t id;             /* output id, assigned by topological order */
 } cv_node;
@@ -413,6 +454,7 @@ typedef struct cv_meta {
 	int64_t base_ns;         /* added to every start time */
 	struct cv_annot { uint32_t name; int64_t start, dur, tid; } *annot; /* absolute ns */
 	size_t n_annot;
+	int64_t rank, world;     /* without a Kineto trace (a linked ET's), -1 */
 } cv_meta;
 
 /* Order the nodes (dependencies first, then start time), assign ids, and
@@ -450,6 +492,31 @@ int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_co
  * window's start (relative ns), CV_UNSET: the first timed node's. 0 or -1
  * (out of memory). */
 int chakra__cv_thread_waits(cv_graph *g, int64_t w0, chakra_convert_summary *s);
+
+/* A linked ET's device side (cv_linked.c): host-op times from the ET, its
+ * device ops as GPU nodes on their streams, launch and stream order, the
+ * synchronisation, stream waits and flows `chakra link` writes, and the
+ * Kineto trace's process groups (into the graph), annotations and rank
+ * (into *lo). */
+typedef struct cv_linked {
+	int64_t w0, w1;          /* span of the timed ET nodes (ns); w1 < w0: none */
+	int64_t rank, world;     /* -1 */
+	struct cv_annot *annot;  /* names in the graph's strtab; absolute ns */
+	size_t n_annot;
+} cv_linked;
+int chakra__cv_linked_build(cv_et *et, cv_graph *g, const uint32_t *host_of, cv_linked *lo,
+                            chakra_convert_summary *s, cv_err *err);
+
+/* The linked ET (cv_linkout.c): the ET's JSON again (src), each node with
+ * its Kineto times and what `chakra link` adds, and the graph's device ops
+ * as nodes below their host ops; then the device_trace object. g's edges:
+ * [0, ne_host) from the ET, [ne_host, ne_dev) from the Kineto trace, then
+ * cross-thread waits; its nodes [0, nh) are host ops. */
+int chakra__cv_link_write(const cv_json_src *src, const cv_et *et, const cv_kin *kin,
+                          const uint32_t *ket, const cv_graph *g, size_t nh, size_t ne_host,
+                          size_t ne_dev, const cv_meta *meta, const char *out_path,
+                          const chakra_convert_options *o, chakra_convert_summary *s,
+                          cv_err *err);
 
 /* Link ET nodes to Kineto CPU events: ket[i] = Kineto event of ET node i
  * or CV_NONE. Sets s->link_method and s->et_ops_linked. */

@@ -33,6 +33,7 @@ typedef struct stream_t {
 	int64_t device, stream;
 	uint32_t *ops;     /* device events, by launch time */
 	size_t n, cap;
+	int64_t busy_until; /* end of its work launched before the window, CV_UNSET */
 } stream_t;
 
 typedef struct thread_t {
@@ -171,23 +172,26 @@ static uint32_t stream_of(dv *d, int64_t dev, int64_t stream, int create)
 	memset(n, 0, sizeof *n);
 	n->device = dev;
 	n->stream = stream;
+	n->busy_until = CV_UNSET;
 	s = (uint32_t)(d->nst - 1);
 	if (chakra__cv_map_get(&d->stmap, key) == CV_NONE && chakra__cv_map_put(&d->stmap, key, s) < 0)
 		return CV_NONE;
 	return s;
 }
 
+/* CUDA (cuda*, cu*), HIP (hip*) and MTIA runtime names. */
 static int rt_kind(const char *nm)
 {
-	if (strstr(nm, "DeviceSynchronize") || strstr(nm, "CtxSynchronize"))
+	if (strstr(nm, "DeviceSynchronize") || strstr(nm, "CtxSynchronize") ||
+	    !strcmp(nm, "synchronize"))
 		return RT_DEVSYNC;
-	if (strstr(nm, "StreamSynchronize"))
+	if (strstr(nm, "StreamSynchronize") || !strcmp(nm, "synchronizeStream"))
 		return RT_STREAMSYNC;
-	if (strstr(nm, "EventSynchronize"))
+	if (strstr(nm, "EventSynchronize") || !strcmp(nm, "synchronizeEvent"))
 		return RT_EVENTSYNC;
-	if (strstr(nm, "StreamWaitEvent"))
+	if (strstr(nm, "StreamWaitEvent") || strstr(nm, "waitOnEvent"))
 		return RT_WAIT;
-	if (strstr(nm, "EventRecord"))
+	if (strstr(nm, "EventRecord") || !strcmp(nm, "recordEvent"))
 		return RT_RECORD;
 	/* synchronous copies: cudaMemcpy, cudaMemcpy2D, ...ToSymbol/FromSymbol
 	 * without Async */
@@ -216,7 +220,10 @@ static int index_events(dv *d)
 		cv_kev *e = &k->ev[i];
 		d->thr[i] = d->par[i] = d->top[i] = d->launch[i] = d->node[i] = d->anchor[i] = CV_NONE;
 		d->end[i] = e->ts + e->dur;
-		if (e->kind == CV_K_CPU_OP || e->kind == CV_K_RUNTIME) {
+		/* CPU side: ops, runtime calls, and collectives a CPU library runs
+		 * on a thread of its own (gloo: an annotation with its size) */
+		if (e->kind == CV_K_CPU_OP || e->kind == CV_K_RUNTIME ||
+		    (e->kind == CV_K_ANNOT && e->comm != CV_NONE)) {
 			uint32_t t = thread_of(d, e->pid, e->tid);
 			if (t == CV_NONE)
 				return nomem(d);
@@ -317,6 +324,19 @@ static int index_device(dv *d)
 		}
 		d->s->kernels++;
 	}
+	/* The state a window starts in: work launched before it that was
+	 * still running (or queued) when it began keeps its stream busy; the
+	 * first op of the stream in the window could not start earlier. */
+	if (d->o->w1 >= d->o->w0 && !d->o->none)
+		for (size_t i = 0; i < d->n; i++) {
+			const cv_kev *e = &k->ev[i];
+			if (!is_device(e->kind) || d->inwin[i] || d->lkey[i] >= d->o->w0 ||
+			    d->end[i] <= d->o->w0)
+				continue;
+			uint32_t s = stream_of(d, e->pid, e->stream, 0);
+			if (s != CV_NONE && (d->st[s].busy_until == CV_UNSET || d->end[i] > d->st[s].busy_until))
+				d->st[s].busy_until = d->end[i];
+		}
 	/* host waits are significant too */
 	for (size_t i = 0; i < d->n; i++) {
 		const cv_kev *e = &k->ev[i];
@@ -329,18 +349,36 @@ static int index_device(dv *d)
 	uint32_t *tmp = malloc(mx * sizeof *tmp);
 	if (!tmp)
 		return nomem(d);
-	int64_t *startk = malloc(mx * sizeof *startk);
-	if (!startk) {
-		free(tmp);
+	int64_t *startk = malloc(mx * sizeof *startk), *neglk = malloc(mx * sizeof *neglk);
+	if (!startk || !neglk) {
+		free(tmp), free(startk), free(neglk);
 		return nomem(d);
 	}
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		startk[i] = k->ev[i].ts;
-	for (size_t s = 0; s < d->nst; s++)
-		msort(d->st[s].ops, d->st[s].n, d->lkey, NULL, tmp);
+		neglk[i] = d->lkey[i] == INT64_MIN ? INT64_MAX : -d->lkey[i];
+	}
+	/* A stream runs its work in the order it was enqueued, so its order is
+	 * the order the work ran in (ties: launch order). Work whose launch is
+	 * not in the trace (enqueued before tracing began) then takes its
+	 * place among the rest, and its search key is no later than that of
+	 * the work after it, which keeps the launch keys sorted. */
+	for (size_t s = 0; s < d->nst; s++) {
+		stream_t *st = &d->st[s];
+		msort(st->ops, st->n, startk, neglk, tmp);
+		int64_t nxt = INT64_MAX;
+		for (size_t j = st->n; j-- > 0;) {
+			uint32_t i = st->ops[j];
+			if (d->launch[i] == CV_NONE && d->lkey[i] > nxt)
+				d->lkey[i] = nxt;
+			if (d->lkey[i] < nxt)
+				nxt = d->lkey[i];
+		}
+	}
 	for (size_t t = 0; t < d->nth; t++)
 		msort(d->th[t].launch, d->th[t].nl, d->lkey, NULL, tmp);
 	free(startk);
+	free(neglk);
 	free(tmp);
 	return 0;
 }
@@ -387,6 +425,32 @@ static uint32_t add_cpu_node(dv *d, const char *name, int cat, uint32_t ev, int6
 	return gi;
 }
 
+/* A CPU collective (gloo): its kind and input size from the annotation. */
+static int cpu_comm(dv *d, uint32_t i, uint32_t gi)
+{
+	const cv_kcomm *c = &d->k->comms[d->k->ev[i].comm];
+	cv_node *n = &d->g->nodes[gi];
+	if (c->coll == CV_COLL_UNKNOWN || c->coll == CV_COLL_WAIT) {
+		d->s->unclassified_ops++;
+		return 0;
+	}
+	if (c->coll == CV_COLL_SEND || c->coll == CV_COLL_RECV) {
+		n->type = c->coll == CV_COLL_SEND ? CHAKRA_COMM_SEND_NODE : CHAKRA_COMM_RECV_NODE;
+		n->peer = n->tag = -1;
+	} else {
+		n->type = CHAKRA_COMM_COLL_NODE;
+		n->coll = c->coll;
+	}
+	int dsz = c->dtype ? chakra__cv_dtype_size(cv_str(&d->k->strs, c->dtype),
+	                                           cv_strlen(&d->k->strs, c->dtype))
+	                   : 0;
+	n->comm_size = dsz && c->in_nelems != CV_UNSET && c->in_nelems >= 0 &&
+	                       c->in_nelems <= INT64_MAX / dsz
+	                   ? c->in_nelems * dsz
+	                   : 0;
+	return 0;
+}
+
 static int cpu_nodes(dv *d)
 {
 	cv_kin *k = d->k;
@@ -396,6 +460,19 @@ static int cpu_nodes(dv *d)
 		for (size_t j = 0; j < th->n; j++) {
 			uint32_t i = th->ev[j];
 			const cv_kev *e = &k->ev[i];
+			if (e->kind == CV_K_ANNOT) {
+				/* a CPU collective with nothing inside it on its thread: the
+				 * thread ran the collective */
+				if (d->top[i] != CV_NONE || !in_window(d, e->ts) ||
+				    (j + 1 < th->n && k->ev[th->ev[j + 1]].ts < d->end[i]))
+					continue;
+				uint32_t gi = add_cpu_node(d, ename(d, i), CV_K_ANNOT, i, e->ts, d->end[i], &prev);
+				if (gi == CV_NONE || cpu_comm(d, i, gi) < 0)
+					return nomem(d);
+				d->node[i] = gi;
+				d->s->host_ops++;
+				continue;
+			}
 			if (e->kind == CV_K_RUNTIME && d->top[i] == CV_NONE) {
 				/* a call outside any op */
 				if (!d->inwin[i])
@@ -630,6 +707,8 @@ static int device_nodes(dv *d)
 			}
 			if (prev != CV_NONE && chakra__cv_graph_edge(d->g, prev, gi, 1) < 0)
 				goto nomem;
+			if (prev == CV_NONE && st->busy_until != CV_UNSET)
+				d->g->nodes[gi].backlog = st->busy_until;
 			prev = gi;
 		}
 	}
@@ -666,6 +745,30 @@ static uint32_t first_after(const dv *d, const stream_t *st, int64_t t)
 			hi = mid;
 	}
 	return lo < st->n ? st->ops[lo] : CV_NONE;
+}
+
+/* Of the ops of stream st launched before t, the last to end by `by`
+ * (a stream runs its work in order, so ends follow the order), CV_NONE. */
+static uint32_t done_before(const dv *d, const stream_t *st, int64_t t, int64_t by)
+{
+	size_t lo = 0, hi = st->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->lkey[st->ops[mid]] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = lo; /* ops [0, hi) were launched before t */
+	lo = 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->end[st->ops[mid]] <= by)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? st->ops[lo - 1] : CV_NONE;
 }
 
 /* The cudaEventRecord this thread made last before runtime call i. */
@@ -753,6 +856,7 @@ static int host_syncs(dv *d)
 		uint32_t row = e->corr != CV_UNSET ? chakra__cv_map_get(&d->sync_corr, (uint64_t)e->corr)
 		                                   : CV_NONE;
 		int64_t t = e->ts, only = CV_UNSET;
+		int guessed = 0;
 		if (row != CV_NONE) {
 			const cv_kev *w = &k->ev[row];
 			const char *rn = ename(d, row);
@@ -770,6 +874,7 @@ static int host_syncs(dv *d)
 				only = w->stream;
 			}
 		} else if (rk == RT_EVENTSYNC) {
+			guessed = 1;
 			/* no cuda_sync row: the event this thread recorded last, on
 			 * the stream it launched onto last before recording it */
 			uint32_t rec = last_record(d, (uint32_t)i);
@@ -782,12 +887,18 @@ static int host_syncs(dv *d)
 			}
 			d->s->inferred_wait_edges++;
 		} else if (rk != RT_DEVSYNC) {
+			guessed = 1;
 			d->s->inferred_wait_edges++; /* stream unknown: wait for all */
 		}
 		for (size_t s = 0; s < d->nst; s++) {
 			if (only != CV_UNSET && d->st[s].stream != only)
 				continue;
-			if (host_waits(d, last_before(d, &d->st[s], t), sn) < 0)
+			uint32_t a = last_before(d, &d->st[s], t);
+			/* A guess that the recording contradicts (the call returned
+			 * before that op ended, so it did not wait for it) is no wait. */
+			if (guessed && a != CV_NONE && d->end[a] > d->end[i])
+				continue;
+			if (host_waits(d, a, sn) < 0)
 				return nomem(d);
 		}
 	}
@@ -881,20 +992,42 @@ static int stream_waits(dv *d)
 			uint32_t top = d->top[i];
 			if (top != CV_NONE && d->top[d->launch[b]] != top && !is_wait_op(d, d->par[i]))
 				continue;
+			/* The event marks a point in another stream's queue, before
+			 * the call. b waited for it, so it ended before b started: of
+			 * the work launched before the call, the latest to end before
+			 * b's recorded start (what held b back, if anything did). */
 			const cv_kev *be = &k->ev[b];
 			int64_t best = INT64_MIN;
 			for (size_t s = 0; s < d->nst; s++) {
-				if (d->st[s].stream == be->stream && d->st[s].device == be->pid)
+				const stream_t *st = &d->st[s];
+				if (st->stream == be->stream && st->device == be->pid)
 					continue;
-				uint32_t c = last_before(d, &d->st[s], e->ts);
-				if (c != CV_NONE && d->lkey[c] > best) {
-					best = d->lkey[c];
+				uint32_t c = done_before(d, st, e->ts, be->ts);
+				if (c != CV_NONE && d->end[c] > best) {
+					best = d->end[c];
 					a = c;
+				}
+				/* or the stream's work from before the window */
+				if (st->busy_until != CV_UNSET && st->busy_until <= be->ts &&
+				    st->busy_until > best) {
+					best = st->busy_until;
+					a = CV_NONE;
 				}
 			}
 			inferred = 1;
+			if (a == CV_NONE && best != INT64_MIN && d->node[b] != CV_NONE) {
+				cv_node *nb = &d->g->nodes[d->node[b]];
+				if (nb->backlog == CV_UNSET || best > nb->backlog)
+					nb->backlog = best;
+				d->s->inferred_wait_edges++;
+				continue;
+			}
 		}
 		if (a == CV_NONE || b == CV_NONE || d->node[a] == CV_NONE || d->node[b] == CV_NONE)
+			continue;
+		/* an inferred wait the recording contradicts (b started before a
+		 * ended) was not the event b's stream waited for */
+		if (inferred && d->end[a] > k->ev[b].ts)
 			continue;
 		if (chakra__cv_graph_edge(d->g, d->node[a], d->node[b], 0) < 0)
 			return nomem(d);

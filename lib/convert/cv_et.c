@@ -15,13 +15,17 @@
 
 enum { /* containers */
 	C_SKIP = 0, C_TOP, C_NODES, C_NODE, C_IOOBJ, C_CAP, C_CAPIN, C_TYPES, C_ATTRS, C_ATTR,
-	C_CTRL
+	C_CTRL, C_IDS, C_DEVT
 };
 enum { /* keys */
 	K_OTHER = 0, K_SCHEMA, K_PID, K_TIME, K_START, K_FINISH, K_NODES,
 	K_ID, K_NAME, K_PARENT, K_RF, K_FWPARENT, K_SEQ, K_SCOPE, K_TID, K_FWTID, K_SCHEMA_OP,
 	K_BACKEND, K_INPUTS, K_OUTPUTS, K_IN_SHAPES, K_IN_TYPES, K_OUT_SHAPES, K_OUT_TYPES,
-	K_ATTRS, K_VALUES, K_SHAPES, K_TYPES, K_A_NAME, K_A_VALUE
+	K_ATTRS, K_VALUES, K_SHAPES, K_TYPES, K_A_NAME, K_A_VALUE,
+	/* a linked ET (chakra_trace_link's keys, then libchakra's) */
+	K_CAT, K_TS, K_IDUR, K_STREAM, K_NPG, K_SYNCDEP, K_DEVICE, K_CORR, K_BYTES, K_EXTID,
+	K_BACKLOG, K_NTYPE, K_CTYPE, K_CSIZE, K_CPEER, K_CTAG, K_SKIND, K_SWAIT, K_STWAIT, K_FLOW,
+	K_DEVTRACE
 };
 /* capture fields: direction x (values, shapes); types separately */
 enum { F_IN_VAL = 0, F_IN_SHP, F_OUT_VAL, F_OUT_SHP, F_N };
@@ -80,6 +84,10 @@ typedef struct ctx {
 	uint32_t at_coll, at_dtype, at_pgname, at_pgdesc; /* offset+1 in sbuf, len below */
 	uint32_t at_coll_l, at_dtype_l, at_pgname_l, at_pgdesc_l;
 	int64_t at_in_ne, at_out_ne, at_pgsize, at_rstart, at_rstride;
+	/* a linked ET's keys on this node */
+	cv_etlink lk;
+	int have_lk, is_gpu;
+	cv_buf devt;          /* the device_trace object's text */
 } ctx;
 
 static uint32_t sbuf_add(ctx *x, const char *s, size_t n, uint32_t *len)
@@ -118,6 +126,12 @@ static void node_reset(ctx *x)
 	x->sbuf.len = 0;
 	x->at_coll = x->at_dtype = x->at_pgname = x->at_pgdesc = 0;
 	x->at_in_ne = x->at_out_ne = x->at_pgsize = x->at_rstart = x->at_rstride = CV_UNSET;
+	memset(&x->lk, 0, sizeof x->lk);
+	x->lk.ts = x->lk.dur = x->lk.stream = x->lk.device = x->lk.corr = x->lk.bytes = CV_UNSET;
+	x->lk.ext_id = x->lk.backlog = CV_UNSET;
+	x->lk.comm_type = x->lk.comm_size = x->lk.comm_peer = x->lk.comm_tag = CV_UNSET;
+	x->lk.ntype = -1;
+	x->have_lk = x->is_gpu = 0;
 }
 
 static int nomem(ctx *x)
@@ -137,6 +151,7 @@ static int key_of(int c, const char *s, size_t n)
 		if (IS("start_ts")) return K_START;
 		if (IS("finish_ts")) return K_FINISH;
 		if (IS("nodes")) return K_NODES;
+		if (IS("device_trace")) return K_DEVTRACE;
 		return K_OTHER;
 	case C_NODE:
 		if (IS("id")) return K_ID;
@@ -157,6 +172,27 @@ static int key_of(int c, const char *s, size_t n)
 		if (IS("output_shapes")) return K_OUT_SHAPES;
 		if (IS("output_types")) return K_OUT_TYPES;
 		if (IS("attrs")) return K_ATTRS;
+		/* a linked ET */
+		if (IS("cat")) return K_CAT;
+		if (IS("ts")) return K_TS;
+		if (IS("inclusive_dur")) return K_IDUR;
+		if (IS("stream")) return K_STREAM;
+		if (IS("pg_name")) return K_NPG;
+		if (IS("sync_dep")) return K_SYNCDEP;
+		if (IS("device")) return K_DEVICE;
+		if (IS("correlation")) return K_CORR;
+		if (IS("bytes")) return K_BYTES;
+		if (IS("external_id")) return K_EXTID;
+		if (IS("backlog_until")) return K_BACKLOG;
+		if (IS("chakra_type")) return K_NTYPE;
+		if (IS("comm_type")) return K_CTYPE;
+		if (IS("comm_size")) return K_CSIZE;
+		if (IS("comm_peer")) return K_CPEER;
+		if (IS("comm_tag")) return K_CTAG;
+		if (IS("sync_kind")) return K_SKIND;
+		if (IS("sync_wait")) return K_SWAIT;
+		if (IS("stream_wait_dep")) return K_STWAIT;
+		if (IS("fwdbwd_dep")) return K_FLOW;
 		return K_OTHER;
 	case C_IOOBJ:
 		if (IS("values")) return K_VALUES;
@@ -491,9 +527,23 @@ static int node_end(ctx *x)
 	n->index = (uint32_t)idx;
 	const char *nm = cv_str(&et->strs, x->name);
 	size_t nl = cv_strlen(&et->strs, x->name);
-	if (x->schema || !strcmp(nm, "record_param_comms") ||
-	    !strcmp(cv_str(&et->strs, x->backend), "triton"))
+	n->link = CV_NONE;
+	if (x->is_gpu) {
+		/* a device op a linker added (a copy of its host op: not an operator) */
+		n->flags |= CV_ET_GPU;
+		et->n_gpu++;
+	} else if (x->schema || !strcmp(nm, "record_param_comms") ||
+	           !strcmp(cv_str(&et->strs, x->backend), "triton"))
 		n->flags |= CV_ET_OPERATOR;
+	if ((uint64_t)x->id > et->max_id)
+		et->max_id = (uint64_t)x->id;
+	if (x->have_lk) {
+		cv_etlink *l = CV_PUSH(et->link, et->nlink, et->linkcap);
+		if (!l)
+			return nomem(x);
+		*l = x->lk;
+		n->link = (uint32_t)(et->nlink - 1);
+	}
 	if (!strcmp(nm, "record_param_comms"))
 		n->flags |= CV_ET_RPC;
 	if (strstr(nm, "process_group:init"))
@@ -518,6 +568,10 @@ static int node_end(ctx *x)
 				return nomem(x);
 			t->tid = (uint64_t)c->v[0];
 			t->sid = (uint64_t)c->v[1];
+			if (t->tid > et->max_id)
+				et->max_id = t->tid;
+			if (t->sid > et->max_id)
+				et->max_id = t->sid;
 			t->bytes = c->v[3] > 0 && c->v[4] > 0 ? (uint64_t)c->v[3] * (uint64_t)c->v[4] : 0;
 		}
 		if (dir == 0) {
@@ -543,7 +597,7 @@ static int node_end(ctx *x)
 			break;
 		}
 	}
-	if (et->keep_io && (n->flags & CV_ET_OPERATOR)) {
+	if (et->keep_io && (n->flags & CV_ET_OPERATOR) && !(n->flags & CV_ET_GPU)) {
 		/* six NUL-terminated strings: in values, shapes, types, out ... */
 		const cv_buf *parts[6] = { &x->text[F_IN_VAL], &x->text[F_IN_SHP], &x->types[0],
 		                           &x->text[F_OUT_VAL], &x->text[F_OUT_SHP], &x->types[1] };
@@ -727,6 +781,53 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 			if (kind == 's')
 				x->backend = chakra__cv_intern(&et->strs, s, n);
 			return 1;
+		case K_CAT:
+			if (kind == 's') {
+				int ck = !strncmp(s, "kernel", n) && n == 6 ? CV_K_KERNEL
+				       : n == 10 && !memcmp(s, "gpu_memcpy", 10) ? CV_K_MEMCPY
+				       : n == 10 && !memcmp(s, "gpu_memset", 10) ? CV_K_MEMSET
+				                                                 : CV_K_KERNEL;
+				x->lk.kind = (uint8_t)ck;
+				x->is_gpu = x->have_lk = 1;
+			}
+			return 1;
+		case K_TS: case K_IDUR: case K_BACKLOG: {
+			int64_t t;
+			if (kind != 'n' || chakra__cv_parse_us_ns(s, n, &t) < 0 ||
+			    (k == K_IDUR && t < 0))
+				return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
+				                        "'%s' is not a time in microseconds (at most 2.3e15)",
+				                        k == K_TS ? "ts" : k == K_IDUR ? "inclusive_dur"
+				                                                        : "backlog_until");
+			*(k == K_TS ? &x->lk.ts : k == K_IDUR ? &x->lk.dur : &x->lk.backlog) = t;
+			x->have_lk = 1;
+			return 1;
+		}
+		case K_NPG: case K_SKIND:
+			if (kind == 's') {
+				uint32_t v = chakra__cv_intern(&et->strs, s, n);
+				if (v == CV_NONE)
+					return nomem(x);
+				*(k == K_NPG ? &x->lk.pg_name : &x->lk.sync_kind) = v;
+				x->have_lk = 1;
+			}
+			return 1;
+		case K_STREAM: dst = &x->lk.stream; break;
+		case K_DEVICE: dst = &x->lk.device; break;
+		case K_CORR: dst = &x->lk.corr; break;
+		case K_BYTES: dst = &x->lk.bytes; break;
+		case K_EXTID: dst = &x->lk.ext_id; break;
+		case K_CTYPE: dst = &x->lk.comm_type; break;
+		case K_CSIZE: dst = &x->lk.comm_size; break;
+		case K_CPEER: dst = &x->lk.comm_peer; break;
+		case K_CTAG: dst = &x->lk.comm_tag; break;
+		case K_NTYPE:
+			if (is_int && iv >= CHAKRA_METADATA_NODE && iv <= CHAKRA_COMM_COLL_NODE)
+				x->lk.ntype = (int32_t)iv;
+			else if (kind != 'z')
+				return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
+				                        "'chakra_type' is not a node type (1 .. 7)");
+			return 1;
 		case K_RF: dst = &x->rf; break;
 		case K_FWPARENT: dst = &x->fwparent; break;
 		case K_SEQ: dst = &x->seq; break;
@@ -740,8 +841,23 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 				                        "node field holds a scalar where a list belongs");
 			return 1;
 		}
-		if (dst && is_int)
+		if (dst && is_int) {
 			*dst = iv;
+			if (k >= K_CAT)
+				x->have_lk = 1;
+		}
+		return 1;
+	}
+	if (c == C_IDS) {
+		/* an id list of a linked ET */
+		int w = x->iodir[d];
+		if (!is_int)
+			return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "an id list holds a non-integer");
+		int64_t *p = CV_PUSH(et->lint, et->nlint, et->lintcap);
+		if (!p)
+			return nomem(x);
+		*p = iv;
+		x->lk.ndep[w]++;
 		return 1;
 	}
 	if (c == C_TYPES) {
@@ -820,6 +936,11 @@ static int open_container(ctx *x, int is_map)
 		if (cap_open(x, d, is_map) < 0)
 			return nomem(x);
 		nc = C_CAPIN;
+	} else if (c == C_TOP && k == K_DEVTRACE && is_map) {
+		x->devt.len = 0;
+		if (chakra__cv_json_raw_begin(&x->j, &x->devt) < 0)
+			return nomem(x);
+		nc = C_DEVT;
 	} else if (c == C_TOP && k == K_NODES) {
 		if (is_map)
 			return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "'nodes' is not an array");
@@ -845,6 +966,17 @@ static int open_container(ctx *x, int is_map)
 		case K_OUT_TYPES: nc = C_TYPES; dir = 1; break;
 		case K_ATTRS: nc = is_map ? C_SKIP : C_ATTRS; break;
 		case K_PARENT: nc = is_map ? C_SKIP : C_CTRL; break;
+		case K_SYNCDEP: case K_SWAIT: case K_STWAIT: case K_FLOW:
+			if (!is_map) {
+				dir = k == K_SYNCDEP ? CV_LD_SYNC : k == K_SWAIT ? CV_LD_WAIT
+				    : k == K_STWAIT ? CV_LD_STREAM : CV_LD_FLOW;
+				if (x->lk.ndep[dir])
+					return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "an id list given twice");
+				x->lk.dep[dir] = (uint32_t)x->et->nlint;
+				x->have_lk = 1;
+				nc = C_IDS;
+			}
+			break;
 		}
 		if (field >= 0 && !is_map) {
 			nc = C_CAP;
@@ -919,6 +1051,12 @@ static int close_container(ctx *x, int is_map)
 		break;
 	case C_NODE:
 		return node_end(x);
+	case C_DEVT:
+		if (chakra__cv_json_raw_end(&x->j) < 0 ||
+		    (x->et->device_trace = chakra__cv_intern(&x->et->strs, x->devt.p ? x->devt.p : "",
+		                                             x->devt.len)) == CV_NONE)
+			return nomem(x);
+		break;
 	case C_ATTR:
 		if (x->a_id != AT_NONE)
 			attr_apply(x);
@@ -994,6 +1132,7 @@ int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err)
 	}
 	free(x->ints);
 	chakra__cv_buf_free(&x->sbuf);
+	chakra__cv_buf_free(&x->devt);
 	free(x);
 	return rc;
 }
@@ -1005,6 +1144,8 @@ void chakra__cv_et_free(cv_et *et)
 	free(et->nodes);
 	free(et->tensors);
 	free(et->comms);
+	free(et->link);
+	free(et->lint);
 	chakra__cv_map_free(&et->kids);
 	for (size_t i = 0; i < et->npg; i++)
 		free(et->pgs[i].ranks);
@@ -1081,7 +1222,7 @@ int chakra__cv_pg_parse(cv_strtab *strs, const char *s, size_t n, cv_pg **pgs, s
 						pg->ranks[pg->n_ranks++] = YAJL_GET_INTEGER(rv);
 				}
 			}
-			if (pg->size < 0)
+			if (pg->size < 0 && pg->n_ranks)
 				pg->size = (int64_t)pg->n_ranks;
 		}
 	}

@@ -32,6 +32,7 @@ uint32_t chakra__cv_graph_add(cv_graph *g, const char *name, size_t len, int typ
 	n->kind = (uint8_t)kind;
 	n->tid = n->stream = n->device = CV_UNSET;
 	n->corr = n->rf_id = n->ext_id = CV_UNSET;
+	n->backlog = CV_UNSET;
 	n->coll = -1;
 	n->peer = -1;
 	n->tag = -1;
@@ -240,6 +241,7 @@ static const char *kineto_cat(int kind, const char *name)
 	(void)name;
 	switch (kind) {
 	case CV_K_CPU_OP: return "cpu_op";
+	case CV_K_ANNOT: return "user_annotation";
 	case CV_K_RUNTIME: return "cuda_runtime";
 	case CV_K_KERNEL: return "kernel";
 	case CV_K_MEMCPY: return "gpu_memcpy";
@@ -273,6 +275,8 @@ static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 		A_INT("stream", n->stream);
 		A_INT("device", n->device);
 	}
+	if (n->backlog != CV_UNSET)
+		A_INT("backlog_until_nanos", n->backlog + base_ns);
 	if (n->kineto_cat)
 		A_STR("kineto_cat", kineto_cat(n->kineto_cat, NULL), (size_t)-1);
 	if (n->corr != CV_UNSET)
@@ -355,12 +359,11 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 		A_INT("start_ts", et->start_ts);
 		A_INT("finish_ts", et->finish_ts);
 	}
-	if (m->kin) {
-		if (m->kin->rank >= 0)
-			A_INT("rank", m->kin->rank);
-		if (m->kin->world >= 0)
-			A_INT("world_size", m->kin->world);
-	}
+	int64_t rank = m->kin ? m->kin->rank : m->rank, world = m->kin ? m->kin->world : m->world;
+	if (rank >= 0)
+		A_INT("rank", rank);
+	if (world >= 0)
+		A_INT("world_size", world);
 	if (m->window_start != CV_UNSET) {
 		if (m->window_name)
 			A_STR("window", cv_str(&w->g->strs, m->window_name),

@@ -105,6 +105,10 @@ static int build_tree(hb *b)
 				goto out;
 			}
 		}
+		/* a linked ET's device op hangs below its host op but is not part of
+		 * the call tree (its host op does not fold it: cv_linked.c) */
+		if (e->flags & CV_ET_GPU)
+			p = CV_NONE;
 		b->parent[i] = p;
 		if (p != CV_NONE)
 			b->kid_off[p + 1]++;

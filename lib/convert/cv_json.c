@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -181,9 +182,13 @@ static int run_mem(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
 
 static int run_file(yajl_handle h, cv_jctx *c, const char *path)
 {
+	struct stat st;
+	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1, "is a directory"), -1;
 	gzFile f = strcmp(path, "-") ? gzopen(path, "rb") : gzdopen(dup(0), "rb");
 	if (!f)
-		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1, "cannot open: %s",
+		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1,
+		                       errno == ENOENT ? "no such file or directory" : "cannot open: %s",
 		                       strerror(errno ? errno : ENOMEM)), -1;
 	gzbuffer(f, CHUNK);
 	unsigned char *buf = malloc(CHUNK);

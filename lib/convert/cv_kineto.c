@@ -11,13 +11,13 @@
 
 #include "cv.h"
 
-enum { C_SKIP = 0, C_TOP, C_EVENTS, C_EVENT, C_ARGS, C_DIST, C_CAPT };
+enum { C_SKIP = 0, C_TOP, C_EVENTS, C_EVENT, C_ARGS, C_DIST, C_CAPT, C_ITYPE, C_IDIMS, C_IDIM };
 enum {
 	K_OTHER = 0, K_EVENTS, K_BASE, K_DIST,
 	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ID, K_ARGS,
 	A_EXT, A_RF, A_CORR, A_STREAM, A_DEVICE, A_BYTES, A_SEQ, A_WSTREAM, A_WCORR,
 	A_COLL, A_DTYPE, A_INNE, A_OUTNE, A_GSIZE, A_PGNAME, A_PGDESC, A_PGRANKS, A_RSTART,
-	A_RSTRIDE,
+	A_RSTRIDE, A_ITYPE, A_IDIMS,
 	D_RANK, D_WORLD, D_PGCFG
 };
 
@@ -38,12 +38,16 @@ typedef struct ctx {
 	/* comm args */
 	uint32_t coll, dtype, pgname, pgdesc, pgranks;
 	int64_t inne, outne, gsize, rstart, rstride;
+	/* a gloo collective annotation's input: its first type and the element
+	 * count of its first shape ("Input type", "Input Dims") */
+	uint32_t itype;
+	int64_t idims;
+	uint8_t idims_done;
 	/* capture of distributedInfo.pg_config */
 	cv_buf capt;
 	int capt_base;
 	cv_map flows;     /* flow id -> 1 start seen | 2 end seen */
 	size_t flows_whole; /* flows with both ends */
-	uint32_t cat_strs[9];
 } ctx;
 
 static int nomem(ctx *x)
@@ -63,6 +67,9 @@ static void ev_reset(ctx *x)
 	x->wstream = x->wcorr = CV_UNSET;
 	x->coll = x->dtype = x->pgname = x->pgdesc = x->pgranks = 0;
 	x->inne = x->outne = x->gsize = x->rstart = x->rstride = CV_UNSET;
+	x->itype = 0;
+	x->idims = CV_UNSET;
+	x->idims_done = 0;
 }
 
 static int key_of(int c, const char *s, size_t n)
@@ -90,6 +97,7 @@ static int key_of(int c, const char *s, size_t n)
 	case C_ARGS:
 		switch (s[0]) {
 		case 'E': if (IS("External id")) return A_EXT; break;
+		case 'e': if (IS("external id")) return A_EXT; break;
 		case 'R': if (IS("Record function id")) return A_RF; break;
 		case 'c': if (IS("correlation")) return A_CORR; break;
 		case 's': if (IS("stream")) return A_STREAM; break;
@@ -104,7 +112,11 @@ static int key_of(int c, const char *s, size_t n)
 			if (IS("wait_on_cuda_event_record_corr_id")) return A_WCORR;
 			break;
 		case 'C': if (IS("Collective name")) return A_COLL; break;
-		case 'I': if (IS("In msg nelems")) return A_INNE; break;
+		case 'I':
+			if (IS("In msg nelems")) return A_INNE;
+			if (IS("Input type")) return A_ITYPE;
+			if (IS("Input Dims")) return A_IDIMS;
+			break;
 		case 'O': if (IS("Out msg nelems")) return A_OUTNE; break;
 		case 'G':
 			if (IS("Group size")) return A_GSIZE;
@@ -139,6 +151,15 @@ static int kind_of_cat(const char *s, size_t n)
 	if (IS("gpu_memset")) return CV_K_MEMSET;
 	if (IS("cuda_sync")) return CV_K_SYNC;
 	if (IS("gpu_user_annotation")) return CV_K_GPU_ANNOT;
+	/* MTIA: the device's commands (kernels, copies, event records) */
+	if (IS("mtia_ccp_events")) return CV_K_KERNEL;
+	/* the capitalised categories of older profilers */
+	if (IS("Operator")) return CV_K_CPU_OP;
+	if (IS("User annotation") || IS("User Annotation")) return CV_K_ANNOT;
+	if (IS("Runtime") || IS("Driver")) return CV_K_RUNTIME;
+	if (IS("Kernel")) return CV_K_KERNEL;
+	if (IS("Memcpy")) return CV_K_MEMCPY;
+	if (IS("Memset")) return CV_K_MEMSET;
 	return CV_K_OTHER;
 #undef IS
 }
@@ -185,6 +206,20 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	if (d == 0)
 		return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
 		                        "not a Kineto trace (expected a JSON object)");
+	if (c == C_ITYPE) {
+		if (kind == 's' && !x->itype && (x->itype = chakra__cv_intern(&x->k->strs, s, n)) == CV_NONE)
+			return nomem(x);
+		return 1;
+	}
+	if (c == C_IDIM || c == C_IDIMS) {
+		int64_t v;
+		if (c == C_IDIM && x->idims != CV_UNSET) {
+			if (kind != 'n' || cv_parse_i64(s, n, &v) < 0 || v < 0 ||
+			    __builtin_mul_overflow(x->idims, v, &x->idims))
+				x->idims = CV_UNSET, x->idims_done = 1;
+		}
+		return 1;
+	}
 	if (c == C_EVENTS) {
 		x->j.index++;
 		return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "an event is not a JSON object");
@@ -363,10 +398,23 @@ static int event_end(ctx *x)
 		}
 		return 1;
 	}
+	if (x->ph == 'X' && x->kind == CV_K_OTHER && x->cat && x->pid_num && x->tid_num) {
+		/* remembered for the message when nothing is left to convert */
+		k->other_events++;
+		size_t i = 0;
+		while (i < k->n_other_cats && k->other_cats[i] != x->cat)
+			i++;
+		if (i == k->n_other_cats && i < sizeof k->other_cats / sizeof *k->other_cats)
+			k->other_cats[k->n_other_cats++] = x->cat;
+	}
 	if (x->ph != 'X' || x->kind == CV_K_OTHER || x->kind == CV_K_GPU_ANNOT)
 		return 1;
 	if (!x->pid_num || !x->tid_num)
 		return 1; /* spans with string pid/tid ("Spans", "Traces") */
+	if (x->kind == CV_K_KERNEL && x->corr == CV_UNSET && x->cat &&
+	    !strcmp(cat_name(x), "mtia_ccp_events"))
+		return 1; /* an MTIA command's parts (DMA requests, queue events): its
+		             command, which has the correlation, is the device op */
 	if (!x->have_ts)
 		return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "%s event '%s' has no 'ts'",
 		                        cat_name(x), cv_str(&k->strs, x->name));
@@ -403,6 +451,13 @@ static int event_end(ctx *x)
 	if (x->device != CV_UNSET && (x->kind == CV_K_KERNEL || x->kind == CV_K_MEMCPY ||
 	                              x->kind == CV_K_MEMSET))
 		e->pid = x->device;
+	if (!x->coll && x->kind == CV_K_ANNOT && x->name &&
+	    !strncmp(cv_str(&k->strs, x->name), "gloo:", 5)) {
+		/* a gloo collective: its kind from the name, its size from its input */
+		x->coll = x->name;
+		x->dtype = x->itype;
+		x->inne = x->idims_done ? x->idims : CV_UNSET;
+	}
 	if (x->coll) {
 		cv_kcomm *c = CV_PUSH(k->comms, k->nc, k->ccap);
 		if (!c)
@@ -466,6 +521,13 @@ static int open_container(ctx *x, int is_map)
 		nc = C_EVENT;
 	} else if (c == C_EVENT && k == K_ARGS && is_map) {
 		nc = C_ARGS;
+	} else if (c == C_ARGS && k == A_ITYPE && !is_map) {
+		nc = C_ITYPE;
+	} else if (c == C_ARGS && k == A_IDIMS && !is_map) {
+		nc = C_IDIMS;
+	} else if (c == C_IDIMS && !is_map && !x->idims_done) {
+		x->idims = 1;
+		nc = C_IDIM;
 	}
 	x->key[d] = K_OTHER;
 	x->j.depth = d + 1;
@@ -502,6 +564,8 @@ static int close_container(ctx *x, int is_map)
 	}
 	if (c == C_EVENT)
 		return event_end(x);
+	if (c == C_IDIM)
+		x->idims_done = 1;
 	return 1;
 }
 

@@ -392,6 +392,59 @@ out:
 	return linked;
 }
 
+/* ET ids are taken from one counter as ops start, on every thread: id
+ * order is start order. Links whose Kineto starts go against it (a name
+ * matched to another occurrence of the same op) are wrong; keep the largest
+ * set that agrees with it (a longest non-decreasing subsequence of the
+ * starts in id order) and drop the others. The number dropped, or -1. */
+static long keep_ordered(const cv_et *et, const cv_kin *k, uint32_t *ket)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < et->n; i++)
+		n += ket[i] != CV_NONE;
+	if (n < 2)
+		return 0;
+	uint32_t *v = malloc(n * sizeof *v), *tmp = malloc(n * sizeof *tmp);
+	uint32_t *tail = malloc(n * sizeof *tail), *prev = malloc(n * sizeof *prev);
+	if (!v || !tmp || !tail || !prev) {
+		free(v), free(tmp), free(tail), free(prev);
+		return -1;
+	}
+	n = 0;
+	for (size_t i = 0; i < et->n; i++)
+		if (ket[i] != CV_NONE)
+			v[n++] = (uint32_t)i;
+	sort_e(et, v, n, tmp);
+	/* tail[j]: position (in v) ending the best run of length j+1 */
+	size_t len = 0;
+	for (size_t p = 0; p < n; p++) {
+		int64_t t = k->ev[ket[v[p]]].ts;
+		size_t lo = 0, hi = len;
+		while (lo < hi) { /* the first run whose end starts after t */
+			size_t mid = (lo + hi) / 2;
+			if (k->ev[ket[v[tail[mid]]]].ts <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		prev[p] = lo ? tail[lo - 1] : CV_NONE;
+		tail[lo] = (uint32_t)p;
+		if (lo == len)
+			len++;
+	}
+	memset(tmp, 0, n * sizeof *tmp); /* 1: kept */
+	for (uint32_t p = len ? tail[len - 1] : CV_NONE; p != CV_NONE; p = prev[p])
+		tmp[p] = 1;
+	long dropped = 0;
+	for (size_t p = 0; p < n; p++)
+		if (!tmp[p]) {
+			ket[v[p]] = CV_NONE;
+			dropped++;
+		}
+	free(v), free(tmp), free(tail), free(prev);
+	return dropped;
+}
+
 int chakra__cv_link(const cv_et *et, const cv_kin *k, uint32_t *ket, chakra_convert_summary *s,
                     cv_err *err)
 {
@@ -430,7 +483,13 @@ int chakra__cv_link(const cv_et *et, const cv_kin *k, uint32_t *ket, chakra_conv
 		if (best * 10 >= linkable_n * 9)
 			break; /* 90%: good enough, keep the preferred method */
 	}
-	s->et_ops_linked = best;
+	long dropped = keep_ordered(et, k, ket);
+	if (dropped < 0) {
+		free(alt);
+		free(l.kname);
+		return chakra__cv_fail(err, CHAKRA_ENOMEM, err->file, NULL, -1, -1, "out of memory");
+	}
+	s->et_ops_linked = best - (size_t)dropped;
 	s->link_method = method;
 	free(alt);
 	free(l.kname);

@@ -23,7 +23,7 @@
 
 typedef struct tedge {
 	uint32_t src, dst;
-	uint8_t kind, cross;
+	uint8_t kind, cross, first_only;
 	int64_t lag;
 } tedge;
 
@@ -134,6 +134,7 @@ static int add_markers(chakra_perf *r)
 			o->id = UINT64_MAX;
 			o->coll = PF_NONE;
 			o->add = (uint32_t)(r->nops - 1);
+			o->backlog = PF_NO_BACKLOG;
 			if (m)
 				rk->mark1 = (uint32_t)(r->nops - 1);
 			else
@@ -715,6 +716,7 @@ static int te_add(prep *p, uint32_t src, uint32_t dst, int kind, int cross, int6
 	e->dst = dst;
 	e->kind = (uint8_t)kind;
 	e->cross = (uint8_t)cross;
+	e->first_only = 0;
 	e->lag = lag;
 	return 0;
 }
@@ -732,6 +734,12 @@ static int64_t default_lag(const chakra_perf *r, const pf_op *v, int kind)
 		return k->launch_lat;
 	case CHAKRA_PERF_EDGE_NEXT:
 		return r->res[v->res].gpu ? k->queue_gap : 0;
+	case CHAKRA_PERF_EDGE_BACKLOG: {
+		/* the earlier work ends, then the usual back-to-back gap */
+		int64_t b = v->backlog;
+		int64_t rel = b == PF_NO_BACKLOG || b < k->w0 ? 0 : b - k->w0;
+		return pf_add(rel > PF_REL_MAX ? PF_REL_MAX : rel, k->queue_gap);
+	}
 	default:
 		return 0;
 	}
@@ -777,6 +785,11 @@ static int build_edges(prep *p)
 					rc = te_add(p, 2 * r->order[x->first + x->n - 1] + 1, sv,
 					            CHAKRA_PERF_EDGE_NEXT, 1, 0);
 			}
+			/* the recorded backlog holds the op back in the first
+			 * iteration */
+			if (!rc && r->ops[v].backlog != PF_NO_BACKLOG && k->mark0 != PF_NONE &&
+			    !(rc = te_add(p, 2 * k->mark0 + 1, sv, CHAKRA_PERF_EDGE_BACKLOG, 0, 0)))
+				p->te[p->nte - 1].first_only = 1;
 			if (!rc)
 				rc = te_add(p, sv, sv + 1, PF_INTERNAL, 0, r->ops[v].dur);
 			if (rc)
@@ -825,6 +838,7 @@ static int build_edges(prep *p)
 		e->src = p->te[i].src;
 		e->kind = p->te[i].kind;
 		e->cross = p->te[i].cross;
+		e->first_only = p->te[i].first_only;
 		e->lag = p->te[i].lag;
 	}
 	free(fill);
@@ -832,9 +846,24 @@ static int build_edges(prep *p)
 	return 0;
 }
 
-/* Lags from the recording (module comment). */
-static void set_lags(chakra_perf *r, const chakra_perf_options *opt)
+/* Whether device op v and the op before it on its stream were enqueued by
+ * one launch call (a CUDA graph launch enqueues many): the gap between
+ * them is the graph's own, which no launch or queue rule explains. */
+static int same_launch(const prep *p, uint32_t v)
 {
+	const chakra_perf *r = p->r;
+	const pf_op *o = &r->ops[v];
+	const pf_res *x = &r->res[o->res];
+	if (!x->gpu || !o->pos || p->launch[v] == PF_NONE)
+		return 0;
+	return p->launch[r->order[x->first + o->pos - 1]] == p->launch[v];
+}
+
+/* Lags from the recording (module comment). */
+static void set_lags(const prep *p)
+{
+	chakra_perf *r = p->r;
+	const chakra_perf_options *opt = p->o;
 	size_t n = r->nops;
 	for (size_t v = 0; v < n; v++) {
 		pf_op *o = &r->ops[v];
@@ -842,17 +871,24 @@ static void set_lags(chakra_perf *r, const chakra_perf_options *opt)
 		uint32_t s0 = r->in_first[2 * v], s1 = r->in_first[2 * v + 1];
 		uint32_t e1 = r->in_first[2 * v + 2];
 		if (k->timed) {
-			/* start: the binding edge keeps the recorded gap */
+			/* start: the binding edge keeps the recorded gap; an edge whose
+			 * source came after the op's recorded start (the previous
+			 * iteration's tail, where the recorded one was shorter) cannot
+			 * have bound it */
 			uint32_t best = PF_NONE;
 			int64_t bt = INT64_MIN;
+			int bok = 0;
 			for (uint32_t i = s0; i < s1; i++) {
 				pf_in *e = &r->in[i];
 				if (v == k->mark0 && e->kind == CHAKRA_PERF_EDGE_NEXT)
 					continue; /* lag 0: the next iteration starts where this one ended */
-				int64_t t = rec_time(r, e->src, e->cross) + default_lag(r, o, e->kind);
-				if (best == PF_NONE || t > bt) {
+				int64_t src = rec_time(r, e->src, e->cross);
+				int64_t t = src + default_lag(r, o, e->kind);
+				int ok = src <= o->rs;
+				if (best == PF_NONE || ok > bok || (ok == bok && t > bt)) {
 					best = i;
 					bt = t;
+					bok = ok;
 				}
 			}
 			for (uint32_t i = s0; i < s1; i++) {
@@ -864,8 +900,12 @@ static void set_lags(chakra_perf *r, const chakra_perf_options *opt)
 				int64_t gap = o->rs - rec_time(r, e->src, e->cross);
 				if (gap < 0)
 					gap = 0;
+				/* modelled gaps: from the launches; work whose launch is not
+				 * in the graph (enqueued before the trace began) keeps its
+				 * recorded place */
 				if (opt->modelled_gaps && pf_is_gpu_kind(o->kind) &&
-				    e->kind != CHAKRA_PERF_EDGE_WINDOW)
+				    p->launch[v] != PF_NONE && e->kind != CHAKRA_PERF_EDGE_WINDOW &&
+				    !(e->kind == CHAKRA_PERF_EDGE_STREAM && same_launch(p, (uint32_t)v)))
 					e->lag = default_lag(r, o, e->kind);
 				else if (i == best)
 					e->lag = gap;
@@ -1052,7 +1092,7 @@ int chakra__pf_prepare(chakra_perf *r, const chakra_perf_options *o)
 	}
 	if ((rc = collectives(&p, cscale)) || (rc = build_edges(&p)))
 		goto out;
-	set_lags(r, o);
+	set_lags(&p);
 	rc = topo_order(r);
 out:
 	for (size_t k = 0; k < nre; k++)
@@ -1160,6 +1200,8 @@ int chakra__pf_evaluate(chakra_perf *r)
 			for (uint32_t i = r->in_first[ev]; i < r->in_first[ev + 1]; i++) {
 				const pf_in *e = &r->in[i];
 				int64_t sv;
+				if (e->first_only && c)
+					continue;
 				if (e->cross) {
 					if (!c)
 						continue;

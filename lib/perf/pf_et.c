@@ -263,6 +263,15 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 			goto out;
 		}
+		/* held back by work from before the window (converter format 3) */
+		if (!is_cpu && !get_i64(n, "backlog_until_nanos", &v) &&
+		    (rc = chakra_perf_backlog(r, (uint64_t)idx, v)) < 0) {
+			char m[sizeof r->err];
+			snprintf(m, sizeof m, "%s", r->err);
+			rc = chakra__pf_fail(r, rc, "%s: node %llu: backlog_until_nanos: %s", fname,
+			                     (unsigned long long)id, m);
+			goto out;
+		}
 		for (int w = 0; w < 2; w++) {
 			size_t cnt = w ? chakra_node_ctrl_dep_count(n) : chakra_node_data_dep_count(n);
 			const uint64_t *d = w ? chakra_node_ctrl_deps(n) : chakra_node_data_deps(n);
@@ -406,9 +415,13 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 				rank = 0;
 			chakra_reader_close(rd);
 			rc = chakra_perf_load_file(r, prefix, NULL, 0, (uint32_t)rank);
-		} else
-			rc = chakra__pf_fail(r, CHAKRA_EIO, "%s: no workload: neither %s.0.et(.gz) nor "
-			                     "a file %s exists", prefix, prefix, prefix);
+		} else {
+			struct stat st;
+			rc = stat(prefix, &st) == 0 && S_ISDIR(st.st_mode)
+			         ? chakra__pf_fail(r, CHAKRA_EIO, "%s: is a directory", prefix)
+			         : chakra__pf_fail(r, CHAKRA_EIO, "%s: no such file or directory, and no "
+			                           "workload %s.0.et or %s.0.et.gz", prefix, prefix, prefix);
+		}
 	}
 	free(p);
 	return rc;
@@ -460,6 +473,59 @@ static int cmp_occ(const void *a, const void *b)
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static const chakra_perf *bl_ctx;
+static int cmp_res_start(const void *x, const void *y)
+{
+	const pf_op *a = &bl_ctx->ops[*(const uint32_t *)x], *b = &bl_ctx->ops[*(const uint32_t *)y];
+	if (a->res != b->res)
+		return a->res < b->res ? -1 : 1;
+	if (a->rs0 != b->rs0)
+		return a->rs0 < b->rs0 ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* The state a window cut from a longer replay starts in: a device op
+ * held back by work outside the window (its stream's earlier work, or an
+ * event it waited for) that ended after the window began. */
+static int between_backlog(const chakra_perf *r, chakra_perf *d, const uint8_t *sel,
+                           const uint32_t *map, const int64_t *win)
+{
+	size_t n = r->nops_user, m = 0;
+	uint32_t *ix = malloc((n ? n : 1) * sizeof *ix);
+	if (!ix)
+		return chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (r->res[r->ops[i].res].gpu && r->ops[i].timed)
+			ix[m++] = (uint32_t)i;
+	bl_ctx = r;
+	qsort(ix, m, sizeof *ix, cmp_res_start);
+	int rc = 0;
+	int64_t busy = INT64_MIN;
+	for (size_t j = 0; j < m && !rc; j++) {
+		const pf_op *o = &r->ops[ix[j]];
+		if (j && o->res != r->ops[ix[j - 1]].res)
+			busy = INT64_MIN;
+		int64_t t = o->backlog;
+		if (sel[ix[j]]) {
+			if (busy > win[2 * o->rank] && (t == PF_NO_BACKLOG || busy > t))
+				t = busy;
+			if (t != PF_NO_BACKLOG)
+				rc = chakra_perf_backlog(d, map[ix[j]], t);
+		} else if (o->rd > 0 && o->rs0 + o->rd > busy)
+			busy = o->rs0 + o->rd;
+	}
+	for (size_t i = 0; i < r->nxe && !rc; i++) {
+		uint32_t u = r->xe[i].from, v = r->xe[i].to;
+		const pf_op *a = &r->ops[u];
+		if (sel[u] || !sel[v] || !r->res[a->res].gpu || !r->res[r->ops[v].res].gpu ||
+		    !a->timed || a->rd < 0 || a->rs0 + a->rd <= win[2 * a->rank])
+			continue;
+		rc = chakra_perf_backlog(d, map[v], a->rs0 + a->rd);
+	}
+	free(ix);
+	return rc;
 }
 
 int chakra_perf_between(const chakra_perf *r, const char *annotation, uint64_t k,
@@ -582,6 +648,8 @@ int chakra_perf_between(const chakra_perf *r, const char *annotation, uint64_t k
 		if (sel[u] && sel[v])
 			rc = chakra_perf_dep_add(d, map[u], map[v], (chakra_perf_dep)r->xe[i].how);
 	}
+	if (!rc)
+		rc = between_backlog(r, d, sel, map, a);
 	for (uint32_t q = 0; q < r->nranks && !rc; q++)
 		if (r->ranks[q].present && q < d->nranks && d->ranks[q].present && r->ranks[q].given)
 			rc = chakra_perf_rank_given(d, q, r->ranks[q].given);

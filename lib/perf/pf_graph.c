@@ -109,7 +109,8 @@ static const char *const kind_names[CHAKRA_PERF_KIND_COUNT] = {
 	"cpu", "call", "sync", "kernel", "memory", "comm", "mark"
 };
 static const char *const edge_names[CHAKRA_PERF_EDGE_KIND_COUNT] = {
-	"program", "stream", "launch", "event", "sync", "thread", "window", "peer", "next", "after"
+	"program", "stream", "launch", "event", "sync", "thread", "window", "peer", "next", "after",
+	"backlog"
 };
 
 const char *chakra_perf_kind_name(int kind)
@@ -283,6 +284,7 @@ int64_t chakra_perf_op_add(chakra_perf *r, const chakra_perf_op *op)
 	o->pg_off = pgoff;
 	o->pg_len = (uint32_t)pl;
 	o->add = (uint32_t)(r->nops - 1);
+	o->backlog = PF_NO_BACKLOG;
 	if (o->timed)
 		r->ranks[o->rank].timed = 1;
 	r->nops_user = r->nops;
@@ -487,4 +489,21 @@ size_t chakra_perf_path_length(const chakra_perf *r)
 const chakra_perf_segment *chakra_perf_path(const chakra_perf *r)
 {
 	return r && r->ran ? r->path : NULL;
+}
+
+int chakra_perf_backlog(chakra_perf *r, uint64_t op, int64_t t_ns)
+{
+	if (!r)
+		return CHAKRA_EINVAL;
+	if (op >= r->nops_user || t_ns == CHAKRA_PERF_NO_TIME || t_ns > PF_TIME_MAX ||
+	    t_ns < -PF_TIME_MAX)
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "backlog: no such op or time");
+	pf_op *o = &r->ops[op];
+	if (!r->res[o->res].gpu)
+		return chakra__pf_fail(r, CHAKRA_EINVAL, "backlog: op %llu is not on a GPU stream",
+		                       (unsigned long long)op);
+	if (o->backlog == PF_NO_BACKLOG || t_ns > o->backlog)
+		o->backlog = t_ns;
+	r->prepared_dirty = 1;
+	return 0;
 }

@@ -82,7 +82,10 @@ typedef struct pf_op {
 	uint64_t comm_size;
 	uint32_t pg_off, pg_len; /* group name in the pool (len 0: none) */
 	uint32_t add;            /* order added */
+	int64_t backlog;         /* held back by work from before the window until
+	                            (absolute), or PF_NO_BACKLOG */
 } pf_op;
+#define PF_NO_BACKLOG INT64_MIN
 
 typedef struct pf_xedge {
 	uint32_t from, to;
@@ -95,6 +98,7 @@ typedef struct pf_in {
 	uint32_t src;            /* source event */
 	uint8_t kind;            /* chakra_perf_edge_kind, or PF_INTERNAL */
 	uint8_t cross;           /* source is in the previous iteration */
+	uint8_t first_only;      /* only in the first iteration (the recorded backlog) */
 	int64_t lag;
 } pf_in;
 #define PF_INTERNAL 255      /* start -> end of the same op (its duration) */

@@ -556,8 +556,11 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	while (rank_path(prefix, p.nfiles, path, cap))
 		p.nfiles++;
 	if (!p.nfiles) {
-		rc = perr(&p, CHAKRA_EIO, "%s: no workload: neither %s.0.et nor %s.0.et.gz exists",
-		          prefix, prefix, prefix);
+		struct stat st;
+		rc = stat(prefix, &st) == 0 && S_ISDIR(st.st_mode)
+		         ? perr(&p, CHAKRA_EIO, "%s: is a directory", prefix)
+		         : perr(&p, CHAKRA_EIO, "%s: no such file or directory, and no workload %s.0.et "
+		                "or %s.0.et.gz", prefix, prefix, prefix);
 		goto out;
 	}
 	p.world = p.nfiles;

@@ -123,6 +123,9 @@ int chakra__pf_report(chakra_perf *r)
 		bd->iteration_ns = iter;
 		if (r->ranks[k].timed)
 			bd->recorded_ns = r->ranks[k].w1 - r->ranks[k].w0;
+		uint32_t m0 = r->ranks[k].mark0, m1 = r->ranks[k].mark1;
+		if (m0 != PF_NONE && m1 != PF_NONE) /* the first copy: the recorded context */
+			bd->replayed_window_ns = r->val[2 * m1] - r->val[2 * m0];
 	}
 	size_t i = 0;
 	while (i < s.n) {

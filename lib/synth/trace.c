@@ -399,8 +399,8 @@ int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, si
 	}
 	if (!*n)
 		return chakra__sy_err(err, errlen, CHAKRA_EIO,
-		                      "%s: no such file, and no workload %s.0.et or %s.0.et.gz", arg, arg,
-		                      arg);
+		                      "%s: no such file or directory, and no workload %s.0.et or "
+		                      "%s.0.et.gz", arg, arg, arg);
 	return 0;
 oom:
 	for (size_t i = 0; i < *n; i++)

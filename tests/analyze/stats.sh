@@ -89,7 +89,7 @@ expect_rc 0 "$C" stats "$P"
 
 # Errors.
 expect_rc 1 "$C" stats "$D/nope"
-expect_err "no such trace file, and no workload"
+expect_err "no such file or directory, and no workload"
 gzip -dc "$T" | head -c 100000 >"$D/trunc.et"
 expect_rc 1 "$C" stats "$D/trunc.et"
 expect_err "trunc.et"

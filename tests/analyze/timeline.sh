@@ -66,5 +66,5 @@ expect_rc 2 "$C" timeline "$D/ev.csv" --npus 1 --frequency 2THz -o "$D/t.json"
 expect_rc 1 "$C" timeline "$D/ev.csv" --npus 2 --frequency 1 -o "$D/ev.csv"
 expect_err "refusing to overwrite"
 expect_rc 1 "$C" timeline "$D/missing.csv" --npus 1 --frequency 1 -o "$D/t.json"
-expect_err "missing.csv: cannot open"
+expect_err "missing.csv: no such file or directory"
 finish

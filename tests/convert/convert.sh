@@ -84,7 +84,7 @@ if [ -f "$lin" ]; then
 		say "--to-next"
 	"$exe" jsonize "$tmp/it5.et" | head -1 >"$tmp/m"
 	grep -q '"name":"window_tid","kind":"int64","value":24248' "$tmp/m" || say "--to-next: no window_tid"
-	grep -q '"name":"converter","kind":"string","value":"libchakra convert 2"' "$tmp/m" ||
+	grep -q '"name":"converter","kind":"string","value":"libchakra convert 3"' "$tmp/m" ||
 		say "--to-next: converter format"
 	check_out it5 "$tmp/it5.et"
 	"$exe" convert kineto "$lin" --annotation "$zg" --instance 39 --to-next -o "$tmp/it39.et" 2>"$tmp/e"
@@ -175,6 +175,14 @@ cp "$tmp/mr/k0.json" "$tmp/mr/k1.json"
 [ $? -eq 1 ] || say "rank mismatch accepted"
 grep -q "k1.json: the trace says it is rank 0" "$tmp/e" || { say "rank mismatch message"; cat "$tmp/e"; }
 [ -e "$tmp/mr/sb.0.et" ] && say "rank mismatch left rank 0 behind"
+# counter events (HTA's queue length and bandwidth, Kineto's hardware counters)
+# carry no work: the trace converts to the same bytes with or without them
+"$exe" convert kineto "$k/hta-critical-path/cuda_event_sync/event_sync_trace.json.gz" --step 100 \
+	-o "$tmp/nocount.et" 2>/dev/null || say "convert cuda_event_sync"
+"$exe" convert kineto "$k/hta-counters/event_sync_with_counters.json.gz" --step 100 \
+	-o "$tmp/count.et" 2>"$tmp/e" || { say "convert with counters"; cat "$tmp/e"; }
+grep -q "read: 108 Kineto events" "$tmp/e" || { say "counters: events read"; cat "$tmp/e"; }
+cmp -s "$tmp/nocount.et" "$tmp/count.et" || say "counter events changed the conversion"
 # Kineto alone, multi-rank
 "$exe" convert kineto "$tmp/mr/k{R}.json" -o "$tmp/mr/kk" -f 2>/dev/null && say "two rank-0 traces accepted"
 exit $fail

@@ -235,9 +235,14 @@ int main(void)
 	     2);
 	{
 		chakra_convert_result r;
-		const char *j = K_HEAD "{\"ph\":\"f\",\"id\":77,\"cat\":\"ac2g\",\"pid\":1,\"tid\":1,\"ts\":5}]}";
-		CHECK(conv(1, j, strlen(j), &r) == 0);
+		/* a trace with nothing to convert is refused, saying what it has */
+		const char *j = K_HEAD "{\"ph\":\"f\",\"id\":77,\"cat\":\"ac2g\",\"pid\":1,\"tid\":1,\"ts\":5},"
+		                "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f\",\"pid\":1,"
+		                "\"tid\":1,\"ts\":6,\"dur\":2}]}";
+		CHECK(conv(1, j, strlen(j), &r) == CHAKRA_ENOTFOUND);
 		CHECK_EQ_U(r.summary.flows_dangling, 1);
+		CHECK_MSG(strstr(r.errmsg, "nothing to convert: of its 2 events none is a CPU op") &&
+		          strstr(r.errmsg, "other categories: 'python_function'"), "%s", r.errmsg);
 	}
 	/* a window that does not exist names what there is */
 	{
@@ -252,7 +257,17 @@ int main(void)
 		CHECK(chakra_convert_kineto("k.json", out, &o, &r) < 0);
 		CHECK_MSG(strstr(r.errmsg, "no user annotation 'ProfilerStep#4'") &&
 		          strstr(r.errmsg, "'ProfilerStep#3'"), "%s", r.errmsg);
+		/* a window with nothing in it is refused by name */
 		o.step = 3;
+		CHECK(chakra_convert_kineto("k.json", out, &o, &r) == CHAKRA_ENOTFOUND);
+		CHECK_MSG(strstr(r.errmsg, "k.json: event 0: 'ProfilerStep#3' (9.000 us) holds nothing to "
+		                           "convert"), "%s", r.errmsg);
+		const char *j2 = K_HEAD "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#3\","
+		                 "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":9},"
+		                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+		                 "\"ts\":2,\"dur\":3}]}";
+		o.kineto_buf = j2;
+		o.kineto_len = strlen(j2);
 		CHECK_MSG(chakra_convert_kineto("k.json", out, &o, &r) == 0, "%s", r.errmsg);
 	}
 	/* --to-next: from an occurrence of an annotation (in time order, not

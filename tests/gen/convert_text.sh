@@ -117,5 +117,5 @@ grep -q "note.txt:3: note: layer l0: fwd ALLGATHER under DATA spans no network d
 "$exe" convert text "$wl/DLRM_HybridParallel.txt" --npus 16 --dims 4x2 -o "$tmp/u" 2>/dev/null
 [ $? -eq 2 ] || bad "--dims product"
 "$exe" convert text "$tmp/missing.txt" --npus 4 -o "$tmp/u" 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q "missing.txt: cannot open" "$tmp/err" || bad "missing input"
+[ $? -eq 1 ] && grep -q "missing.txt: no such file or directory" "$tmp/err" || bad "missing input"
 exit $fail

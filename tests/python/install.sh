@@ -8,7 +8,10 @@
 #     PKG_CONFIG_SYSROOT_DIR at a DESTDIR install), through the loader's
 #     path (LD_LIBRARY_PATH, ctypes.util.find_library) and LIBCHAKRA_PATH;
 #  3. `meson install` puts the package in a directory that /usr/bin/python3
-#     searches (Debian: .../dist-packages, not meson's .../site-packages).
+#     searches (Debian: .../dist-packages, not meson's .../site-packages),
+#     when it searches one under the build's prefix (a --prefix of one's
+#     own, e.g. $HOME/.local on some systems or /opt/x, may have none: the
+#     package then imports with PYTHONPATH, which is checked instead).
 # $1 = the build's b_sanitize: a sanitized library cannot be loaded into a
 # plain interpreter this way (tests/python/meson.build preloads runtimes).
 set -u
@@ -64,9 +67,16 @@ init=$(find "$T/dest" -path '*/libchakra/__init__.py' | head -n 1)
 [ -n "$init" ] || fail "meson install did not install the Python package"
 pkgdir=$(dirname "$(dirname "$init")")
 real=${pkgdir#"$T/dest"}
-$PY -c 'import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)' "$real" ||
-	fail "meson installed the package to $real, which $PY does not search"
-echo "meson install: the package in $real (on $PY's sys.path)"
+prefix=$(meson introspect --buildoptions "$B" | $PY -c \
+	'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+if [ -n "$($PY "$S/bindings/python/install_dir.py" "$prefix")" ]; then
+	$PY -c 'import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)' "$real" ||
+		fail "meson installed the package to $real, which $PY does not search"
+	echo "meson install: the package in $real (on $PY's sys.path)"
+else
+	echo "meson install: $PY searches no directory under the prefix $prefix;" \
+		"the package is in $real (import it with PYTHONPATH)"
+fi
 (cd "$T/run" && PYTHONPATH="$pkgdir" LD_LIBRARY_PATH="$libdir" $PY -c "$check" "$TRACE") \
 	>"$T/out" 2>&1 || { cat "$T/out"; fail "the meson-installed package"; }
 cat "$T/out"

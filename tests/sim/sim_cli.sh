@@ -31,7 +31,7 @@ NET="$D/network/Ring_8npus.yml"
 SYS="$D/system/Ring_4chunks.json"
 
 expect 0 "" "help" -- "$X" sim --help
-expect 2 "required" "no arguments" -- "$X" sim
+expect 2 "--workload is required" "no arguments" -- "$X" sim
 expect 2 "unknown option" "unknown option" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --frobnicate
 expect 2 "unaware or aware" "bad model" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS" --model fast
 expect 2 "needs a value" "option without value" -- "$X" sim --workload "$W" --network "$NET" --system
@@ -94,6 +94,16 @@ expect 1 "no workload" "failed run" -- "$X" sim --workload "$T/none" --network "
 	--system "$SYS" --timeline "$T/fail.json" --events "$T/fail.csv"
 [ ! -e "$T/fail.json" ] && [ ! -e "$T/fail.csv" ] && ! ls "$T" | grep -q 'tmp-' &&
 	ok "failed run leaves no output" || bad "failed run left: $(ls "$T")"
+# One file is one rank; without --network/--system it runs on one NPU
+# (said on stderr); a larger workload then needs the files.
+cp "$D/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et" "$T/one.et"
+expect 0 "no --network/--system: one NPU" "one file, one NPU" -- "$X" sim --workload "$T/one.et"
+grep -q '^finished at [0-9]* cycles (1 NPUs' "$T/out" && ok "one NPU run" || bad "one NPU: $(cat "$T/out")"
+expect 1 "has 8 ranks but the network has 1 NPUs" "8 ranks, no network" -- "$X" sim --workload "$W"
+expect 2 "go together" "--network without --system" -- "$X" sim --workload "$W" --network "$NET"
+expect 1 "one file is one rank, but the network has 8 NPUs" "one file, 8 NPUs" -- \
+	"$X" sim --workload "$T/one.et" --network "$NET" --system "$SYS"
+expect 1 "$T: is a directory" "a directory" -- "$X" sim --workload "$T"
 # Human summary: a line per NPU, then the finish.
 expect 0 "" "summary" -- "$X" sim --workload "$W" --network "$NET" --system "$SYS"
 [ "$(grep -c '^[0-7] .* 64440 .* 0 .* 64440 .* 1$' "$T/out")" = 8 ] &&

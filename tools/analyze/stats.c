@@ -501,8 +501,8 @@ int cmd_stats(int argc, char **argv)
 			nmissing += f == 0;
 		}
 		if (!nfiles)
-			return tool_err("%s: no such trace file, and no workload %s.0.et or %s.0.et.gz",
-			                input, input, input);
+			return tool_err("%s: no such file or directory, and no workload %s.0.et or "
+			                "%s.0.et.gz", input, input, input);
 		if (nmissing) {
 			char list[256] = "";
 			size_t pos = 0, shown = 0;

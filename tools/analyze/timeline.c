@@ -195,6 +195,8 @@ int cmd_timeline(int argc, char **argv)
 	if (!out)
 		return tool_usage(argv[0], "missing -o OUT.json");
 	const char *inputs[] = { input };
+	if (tool_input_missing(input))
+		return 1;
 	FILE *in = strcmp(input, "-") ? fopen(input, "r") : stdin;
 	if (!in)
 		return tool_err("%s: cannot open: %s", input, strerror(errno));

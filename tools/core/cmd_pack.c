@@ -48,6 +48,8 @@ int cmd_pack(int argc, char **argv)
 		return tool_usage(argv[0], "missing -o TRACE.et");
 	const char *inputs[] = { in };
 	int is_stdin = !strcmp(in, "-");
+	if (tool_input_missing(in))
+		return 1;
 	FILE *f = is_stdin ? stdin : fopen(in, "rb");
 	if (!f)
 		return tool_err("%s: cannot open: %s", in, strerror(errno));

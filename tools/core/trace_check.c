@@ -232,8 +232,11 @@ static int read_all(state *S)
 		size_t pl = strlen(S->name);
 		if (!strncmp(msg, S->name, pl) && msg[pl] == ':' && msg[pl + 1] == ' ')
 			msg += pl + 2;
-		fprintf(S->out, "%s:%" PRIu64 ": error: %s [%s]\n", S->name, at, msg,
-		        chakra_strerror(rc));
+		if (rc == CHAKRA_EIO) /* the message says what failed */
+			fprintf(S->out, "%s:%" PRIu64 ": error: %s\n", S->name, at, msg);
+		else
+			fprintf(S->out, "%s:%" PRIu64 ": error: %s [%s]\n", S->name, at, msg,
+			        chakra_strerror(rc));
 		S->r->errors++;
 		S->r->read_failed = 1;
 	}

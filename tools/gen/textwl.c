@@ -244,6 +244,8 @@ int text_workload_load(text_workload *w, const char *path)
 	w->mp_group = -1;
 	w->dlrm_last_bottom = -1;
 	lines L = { NULL, path, NULL, 0, 0 };
+	if (tool_input_missing(path))
+		return -1;
 	L.f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!L.f) {
 		tool_err("%s: cannot open: %s", path, strerror(errno));

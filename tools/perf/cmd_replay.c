@@ -153,6 +153,8 @@ static void json_out(const chakra_perf *r, const between_res *bw)
 		yajl_gen_array_close(g);
 	} else if (bd->recorded_ns)
 		jo_us(g, "recorded_us", bd->recorded_ns);
+	if (bd->recorded_ns)
+		jo_us(g, "replayed_window_us", bd->replayed_window_ns);
 	jo_kv_u64(g, "ranks", chakra_perf_ranks(r));
 	jo_kv_u64(g, "critical_rank", chakra_perf_critical_rank(r));
 	jo_kv_u64(g, "ops", chakra_perf_op_count(r));
@@ -293,6 +295,14 @@ static void text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 		       100.0 * (double)(it - bd->recorded_ns) / (double)bd->recorded_ns);
 	}
 	printf("\n");
+	if (bd->recorded_ns && copies > 1) {
+		/* the window once, from the state it was recorded in */
+		us_str(bd->replayed_window_ns, a, sizeof a);
+		printf("window once    %14s us   (%+.2f%% of the recording; the iteration above is the "
+		       "last of %u back to back)\n", a,
+		       100.0 * (double)(bd->replayed_window_ns - bd->recorded_ns) /
+		           (double)bd->recorded_ns, copies);
+	}
 	const struct {
 		const char *name;
 		int64_t v;

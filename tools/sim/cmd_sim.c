@@ -6,8 +6,11 @@
 #include <string.h>
 
 #define CHAKRA_EXPERIMENTAL
+#include <sys/stat.h>
+
 #include "chakra/experimental/sim.h"
 #include "common.h"
+#include "hint.h"
 #include "jsonout.h"
 #include "opts.h"
 
@@ -150,11 +153,12 @@ static int sim_options(sim_cli *c, int argc, char **argv)
 {
 	const tool_option opts[] = {
 		{ "--workload, --workload-configuration", "PREFIX", TOOL_STR, &c->workload, NULL,
-		  "the workload: PREFIX.0.et .. PREFIX.{N-1}.et (required)" },
+		  "the workload: PREFIX.0.et .. PREFIX.{N-1}.et, or one\n"
+		  "file (one rank; required)" },
 		{ "--network, --network-configuration", "FILE", TOOL_STR, &c->network, NULL,
-		  "network YAML (required)" },
+		  "network YAML (without it and --system: one NPU)" },
 		{ "--system, --system-configuration", "FILE", TOOL_STR, &c->system, NULL,
-		  "system JSON (required)" },
+		  "system JSON (with --network)" },
 		{ "--comm-group, --comm-group-configuration", "FILE", TOOL_STR, &c->groups, NULL,
 		  "communicator groups {\"id\": [ranks]} used by pg_name" },
 		{ "--remote-memory-configuration", "FILE", TOOL_STR, &c->ignored, NULL,
@@ -189,13 +193,16 @@ static int sim_options(sim_cli *c, int argc, char **argv)
 		{ NULL, NULL, 0, NULL, NULL, NULL },
 	};
 	const tool_command cmd = {
-		"--workload PREFIX --network NET.yml --system SYS.json\n"
+		"--workload PREFIX|FILE [--network NET.yml --system SYS.json]\n"
 		"                  [--comm-group GROUPS.json] [--model unaware|aware] [--json]\n"
 		"                  [--timeline FILE.json] [--events FILE.csv] [-f]\n"
 		"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
 		"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]",
 		"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network) with\n"
-		"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns).",
+		"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns). Without --network and\n"
+		"--system, a one-rank workload (one file, e.g. a converted trace) runs on one NPU\n"
+		"(a ring of one, 50 GB/s, 500 ns; ASTRA-sim's Ring_4chunks system), as the\n"
+		"output says.",
 		opts, NULL, 0, 0, NULL
 	};
 	const char **args;
@@ -203,8 +210,10 @@ static int sim_options(sim_cli *c, int argc, char **argv)
 	if (rc != TOOL_PARSED)
 		return rc;
 	free((void *)args);
-	if (!c->workload || !c->network || !c->system)
-		return tool_usage(argv[0], "--workload, --network and --system are required");
+	if (!c->workload)
+		return tool_usage(argv[0], "--workload is required");
+	if (!c->network != !c->system)
+		return tool_usage(argv[0], "--network and --system go together (without both: one NPU)");
 	if (c->window == 0)
 		return tool_usage(argv[0], "--window must be at least 1");
 	if (c->memory < ((uint64_t)1 << 20))
@@ -308,6 +317,45 @@ static void print_results(const chakra_sim *sim, const sim_cli *c, double secs)
 
 int cmd_sim_replay(int argc, char **argv); /* tools/perf/cmd_replay.c */
 
+/* Without --network and --system: one NPU, and the system ASTRA-sim's
+ * examples use (examples/system/native_collectives/Ring_4chunks.json). */
+static const char one_npu_net[] = "topology: [ Ring ]\nnpus_count: [ 1 ]\n"
+                                  "bandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n";
+static const char one_npu_sys[] =
+	"{\"scheduling-policy\": \"LIFO\", \"endpoint-delay\": 10,"
+	" \"active-chunks-per-dimension\": 1, \"preferred-dataset-splits\": 4,"
+	" \"all-reduce-implementation\": [\"ring\"], \"all-gather-implementation\": [\"ring\"],"
+	" \"reduce-scatter-implementation\": [\"ring\"], \"all-to-all-implementation\": [\"ring\"],"
+	" \"collective-optimization\": \"localBWAware\", \"local-mem-bw\": 1600,"
+	" \"boost-mode\": 0, \"roofline-enabled\": 0, \"peak-perf\": 900}";
+
+/* The workload is one file (not PREFIX.0.et): then it is the only rank
+ * (1). Neither: the message every command gives (-1). */
+static int one_file(const char *w)
+{
+	struct stat st;
+	size_t n = strlen(w) + 16;
+	char *p = malloc(n);
+	if (!p)
+		return 0;
+	snprintf(p, n, "%s.0.et", w);
+	int prefix = stat(p, &st) == 0;
+	snprintf(p, n, "%s.0.et.gz", w);
+	prefix |= stat(p, &st) == 0;
+	free(p);
+	if (prefix)
+		return 0;
+	if (stat(w, &st) < 0) {
+		tool_err("%s: no such file or directory, and no workload %s.0.et or %s.0.et.gz", w, w, w);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		tool_err("%s: is a directory", w);
+		return -1;
+	}
+	return 1;
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -332,12 +380,32 @@ int cmd_sim(int argc, char **argv)
 	memset(&evo, 0, sizeof evo);
 	chakra_sim *sim = NULL;
 	outputs out = { 0 };
-	if (chakra_sim_network_load(&net, c.network, err, sizeof err) ||
-	    chakra_sim_system_load(&sys, c.system, err, sizeof err) ||
-	    (c.groups && chakra_sim_groups_load(&groups, c.groups, net.npus, err, sizeof err))) {
+	chakra_feeder *one = NULL;
+	int file = one_file(c.workload);
+	if (file < 0)
+		goto out;
+	if (c.network ? chakra_sim_network_load(&net, c.network, err, sizeof err) ||
+	                    chakra_sim_system_load(&sys, c.system, err, sizeof err)
+	              : chakra_sim_network_parse(&net, "(one NPU)", one_npu_net,
+	                                         sizeof one_npu_net - 1, err, sizeof err) ||
+	                    chakra_sim_system_parse(&sys, "(Ring_4chunks)", one_npu_sys,
+	                                            sizeof one_npu_sys - 1, err, sizeof err)) {
 		tool_err("%s", err);
 		goto out;
 	}
+	if (c.groups && chakra_sim_groups_load(&groups, c.groups, net.npus, err, sizeof err)) {
+		tool_err("%s", err);
+		goto out;
+	}
+	if (file && net.npus != 1) {
+		tool_err("%s: one file is one rank, but the network has %" PRIu32 " NPUs (give "
+		         "PREFIX for PREFIX.0.et .. PREFIX.%" PRIu32 ".et)", c.workload, net.npus,
+		         net.npus - 1);
+		goto out;
+	}
+	if (!c.network)
+		fprintf(stderr, "chakra sim: no --network/--system: one NPU (a ring of one, 50 GB/s, "
+		                "500 ns; ASTRA-sim's Ring_4chunks system)\n");
 	if ((rc = rank_arrays(argv[0], &c, net.npus, &scale, &delay)))
 		goto out;
 	rc = 1;
@@ -370,9 +438,21 @@ int cmd_sim(int argc, char **argv)
 	opt.progress_cb = on_progress;
 	double t0 = tool_now();
 	int src = chakra_sim_new(&sim, &net, &sys, &opt);
+	if (src == 0 && file) {
+		chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
+		if (opt.deps)
+			fo.deps = opt.deps;
+		if (opt.window)
+			fo.window = opt.window;
+		src = chakra_feeder_open(&one, c.workload, &fo);
+		if (src < 0) {
+			tool_trace_err(c.workload, one ? chakra_feeder_errmsg(one) : chakra_strerror(src));
+			goto out;
+		}
+	}
 	if (src == 0) {
 		tool_progress_start(&out.prog, "simulated nodes", 0);
-		src = chakra_sim_run_prefix(sim, c.workload);
+		src = file ? chakra_sim_run(sim, &one, 1) : chakra_sim_run_prefix(sim, c.workload);
 		tool_progress_end(&out.prog);
 	}
 	if (src < 0) {
@@ -396,6 +476,7 @@ out:
 	if (out.tl)
 		yajl_gen_free(out.tl);
 	chakra_sim_free(sim);
+	chakra_feeder_close(one);
 	chakra_sim_groups_free(&groups);
 	free(scale);
 	free(delay);

@@ -49,7 +49,7 @@ int cmd_anonymize(int argc, char **argv)
 	chakra_synth_anonymize_stats st;
 	char err[1024];
 	if (chakra_synth_anonymize(in, out, &o, &st, err, sizeof err) < 0)
-		return tool_err("%s%s", err, strstr(err, "exist") ? " (use -f to replace it)" : "");
+		return tool_err("%s%s", err, strstr(err, ": exists (") ? " (use -f to replace it)" : "");
 	fprintf(stderr,
 	        "%s: %llu nodes, %llu names replaced, %llu attributes dropped, inputs/outputs of %llu "
 	        "nodes dropped%s\n",

@@ -112,7 +112,7 @@ int cmd_synth_fit(int argc, char **argv)
 	}
 	if (chakra_synth_model_save(m, out, force, err, sizeof err) < 0) {
 		chakra_synth_model_free(m);
-		status = tool_err("%s%s", err, strstr(err, "exists") ? " (use -f to replace it)" : "");
+		status = tool_err("%s%s", err, strstr(err, ": exists (") ? " (use -f to replace it)" : "");
 		goto done;
 	}
 	if (!quiet) {

@@ -61,6 +61,6 @@ int cmd_synth_sample(int argc, char **argv)
 	int rc = chakra_synth_sample(m, out, &o, err, sizeof err);
 	chakra_synth_model_free(m);
 	if (rc < 0)
-		return tool_err("%s%s", err, strstr(err, "exists") ? " (use -f to replace it)" : "");
+		return tool_err("%s%s", err, strstr(err, ": exists (") ? " (use -f to replace it)" : "");
 	return 0;
 }

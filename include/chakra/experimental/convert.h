@@ -130,6 +130,19 @@ CHAKRA_EXPERIMENTAL_API int chakra_convert_kineto(const char *kineto_path, const
                                                   const chakra_convert_options *opts,
                                                   chakra_convert_result *result);
 
+/* An ET and the Kineto trace of the same run (opts->kineto_path or
+ * kineto_buf) linked into one JSON file, as Chakra's chakra_trace_link
+ * writes it: the host ET with Kineto's times on its ops (ts, inclusive_dur,
+ * exclusive_dur) and the device ops added as nodes below the host ops that
+ * launched them (cat, ts, inclusive_dur, stream, pg_name), plus what makes
+ * chakra_convert_pytorch on the linked file give what it gives on the two
+ * files (docs/convert.md, "Linked files"). Written through opts->out_cb
+ * when set, else to out_path through a temporary file renamed into place
+ * (an existing file is replaced only with opts->overwrite). */
+CHAKRA_EXPERIMENTAL_API int chakra_convert_link(const char *et_path, const char *out_path,
+                                                const chakra_convert_options *opts,
+                                                chakra_convert_result *result);
+
 /* Several ranks: et_pattern (and kineto_pattern, which may be NULL) hold
  * "{R}" where the rank number goes, e.g. "run/rank{R}.json". Every rank R
  * for which a file exists (0, 1, ... until the first missing one) is

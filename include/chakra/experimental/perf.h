@@ -66,7 +66,9 @@ typedef enum chakra_perf_edge_kind {
 	CHAKRA_PERF_EDGE_NEXT = 8,    /* previous iteration -> this one (same resource, or end -> start mark) */
 	CHAKRA_PERF_EDGE_AFTER = 9,   /* device op -> a CPU op that starts after it ends (not a wait
 	                                 inside a call: CHAKRA_PERF_DEP_START) */
-	CHAKRA_PERF_EDGE_KIND_COUNT = 10
+	CHAKRA_PERF_EDGE_BACKLOG = 10, /* work launched before the window -> an op it held back
+	                                  (the first iteration only: chakra_perf_backlog) */
+	CHAKRA_PERF_EDGE_KIND_COUNT = 11
 } chakra_perf_edge_kind;
 
 CHAKRA_EXPERIMENTAL_API const char *chakra_perf_kind_name(int kind);
@@ -200,6 +202,14 @@ CHAKRA_EXPERIMENTAL_API int chakra_perf_rank_given(chakra_perf *r, uint32_t rank
 CHAKRA_EXPERIMENTAL_API int chakra_perf_window(chakra_perf *r, uint32_t rank, int64_t start_ns,
                                                  int64_t end_ns, int64_t thread);
 
+/* The state the window was recorded in: device op `op` could not start
+ * before t_ns (same origin as the start times) because of work launched
+ * before the window (its stream's, or another stream's it waited for).
+ * Holds in the first iteration only (CHAKRA_PERF_EDGE_BACKLOG); later
+ * iterations follow the previous iteration's own work instead. From the
+ * converter's backlog_until_nanos (docs/convert.md). */
+CHAKRA_EXPERIMENTAL_API int chakra_perf_backlog(chakra_perf *r, uint64_t op, int64_t t_ns);
+
 /* ---- running ---- */
 CHAKRA_EXPERIMENTAL_API int chakra_perf_run(chakra_perf *r, const chakra_perf_options *opts);
 
@@ -217,6 +227,12 @@ typedef struct chakra_perf_breakdown {
 	int64_t comm_ns;            /* communication running at all */
 	int64_t comm_overlapped_ns; /* comm_ns - comm_exposed_ns */
 	int64_t recorded_ns;        /* the recorded window (0 if none) */
+	/* The recorded window replayed once, from the state it was recorded in
+	 * (the first iteration), measured as it was recorded: from its start to
+	 * its end on the window's thread (0 if none). iteration_ns is instead the
+	 * last of the iterations replayed back to back (a loop of this window),
+	 * which differs where GPU work spills from one iteration into the next. */
+	int64_t replayed_window_ns;
 } chakra_perf_breakdown;
 
 /* rank -1: the rank that ends the iteration last. NULL before a run or for
