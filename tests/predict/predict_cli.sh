@@ -159,6 +159,9 @@ expect 1 "bad.csv:1: no column 'micro batch'" "bad csv" -- \
 printf '{"gemm_efficiency": 2}' >"$T/badcal.json"
 expect 1 "badcal.json: key 'gemm_efficiency'" "bad calibration" -- \
 	"$X" predict gpt $M --dp 1 --calibration "$T/badcal.json"
+expect 1 "$T/none.csv: no such file or directory" "missing input" -- \
+	"$X" calibrate compute "$T/none.csv" -o "$T/cal.json"
+expect 1 "$T: is a directory" "directory input" -- "$X" predict check --nccl "$T"
 expect 2 "--holdout needs M:K" "bad holdout" -- "$X" predict check "$T/bad.csv" --holdout 3:5
 
 [ $fails -eq 0 ] && echo "all predict CLI checks passed" || echo "$fails failed"

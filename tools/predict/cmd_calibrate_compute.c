@@ -130,6 +130,8 @@ int cmd_calibrate_compute(int argc, char **argv)
 		goto done;
 	}
 	status = 1;
+	if (from && tool_input_missing(from))
+		goto done;
 	if (from && chakra_gpu_model_load(&gpu, from, e, sizeof e) < 0) {
 		tool_err("%s", e);
 		goto done;
@@ -143,6 +145,8 @@ int cmd_calibrate_compute(int argc, char **argv)
 		goto done;
 	for (int i = 0; i < nargs; i++) {
 		size_t from = n;
+		if (tool_input_missing(args[i]))
+			goto done;
 		if (chakra_gpt_measurements_load(args[i], &rows, &n, e, sizeof e) < 0) {
 			tool_err("%s", e);
 			goto done;

@@ -50,7 +50,7 @@ int cmd_calibrate_nccl(int argc, char **argv)
 	int status = 2;
 	chakra_nccl_measurement *rows = NULL;
 	size_t n = 0;
-	char e[1024];
+	char e[1024] = "";
 	chakra_cluster_net net;
 	if (!out) {
 		tool_usage(argv[0], "missing -o NET.json");
@@ -83,11 +83,14 @@ int cmd_calibrate_nccl(int argc, char **argv)
 	}
 	snprintf(net.name, sizeof net.name, "%s", name);
 	status = 1;
-	for (int i = 0; i < nargs; i++)
+	for (int i = 0; i < nargs; i++) {
+		if (tool_input_missing(args[i]))
+			goto done;
 		if (chakra_nccl_log_load(args[i], &rows, &n, e, sizeof e) < 0) {
 			tool_err("%s", e);
 			goto done;
 		}
+	}
 	if (chakra_calibrate_nccl(&net, rows, n, min_bytes, e, sizeof e) < 0) {
 		tool_err("%s", e);
 		goto done;

@@ -106,6 +106,8 @@ static int check_iterations(const char *cmd, const char **files, int nfiles, gpt
 	char e[1024];
 	if (chakra_gpu_model_preset(&gpu, g->gpu ? g->gpu : "a100", e, sizeof e) < 0)
 		return tool_usage(cmd, "--gpu: %s", e);
+	if (g->calibration && tool_input_missing(g->calibration))
+		return 1;
 	if (g->calibration && chakra_gpu_model_load(&gpu, g->calibration, e, sizeof e) < 0)
 		return tool_err("%s", e);
 	if (chakra_cluster_net_preset(&net, g->gpu && strstr(g->gpu, "h100") ? "dgx-h100"
@@ -128,6 +130,10 @@ static int check_iterations(const char *cmd, const char **files, int nfiles, gpt
 	for (int f = 0; f < nfiles; f++) {
 		chakra_gpt_measurement *rows = NULL;
 		size_t n = 0;
+		if (tool_input_missing(files[f])) {
+			status = 1;
+			break;
+		}
 		if (chakra_gpt_measurements_load(files[f], &rows, &n, e, sizeof e) < 0) {
 			status = tool_err("%s", e);
 			break;
@@ -267,11 +273,16 @@ static int check_nccl(const char *cmd, const char **files, int nfiles, gpt_cli *
 	(void)cmd;
 	chakra_nccl_measurement *rows = NULL;
 	size_t n = 0;
-	for (int f = 0; f < nfiles; f++)
+	for (int f = 0; f < nfiles; f++) {
+		if (tool_input_missing(files[f])) {
+			chakra_predict_free(rows);
+			return 1;
+		}
 		if (chakra_nccl_log_load(files[f], &rows, &n, e, sizeof e) < 0) {
 			chakra_predict_free(rows);
 			return tool_err("%s", e);
 		}
+	}
 	qsort(rows, n, sizeof *rows, cmp_group);
 	static const char *const names[] = { "all_reduce", "all_gather", "reduce_scatter",
 		                             "all_to_all" };

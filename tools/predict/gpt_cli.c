@@ -23,6 +23,8 @@ int gpt_cli_net(chakra_cluster_net *net, const char *arg)
 	struct stat st;
 	if (stat(arg, &st) != 0 && !strchr(arg, '/') && chakra_cluster_net_preset(net, arg, NULL, 0) == 0)
 		return 0;
+	if (tool_input_missing(arg))
+		return 1;
 	if (chakra_cluster_net_load(net, arg, e, sizeof e) < 0)
 		return tool_err("%s", e);
 	return 0;
@@ -115,8 +117,10 @@ int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, chakra_gpt_con
 	char e[1024];
 	if (chakra_gpu_model_preset(gpu, g->gpu, e, sizeof e) < 0)
 		return tool_usage(cmd, "--gpu: %s", e);
-	if (g->calibration && chakra_gpu_model_load(gpu, g->calibration, e, sizeof e) < 0)
-		return tool_err("%s", e);
+	if (g->calibration &&
+	    (tool_input_missing(g->calibration) ||
+	     (chakra_gpu_model_load(gpu, g->calibration, e, sizeof e) < 0 && tool_err("%s", e))))
+		return 1;
 	if (c->precision == CHAKRA_PRECISION_FP8 && !(gpu->peak_tflops_fp8 > 0))
 		return tool_usage(cmd, "--precision fp8: %s has no FP8 (h100 has)", gpu->name);
 	if (chakra_cluster_net_preset(net, strstr(g->gpu, "h100") ? "dgx-h100" : "dgx-a100", e,
@@ -133,6 +137,8 @@ int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, chakra_gpt_con
 	if (!g->network != !g->system)
 		return tool_usage(cmd, "--network and --system go together");
 	if (g->network) {
+		if (tool_input_missing(g->network) || tool_input_missing(g->system))
+			return 1;
 		if (chakra_sim_network_load(sn, g->network, e, sizeof e) < 0 ||
 		    chakra_sim_system_load(ss, g->system, e, sizeof e) < 0)
 			return tool_err("%s", e);
