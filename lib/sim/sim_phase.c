@@ -84,6 +84,11 @@ void chakra__sim_finish_collective(engine *E, npu *u)
 	chakra__sim_comm_end(E, u);
 	chakra__sim_out_timeline(E, u->rank, 1, n, u->coll_start);
 	inst_release(E, in);
+	if (E->astra) {
+		u->slots[SLOT_COMM].busy = NULL;
+		chakra__sim_complete(E, u, n);
+		return;
+	}
 	chakra__sim_complete(E, u, n);
 	chakra__sim_try_collective(E, u);
 }
@@ -114,7 +119,10 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 	const char *pg;
 	size_t len;
 	*grp = NULL;
-	if (E->opt->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len) {
+	/* ASTRA-sim: group "0" (PyTorch's default group) is every NPU, whatever
+	 * the communicator-group file says. */
+	if (E->opt->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len &&
+	    !(E->astra && len == 1 && pg[0] == '0')) {
 		const chakra_sim_group *g = chakra_sim_groups_find(E->opt->groups, pg, len);
 		if (!g)
 			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": pg_name '%.*s' is "

@@ -53,12 +53,15 @@ static long src_read(void *data, void *buf, size_t cap)
 	return (long)got;
 }
 
-/* Average bytes per node of rank 0's first nodes (0 if unknown). */
-static double sample_node_bytes(const char *path)
+/* Average bytes per node of rank 0's first nodes (0 if unknown), and
+ * whether its metadata says it was converted from a recording. */
+static double sample_node_bytes(const char *path, int *recorded)
 {
 	chakra_reader *r = NULL;
 	double avg = 0;
+	*recorded = 0;
 	if (chakra_reader_open(&r, path, NULL) == 0) {
+		*recorded = chakra__sim_recorded(chakra_reader_metadata(r));
 		const chakra_node *n;
 		uint64_t k = 0, first = 0;
 		while (k < 256 && chakra_reader_next(r, &n) > 0) {
@@ -139,16 +142,22 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 	for (size_t r = 0; r < n; r++)
 		w->src[r].fd = -1;
 	rank_path(path, plen, prefix, 0);
-	chakra__sim_budget(S->opt.memory, n, sample_node_bytes(path), &w->chunk, &w->window,
-	                   &w->window_bytes);
+	int recorded;
+	double node_bytes = sample_node_bytes(path, &recorded);
+	chakra__sim_budget(S->opt.memory, n, node_bytes, &w->chunk, &w->window, &w->window_bytes);
 	if (S->opt.window)
 		w->window = S->opt.window;
 	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
 	chakra_reader_options ro = CHAKRA_READER_OPTIONS_INIT;
 	fo.window = w->window;
 	fo.window_bytes = w->window_bytes;
+	/* By default, the dependencies the rules' reference follows: ASTRA-sim's
+	 * FeederV3 gates on data and control dependencies. */
 	if (S->opt.deps)
 		fo.deps = S->opt.deps;
+	else if (S->opt.rules == CHAKRA_SIM_RULES_ASTRA_SIM ||
+	         (S->opt.rules == CHAKRA_SIM_RULES_AUTO && recorded))
+		fo.deps = CHAKRA_DEPS_BOTH;
 	int rc = 0;
 	for (size_t r = 0; r < n && rc == 0; r++) {
 		sim_src *s = &w->src[r];
