@@ -198,6 +198,13 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 	s->window_bytes = w.window_bytes;
 	s->read_chunk = w.chunk;
 	rc = chakra_sim_run(s, w.f, w.n);
+	if (rc == 0 && w.window_cut && s->rules_used == CHAKRA_SIM_RULES_ASTRA_SIM) {
+		size_t l = strlen(s->warning);
+		snprintf(s->warning + l, sizeof s->warning - l, "%sthe traces are larger than the "
+		         "read-ahead the memory budget allows (%" PRIu64 " nodes per rank): ASTRA-sim's "
+		         "feeder knows every node, so its issue order, and the cycles, may differ "
+		         "(raise --memory, or --window)", l ? "; " : "", w.window);
+	}
 	chakra__sim_workload_close(&w);
 	return rc;
 }

@@ -114,7 +114,7 @@ static uint64_t compute_time(engine *E, npu *u, const chakra_node *n)
 {
 	uint64_t ns, ops, bytes;
 	double t;
-	if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
+	if (E->nanos && chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
 		if (!E->opt->compute_scale)
 			return ns; /* exact (a double has 53 bits) */
 		t = (double)ns;
@@ -260,7 +260,7 @@ static void p2p_complete(engine *E, p2p_op *op);
 void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 {
 	npu *dst = &E->npu[send->peer];
-	p2p_op *matched = NULL;
+	p2p_op *matched = NULL, copy;
 	for (p2p_op **pp = &dst->recvs; *pp; pp = &(*pp)->next) {
 		p2p_op *r = *pp;
 		if (p2p_match(E, r, send)) {
@@ -274,7 +274,7 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 	if (E->astra) {
 		/* ASTRA-sim's network calls the sender back, then the receiver, as
 		 * the message arrives. */
-		p2p_op copy = *send;
+		copy = *send; /* p2p_complete frees it */
 		p2p_complete(E, send);
 		if (matched) {
 			if (!E->failed)
@@ -449,6 +449,10 @@ static void handle(engine *E, const event *ev)
 /* Nothing left to do but nodes remain: say who waits for what. */
 static void diagnose(engine *E)
 {
+	/* ASTRA-sim's rules: a rank stalled by its own issue rule is the cause
+	 * of whatever its peers wait for. */
+	for (uint32_t r = 0; E->astra && r < E->N && !E->failed; r++)
+		chakra__sim_astra_diagnose(E, &E->npu[r]);
 	for (uint32_t r = 0; r < E->N && !E->failed; r++) {
 		npu *u = &E->npu[r];
 		if (u->coll) {
@@ -465,8 +469,6 @@ static void diagnose(engine *E)
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": send to rank %" PRIu32
 			                 " tag %" PRId64 " never matched by a receive", u->arrived->rank,
 			                 u->arrived->node_id, r, u->arrived->tag);
-		} else if (E->astra && chakra__sim_astra_diagnose(E, u)) {
-			break;
 		} else if (chakra_feeder_has_more(u->f)) {
 			const chakra_node *n;
 			int rc = chakra_feeder_next(u->f, &n);

@@ -351,6 +351,7 @@ typedef struct sim_workload {
 	sim_src *src;
 	size_t chunk;
 	uint64_t window, window_bytes;
+	int window_cut;             /* ASTRA-sim rules, but the traces exceed the read-ahead */
 } sim_workload;
 void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
                         uint64_t *window, uint64_t *window_bytes);
