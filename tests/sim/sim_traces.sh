@@ -61,6 +61,11 @@ check "alexnet, --streams" 36660000/31343000 -- --workload "$T/alex" --network "
 "$X" sim --workload "$T/es" --network "$T/one.yml" --system "$SYS" --json >"$T/j" 2>"$T/err"
 grep -q '"rules":"astra-sim"' "$T/j" && grep -q '"cpu_cycles":' "$T/j" && ok "json: rules and cpu_cycles" ||
 	bad "json: $(head -c 300 "$T/j")"
+# The timeline: CPU nodes on a third thread, beside compute and communication.
+"$X" sim --workload "$T/es" --network "$T/one.yml" --system "$SYS" --timeline "$T/tl.json" >/dev/null 2>&1
+grep -q '"tid":2,"name":"thread_name","args":{"name":"cpu"}' "$T/tl.json" &&
+	grep -q '"tid":2,"ts"' "$T/tl.json" && /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/tl.json" &&
+	ok "timeline: a cpu thread" || bad "timeline: $(head -c 300 "$T/tl.json")"
 
 # With collectives: a rank of a 2-rank DDP job, on both ranks of its group.
 conv nccl kineto "$D/kineto/hta-nccl/nccl_data.json.gz" --step 5

@@ -431,6 +431,50 @@ static void test_cpu_collective(void)
 	CHECK(strstr(warning, "4 communication node(s) are marked is_cpu_op") != NULL);
 }
 
+/* Collectives ASTRA-sim does not run (it stops on them): this simulator's
+ * model, with a warning. Memory nodes take no time. */
+static void test_other_nodes(void)
+{
+	set_net(CHAKRA_SIM_RING, 4);
+	nd s[] = { N(.type = CHAKRA_COMM_COLL_NODE, .comm_type = CHAKRA_REDUCE, .size = 1 << 20),
+	           N(.type = CHAKRA_MEM_LOAD_NODE, .cpu = 0, .data = { 1 }), N(.us = 1, .cpu = 1) };
+	write_all("reduce", s, 3, 1);
+	res r;
+	RUN_OK("reduce", NULL, &r);
+	CHECK(r.finish[0] > 1000 && strstr(warning, "4 collective(s) of a type ASTRA-sim does not "
+	                                            "run (first: rank 0 node 0)"));
+}
+
+/* FeederV3 knows every node of a file, so the feeders read the whole trace
+ * ahead when the memory budget holds it; when it does not, a warning. */
+static void test_read_ahead(void)
+{
+	set_net(CHAKRA_SIM_SWITCH, 2);
+	enum { M = 30000 };
+	nd *s = calloc(M, sizeof *s);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	for (int i = 0; i < M; i++)
+		s[i] = N(.us = 1, .cpu = i % 2, .data = { i ? i : 0 });
+	write_all("long", s, M, 1);
+	free(s);
+	char prefix[512];
+	snprintf(prefix, sizeof prefix, "%s/long", dir);
+	chakra_sim *sim;
+	CHECK(chakra_sim_new(&sim, &net, &sys, NULL) == 0);
+	CHECK(chakra_sim_run_prefix(sim, prefix) == 0 && chakra_sim_finish(sim) == (uint64_t)M * 1000);
+	CHECK(chakra_sim_window(sim, NULL, NULL) == UINT64_MAX && chakra_sim_warning(sim) == NULL);
+	chakra_sim_free(sim);
+	chakra_sim_options o = opts(CHAKRA_SIM_RULES_AUTO);
+	o.memory = 1 << 20;
+	CHECK(chakra_sim_new(&sim, &net, &sys, &o) == 0);
+	CHECK(chakra_sim_run_prefix(sim, prefix) == 0 && chakra_sim_finish(sim) == (uint64_t)M * 1000);
+	CHECK(chakra_sim_window(sim, NULL, NULL) < M && chakra_sim_warning(sim) &&
+	      strstr(chakra_sim_warning(sim), "larger than the read-ahead the memory budget allows"));
+	chakra_sim_free(sim);
+}
+
 /* Options: older versions still served (AUTO rules); unknown values refused. */
 static void test_options(void)
 {
@@ -474,6 +518,8 @@ int main(void)
 	test_groups();
 	test_streams();
 	test_cpu_collective();
+	test_other_nodes();
+	test_read_ahead();
 	test_options();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
