@@ -83,13 +83,13 @@ static int zero_cost(const chakra_node *n);
 
 void chakra__sim_comm_begin(engine *E, npu *u)
 {
-	if (!u->coll && !u->p2p_inflight)
+	if (!u->coll && !u->p2p_inflight && !u->comm_replay)
 		u->comm_since = E->now;
 }
 
 void chakra__sim_comm_end(engine *E, npu *u)
 {
-	if (!u->coll && !u->p2p_inflight)
+	if (!u->coll && !u->p2p_inflight && !u->comm_replay)
 		u->res.comm_busy += E->now - u->comm_since;
 }
 

@@ -225,6 +225,7 @@ typedef struct npu {
 	size_t nslots, capslots;
 	size_t last_slot;           /* streams: where the last lookup landed */
 	int in_call;                /* inside its issue loop */
+	int comm_replay;            /* a replayed broadcast holds the communication slot */
 } npu;
 
 /* A member's protocol counters (sim_coll.c): packets inserted and ready,

@@ -196,6 +196,10 @@ static void zero_time(engine *E, npu *u, const chakra_node *n)
 static void timed(engine *E, npu *u, size_t s, const chakra_node *n, uint64_t d, int gpu_time)
 {
 	aslot *sl = &u->slots[s];
+	if (sl->kind == SLOT_COMM) { /* a replayed broadcast: communication time */
+		chakra__sim_comm_begin(E, u);
+		u->comm_replay = 1;
+	}
 	sl->busy = n;
 	sl->start = E->now;
 	sl->counted = gpu_time;
@@ -309,6 +313,10 @@ void chakra__sim_astra_slot_done(engine *E, npu *u, size_t s)
 	aslot *sl = &u->slots[s];
 	const chakra_node *n = sl->busy;
 	sl->busy = NULL;
+	if (sl->kind == SLOT_COMM) {
+		u->comm_replay = 0;
+		chakra__sim_comm_end(E, u);
+	}
 	int lane = sl->kind == SLOT_CPU ? 2 : sl->kind == SLOT_COMM ? 1 : 0;
 	chakra__sim_out_timeline(E, u->rank, lane, n, sl->start);
 	chakra__sim_complete(E, u, n);

@@ -107,7 +107,7 @@ static void set_net(chakra_sim_topology t, uint32_t npus)
 }
 
 typedef struct res {
-	uint64_t finish[4], compute[4], cpu[4];
+	uint64_t finish[4], compute[4], cpu[4], comm[4];
 	chakra_sim_rules rules;
 } res;
 
@@ -132,6 +132,7 @@ static int run(const char *name, const chakra_sim_options *o, res *out)
 		out->finish[r] = p->finish;
 		out->compute[r] = p->compute;
 		out->cpu[r] = p->cpu;
+		out->comm[r] = p->comm_busy;
 	}
 	out->rules = chakra_sim_rules_used(s);
 	if (chakra_sim_warning(s))
@@ -285,6 +286,7 @@ static void test_broadcast(void)
 	RUN_OK("bcast", NULL, &r);
 	CHECK_EQ_U(r.finish[0], 3000);
 	CHECK_EQ_U(r.compute[0], 0);
+	CHECK_EQ_U(r.comm[0], 3000);
 }
 
 /* Send/recv: a send holds the communication slot until its message
