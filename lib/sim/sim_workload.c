@@ -53,26 +53,29 @@ static long src_read(void *data, void *buf, size_t cap)
 	return (long)got;
 }
 
-/* Average bytes per node of rank 0's first nodes (0 if unknown), and
- * whether its metadata says it was converted from a recording. */
-static double sample_node_bytes(const char *path, int *recorded)
+/* Average bytes per node of rank 0's first nodes (*avg, 0 if unknown), and
+ * whether its metadata says it was converted from a recording. Both decide
+ * the run (its window, its rules): CHAKRA_ENOMEM when memory failed them;
+ * a file it cannot read is left for its feeder to report. */
+static int sample_node_bytes(const char *path, double *avg, int *recorded)
 {
 	chakra_reader *r = NULL;
-	double avg = 0;
+	int rc = chakra_reader_open(&r, path, NULL);
+	*avg = 0;
 	*recorded = 0;
-	if (chakra_reader_open(&r, path, NULL) == 0) {
+	if (rc == 0) {
 		*recorded = chakra__sim_recorded(chakra_reader_metadata(r));
 		const chakra_node *n;
 		uint64_t k = 0, first = 0;
-		while (k < 256 && chakra_reader_next(r, &n) > 0) {
+		while (k < 256 && (rc = chakra_reader_next(r, &n)) > 0) {
 			if (k++ == 0)
 				first = chakra_node_offset(n);
 		}
 		if (k > 1)
-			avg = (double)(chakra_reader_offset(r) - first) / (double)k;
+			*avg = (double)(chakra_reader_offset(r) - first) / (double)k;
 	}
 	chakra_reader_close(r);
-	return avg;
+	return rc == CHAKRA_ENOMEM ? rc : 0;
 }
 
 void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
@@ -184,7 +187,13 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 		w->src[r].fd = -1;
 	rank_path(path, plen, prefix, 0);
 	int recorded;
-	double node_bytes = sample_node_bytes(path, &recorded);
+	double node_bytes;
+	if (sample_node_bytes(path, &node_bytes, &recorded) < 0) {
+		snprintf(err, errlen, "%s: out of memory", prefix);
+		free(path);
+		chakra__sim_workload_close(w);
+		return CHAKRA_ENOMEM;
+	}
 	chakra__sim_budget(S->opt.memory, n, node_bytes, &w->chunk, &w->window, &w->window_bytes);
 	int astra = S->opt.rules == CHAKRA_SIM_RULES_ASTRA_SIM ||
 	            (S->opt.rules == CHAKRA_SIM_RULES_AUTO && recorded);
