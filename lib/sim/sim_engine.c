@@ -405,7 +405,7 @@ static void handle(engine *E, const event *ev)
 	case EV_COMPUTE: {
 		npu *u = &E->npu[ev->a];
 		if (E->astra) {
-			chakra__sim_astra_slot_done(E, u, (size_t)ev->b);
+			chakra__sim_astra_batch(E, u);
 			break;
 		}
 		const chakra_node *n = u->comp;
@@ -619,7 +619,7 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int ast
 	uint64_t events = 0;
 	while (!E.failed && E.h.n) {
 		event ev = heap_pop(&E.h);
-		E.now = ev.t;
+		E.now = E.h.now = ev.t;
 		if (ev.t == UINT64_MAX) { /* saturated: never a wrapped result */
 			chakra__sim_fail(&E, "simulated time reaches 2^64-1 cycles (%s): a duration, "
 			                 "delay, start delay or configured latency/bandwidth is too large "

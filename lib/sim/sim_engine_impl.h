@@ -100,8 +100,12 @@ enum ev_type {
 	EV_COLL_DONE    /* a = rank: a collective with nothing to exchange */
 };
 
+/* Events run in time order; at one time, in the order they were
+ * scheduled: by the time they were scheduled (reg), then by sequence. reg
+ * is the time of the push except where ASTRA-sim would have scheduled the
+ * event earlier than the engine does (a collective timed in closed form). */
 typedef struct event {
-	uint64_t t, seq;
+	uint64_t t, reg, seq;
 	void *p;
 	uint64_t b;
 	uint32_t a;
@@ -112,16 +116,19 @@ typedef struct heap {
 	event *e;
 	size_t n, cap;
 	uint64_t seq;
+	uint64_t now;               /* the time of the event being handled */
 } heap;
 
 static inline int ev_less(const event *x, const event *y)
 {
-	return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+	return x->t < y->t ||
+	       (x->t == y->t && (x->reg < y->reg || (x->reg == y->reg && x->seq < y->seq)));
 }
 
 CHAKRA__HEAP_DEFINE(ev_heap, event, ev_less)
 
-static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void *p, uint64_t b)
+static inline int heap_push_reg(heap *h, uint64_t t, uint64_t reg, uint32_t type, uint32_t a,
+                                void *p, uint64_t b)
 {
 	if (h->n == h->cap) {
 		size_t nc = h->cap ? h->cap * 2 : 256;
@@ -131,9 +138,15 @@ static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void
 		h->e = ne;
 		h->cap = nc;
 	}
-	event ev = { t, h->seq++, p, b, a, type };
+	event ev = { t, reg, h->seq++, p, b, a, type };
 	ev_heap_push(h->e, &h->n, ev);
 	return 0;
+}
+
+/* Scheduled now: (reg, seq) then orders as seq alone did. */
+static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void *p, uint64_t b)
+{
+	return heap_push_reg(h, t, h->now, type, a, p, b);
 }
 
 static inline event heap_pop(heap *h)
@@ -197,6 +210,8 @@ typedef struct aslot {
 	const chakra_node *busy;     /* the timed node in flight, or NULL */
 	uint64_t start;
 	int counted;                 /* its time is GPU compute (ASTRA-sim's tics_gpu_ops) */
+	int pending;                 /* its node ends at done_t (registered as reg) */
+	uint64_t done_t, reg;
 	nheap ready;                 /* ready, not issued yet */
 } aslot;
 
@@ -226,6 +241,9 @@ typedef struct npu {
 	size_t last_slot;           /* streams: where the last lookup landed */
 	int in_call;                /* inside its issue loop */
 	int comm_replay;            /* a replayed broadcast holds the communication slot */
+	uint64_t reg_seq;           /* registrations of timed nodes, in order */
+	int in_batch;               /* ending the timed nodes of tick batch_t */
+	uint64_t batch_t;
 } npu;
 
 /* A member's protocol counters (sim_coll.c): packets inserted and ready,
@@ -386,8 +404,8 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int ast
 /* An NPU's "call": take every node its feeder has ready, then issue them in
  * ascending id, each if its slot is free (ASTRA-sim's issue_dep_free_nodes). */
 void chakra__sim_astra_call(engine *E, npu *u);
-/* The timed node on slot s finished now. */
-void chakra__sim_astra_slot_done(engine *E, npu *u, size_t s);
+/* The timed nodes of this NPU that end now (one event per NPU and tick). */
+void chakra__sim_astra_batch(engine *E, npu *u);
 /* Nodes left when nothing else can happen: the error, or 0. */
 int chakra__sim_astra_diagnose(engine *E, npu *u);
 int chakra__sim_astra_init(npu *u);

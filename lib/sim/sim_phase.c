@@ -107,7 +107,18 @@ void chakra__sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uin
 	if (p + 1 < (uint32_t)in->nph) {
 		request_phase(E, u, in, chunk, p + 1);
 	} else if (--u->chunks_left == 0) {
-		chakra__sim_finish_collective(E, u);
+		if (!E->astra) {
+			chakra__sim_finish_collective(E, u);
+			return;
+		}
+		/* ASTRA-sim ends a member's collective in the event that makes its
+		 * last packet ready, scheduled endpoint-delay earlier; events
+		 * scheduled before that at this time (a message arriving, another
+		 * node's end) come first. */
+		uint64_t e = E->sys->endpoint_delay;
+		if (heap_push_reg(&E->h, E->now, E->now > e ? E->now - e : 0, EV_COLL_DONE, rank,
+		                  NULL, 0))
+			chakra__sim_nomem(E);
 	}
 }
 

@@ -208,7 +208,18 @@ static void timed(engine *E, npu *u, size_t s, const chakra_node *n, uint64_t d,
 		u->res.cpu = sim_add(u->res.cpu, d);
 	else if (gpu_time)
 		u->res.compute = sim_add(u->res.compute, d);
-	if (heap_push(&E->h, sim_add(E->now, d), EV_COMPUTE, u->rank, NULL, s))
+	/* ASTRA-sim queues an NPU's timed nodes per tick: the nodes ending at a
+	 * tick all end at the place in the event order of the first one
+	 * registered for it (a message arriving at that tick, scheduled in
+	 * between, comes after all of them). */
+	uint64_t t = sim_add(E->now, d);
+	int queued = u->in_batch && u->batch_t == t;
+	for (size_t k = 0; k < u->nslots && !queued; k++)
+		queued = u->slots[k].pending && u->slots[k].done_t == t;
+	sl->pending = 1;
+	sl->done_t = t;
+	sl->reg = ++u->reg_seq;
+	if (!queued && heap_push(&E->h, t, EV_COMPUTE, u->rank, NULL, 0))
 		chakra__sim_nomem(E);
 }
 
@@ -308,7 +319,7 @@ void chakra__sim_astra_call(engine *E, npu *u)
 	}
 }
 
-void chakra__sim_astra_slot_done(engine *E, npu *u, size_t s)
+static void slot_done(engine *E, npu *u, size_t s)
 {
 	aslot *sl = &u->slots[s];
 	const chakra_node *n = sl->busy;
@@ -320,6 +331,28 @@ void chakra__sim_astra_slot_done(engine *E, npu *u, size_t s)
 	int lane = sl->kind == SLOT_CPU ? 2 : sl->kind == SLOT_COMM ? 1 : 0;
 	chakra__sim_out_timeline(E, u->rank, lane, n, sl->start);
 	chakra__sim_complete(E, u, n);
+}
+
+void chakra__sim_astra_batch(engine *E, npu *u)
+{
+	/* In the order they were registered, those registered meanwhile for
+	 * this tick included (a zero-time roofline node). */
+	u->in_batch = 1;
+	u->batch_t = E->now;
+	while (!E->failed) {
+		size_t best = (size_t)-1;
+		for (size_t k = 0; k < u->nslots; k++) {
+			aslot *sl = &u->slots[k];
+			if (sl->pending && sl->done_t == E->now &&
+			    (best == (size_t)-1 || sl->reg < u->slots[best].reg))
+				best = k;
+		}
+		if (best == (size_t)-1)
+			break;
+		u->slots[best].pending = 0;
+		slot_done(E, u, best);
+	}
+	u->in_batch = 0;
 }
 
 int chakra__sim_astra_diagnose(engine *E, npu *u)

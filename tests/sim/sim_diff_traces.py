@@ -92,14 +92,25 @@ class Ctx:
                         % tuple(", ".join(str(x) for x in v) for v in (topo, n, bw, lat)))
             self.nets[name] = (p, len(topo))
         self.systems = {}
+        # Variants for the random workloads: other algorithms, chunking and
+        # delays move the collectives' ends against the nodes around them.
+        variants = {0: {}, 1: {"impl": ["direct", "ring"], "endpoint-delay": 100},
+                    2: {"active-chunks-per-dimension": 2, "preferred-dataset-splits": 8},
+                    3: {"impl": ["halvingDoubling", "direct"], "endpoint-delay": 1}}
         for dims in (1, 2):
-            s = dict(SYSTEM)
-            for k in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
-                s[k + "-implementation"] = ["ring", "direct"][:dims]
-            p = os.path.join(tmp, "sys%d.json" % dims)
-            with open(p, "w") as f:
-                json.dump(s, f)
-            self.systems[dims] = p
+            for v, change in variants.items():
+                s = dict(SYSTEM)
+                impl = change.get("impl", ["ring", "direct"])
+                for k in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
+                    # (ASTRA-sim's halving-doubling has no all-to-all)
+                    s[k + "-implementation"] = [a if k != "all-to-all" or a != "halvingDoubling"
+                                                else "direct" for a in impl[:dims]]
+                s.update({k: x for k, x in change.items() if k != "impl"})
+                p = os.path.join(tmp, "sys%d-%d.json" % (dims, v))
+                with open(p, "w") as f:
+                    json.dump(s, f)
+                self.systems[(dims, v)] = p
+            self.systems[dims] = self.systems[(dims, 0)]
 
     def count(self, what):
         self.counts[what] = self.counts.get(what, 0) + 1
@@ -140,10 +151,11 @@ def run_ours(wl, net, sysf, groups, model, extra=()):
     return ranks, p.stderr.strip()
 
 
-def compare(ctx, kind, name, wl, npus, net, model, groups=None, extra=(), stock_refuses=None):
+def compare(ctx, kind, name, wl, npus, net, model, groups=None, extra=(), stock_refuses=None,
+            variant=0):
     """One run of both simulators; returns our per-rank results (or None)."""
     netf, dims = ctx.nets[net]
-    sysf = ctx.systems[dims]
+    sysf = ctx.systems[(dims, variant)]
     ours, oerr = run_ours(wl, netf, sysf, groups, model, extra)
     want, died, sout = run_stock(ctx, BIN, model, wl, netf, sysf, groups)
     label = "%s %s on %s (%s)" % (kind, name, net, model)
@@ -182,9 +194,11 @@ def compare(ctx, kind, name, wl, npus, net, model, groups=None, extra=(), stock_
         if ctx.verbose:
             print("ok   %s: %s" % (label, sorted(set(ours.values()))))
         return ours
-    if ours is None and len(want) < npus and not died and \
+    stalled = re.search(r"rank (\d+) node \d+", oerr or "")
+    if ours is None and len(want) < npus and stalled and int(stalled.group(1)) not in want and \
             ("never" in oerr or "released by a node that takes no time" in oerr):
-        # Both hang: stock prints no line for some rank, ours names why.
+        # Both hang: stock prints no line for that rank (whatever else it
+        # printed before ending), ours names why.
         ctx.count("%s runs both refuse (a rank never finishes)" % kind)
         if ctx.verbose:
             print("ok   %s: both stop (%s)" % (label, oerr[-160:]))
@@ -487,7 +501,7 @@ def random_workload(seed, npus, out, splits=4):
         else:
             for r in range(npus):
                 for _ in range(rng.randint(0, 4)):
-                    inv = rng.random() < 0.06
+                    inv = rng.random() < 0.03
                     cpu = rng.choice([True, False, None] if inv else [True, True, False, False, None])
                     data_deps = pick(r, rng.randint(0, 3))
                     ctrl = [i for i in pick(r, rng.randint(0, 2)) if i not in data_deps]
@@ -513,14 +527,18 @@ def random_workload(seed, npus, out, splits=4):
 
 
 def random_runs(ctx, count, seed):
-    nets = [("switch2", 2), ("fc3", 3), ("switch4", 4), ("ring4-slow", 4)]
+    nets = [("switch2", 2), ("fc3", 3), ("switch4", 4), ("ring4-slow", 4), ("ring-switch8-slow", 8)]
     for k in range(count):
         s = seed * 100000 + k
         net, npus = nets[k % len(nets)]
-        model = "aware" if k % 4 == 3 else "unaware"
+        model = "aware" if k % 4 == 3 and ctx.nets[net][1] == 1 else "unaware"
+        variant = (k // len(nets)) % 4
+        if variant == 3 and npus & (npus - 1):
+            variant = 1  # halving-doubling needs a power of two
         prefix = os.path.join(ctx.tmp, "r%d" % k)
         random_workload(s, npus, prefix)
-        compare(ctx, "random", "workload %d" % s, prefix, npus, net, model)
+        compare(ctx, "random", "workload %d (system %d)" % (s, variant), prefix, npus, net,
+                model, variant=variant)
 
 
 def main():
