@@ -308,6 +308,10 @@ def traces(ctx):
                                                             "resnet_1gpu_et.json.gz"),
                                                "--kineto", os.path.join(K, "hta-nccl",
                                                                         "nccl_data.json.gz")]),
+        # Whole traces (38,867 and 14,540 nodes): one run each.
+        ("param-linear Kineto, whole trace", ["kineto", os.path.join(P, "param-linear",
+                                                                     "linear_kineto.json.gz")]),
+        ("hta-nccl, whole trace", ["kineto", os.path.join(K, "hta-nccl", "nccl_data.json.gz")]),
         # Host ops that are collectives (ET alone): stock ASTRA-sim refuses them.
         ("chakra-allgather ET", ["pytorch", "--et", os.path.join(P, "chakra-allgather",
                                                                  "1.0.2-chakra.0.0.4.json")]),
@@ -332,6 +336,9 @@ def traces(ctx):
         if cpu_coll:
             compare(ctx, "converted trace", name, wl, 2, "switch2", "unaware",
                     stock_refuses="marked is_cpu_op")
+            continue
+        if "whole trace" in name:
+            compare(ctx, "converted trace", name, wl, 2, "switch2-slow", "unaware")
             continue
         if not coll:
             got = compare(ctx, "converted trace", name, wl, 2, "switch2", "unaware")
