@@ -61,6 +61,11 @@ check "alexnet, --streams" 36660000/31343000 -- --workload "$T/alex" --network "
 "$X" sim --workload "$T/es" --network "$T/one.yml" --system "$SYS" --json >"$T/j" 2>"$T/err"
 grep -q '"rules":"astra-sim"' "$T/j" && grep -q '"cpu_cycles":' "$T/j" && ok "json: rules and cpu_cycles" ||
 	bad "json: $(head -c 300 "$T/j")"
+# Usage errors name the choices.
+"$X" sim --workload "$T/es" --network "$T/one.yml" --system "$SYS" --rules stock 2>"$T/err"
+[ $? = 2 ] && grep -q "expected auto, astra-sim or model" "$T/err" && ok "bad --rules" || bad "bad --rules: $(cat "$T/err")"
+"$X" sim --workload "$T/es" --network "$T/one.yml" --system "$SYS" --durations secs 2>"$T/err"
+[ $? = 2 ] && grep -q "expected micros or nanos" "$T/err" && ok "bad --durations" || bad "bad --durations: $(cat "$T/err")"
 # The timeline: CPU nodes on a third thread, beside compute and communication.
 "$X" sim --workload "$T/es" --network "$T/one.yml" --system "$SYS" --timeline "$T/tl.json" >/dev/null 2>&1
 grep -q '"tid":2,"name":"thread_name","args":{"name":"cpu"}' "$T/tl.json" &&
