@@ -245,7 +245,10 @@ CHAKRA_API void chakra_sim_free(chakra_sim *s);
 
 /* Simulate one feeder per NPU (n = the network's NPUs), freshly opened in
  * pull style; the feeders are consumed, not closed. 0 or a negative
- * error; results below are valid after a successful run. */
+ * error; results below are valid after a successful run. The feeders'
+ * options stay the caller's: for stock ASTRA-sim's cycles under its rules,
+ * open them with CHAKRA_DEPS_BOTH and a window that covers the trace, as
+ * chakra_sim_run_prefix does. */
 CHAKRA_API int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n);
 CHAKRA_API int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w);
 /* Opens PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz) with the options' deps
