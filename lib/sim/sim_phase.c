@@ -147,6 +147,10 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 		*key = (uint32_t)(g - E->opt->groups->g);
 		*kind = 1;
 		int mask = E->group_mask[*key];
+		/* ASTRA-sim: a group of fewer than all NPUs is one ring in its
+		 * listed order, whatever dimensions it spans. */
+		if (E->astra && g->n < E->N)
+			mask = -1;
 		*k = 0;
 		if (mask < 0) {
 			dims[(*k)++] = -1; /* one ring, in the listed order */
@@ -299,7 +303,16 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		uint64_t chunk_bytes;
 		uint32_t chunks;
 		chakra__sim_coll_chunks(E->net, E->sys, (int)type, size, &chunk_bytes, &chunks);
-		int nph = chakra__sim_coll_plan(E->net, E->sys, (int)type, chunk_bytes, dims, k,
+		chakra_sim_system gsys;
+		const chakra_sim_system *sys = E->sys;
+		if (E->astra && grp && grp != &E->all && dims[0] < 0 && E->sys->n_impl[row] > 1) {
+			/* ASTRA-sim runs such a group ring with a ring when the
+			 * implementation list names more than one dimension. */
+			gsys = *E->sys;
+			gsys.impl[row][0] = CHAKRA_SIM_ALG_RING;
+			sys = &gsys;
+		}
+		int nph = chakra__sim_coll_plan(E->net, sys, (int)type, chunk_bytes, dims, k,
 		                                grp ? (uint32_t)grp->n : 0, ph, perr);
 		if (nph < 0) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s", u->rank,

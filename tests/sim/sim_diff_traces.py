@@ -14,6 +14,8 @@ Runs (docs/sim.md, "Against stock ASTRA-sim on converted traces"):
     the same cycles), multi-rank conversions (`convert kineto '...{R}...'`),
     `chakra project` and `chakra synth sample` outputs; both network models,
     Ring / Switch / FullyConnected and a 2-D network, fast and slow links;
+  - `chakra generate model` workloads with process groups under
+    --rules astra-sim;
   - N random workloads shaped like converted traces (CPU and GPU compute,
     invalid nodes, collectives, send/recv, data and control dependencies,
     whole and zero durations, duration_nanos the rules must ignore).
@@ -63,6 +65,8 @@ NETS = {
     "fc4-slow": (["FullyConnected"], [4], [0.5], [5000.0]),
     "ring8-slow": (["Ring"], [8], [0.5], [5000.0]),
     "ring-switch8-slow": (["Ring", "Switch"], [2, 4], [1.0, 0.25], [500.0, 2000.0]),
+    "ring-switch16": (["Ring", "Switch"], [4, 4], [50.0, 25.0], [500.0, 700.0]),
+    "ring16": (["Ring"], [16], [50.0], [500.0]),
     "one": (["Switch"], [1], [50.0], [500.0]),
 }
 SYSTEM = {"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
@@ -442,6 +446,20 @@ def synthetic(ctx):
                 os.path.join(t, "syn-nometa"), 4, net, model, extra=["--rules", "astra-sim"])
 
 
+def generated(ctx):
+    """`chakra generate model` workloads (process groups on a 2-D network)
+    under --rules astra-sim: the rules are stock's on any workload."""
+    t = ctx.tmp
+    for model, par in (("transformer", "hybrid"), ("dlrm", "data")):
+        prefix = os.path.join(t, "%s-%s" % (model, par))
+        chakra("generate", "model", "--model", model, "--parallel", par, "--npus", "16",
+               "--dims", "4x4", "-o", prefix)
+        groups = groups_without_zero(prefix + ".comm_groups.json", prefix + "-groups.json")
+        for net, m in (("ring-switch16", "unaware"), ("ring16", "aware")):
+            compare(ctx, "generated workload (--rules astra-sim)", "%s %s" % (model, par),
+                    prefix, 16, net, m, groups=groups, extra=["--rules", "astra-sim"])
+
+
 # ---------------- random workloads shaped like converted traces ----------------
 
 def random_workload(seed, npus, out, splits=4):
@@ -570,6 +588,7 @@ def main():
         traces(ctx)
         multi_rank(ctx)
         synthetic(ctx)
+        generated(ctx)
         random_runs(ctx, args.random, args.seed)
     finally:
         if args.keep:

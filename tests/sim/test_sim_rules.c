@@ -399,6 +399,47 @@ static void test_groups(void)
 	o.rules = CHAKRA_SIM_RULES_MODEL;
 	CHECK(!run("pg0", &o, &r) && strstr(err, "not a member of communicator group '0'"));
 	chakra_sim_groups_free(&gs);
+
+	/* A group of fewer than all NPUs is one ring over its members in the
+	 * listed order, with a ring when the implementation list has more than
+	 * one entry, even where it is a whole dimension of the network (here
+	 * dimension 1 of [Ring 2, Switch 4]; the model's rules run it on that
+	 * dimension with its own algorithm, direct). */
+	memset(&net, 0, sizeof net);
+	net.ndims = 2;
+	net.topo[0] = CHAKRA_SIM_RING;
+	net.topo[1] = CHAKRA_SIM_SWITCH;
+	net.size[0] = 2;
+	net.size[1] = 4;
+	net.bw[0] = 50;
+	net.bw[1] = 25;
+	net.latency[0] = 500;
+	net.latency[1] = 700;
+	CHECK_MSG(chakra_sim_network_check(&net, err, sizeof err) == 0, "%s", err);
+	for (int k = 0; k < CHAKRA_SIM_IMPL_COUNT; k++) {
+		sys.n_impl[k] = 2;
+		sys.impl[k][0] = CHAKRA_SIM_ALG_RING;
+		sys.impl[k][1] = CHAKRA_SIM_ALG_DIRECT;
+	}
+	const char *text2 = "{\"1\": [0, 2, 4, 6], \"2\": [1, 3, 5, 7]}";
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", text2, strlen(text2), 8, err, sizeof err) == 0);
+	for (int r8 = 0; r8 < 8; r8++) {
+		nd c[] = { N(.type = CHAKRA_COMM_COLL_NODE, .comm_type = CHAKRA_ALL_REDUCE,
+		             .size = 1 << 20, .pg = r8 % 2 ? "2" : "1"),
+		           N(.type = CHAKRA_COMM_COLL_NODE, .comm_type = CHAKRA_ALL_GATHER,
+		             .size = 65536, .pg = r8 % 2 ? "2" : "1", .ctrl = { 1 }) };
+		write_rank("sub", r8, c, 2, 1);
+	}
+	o = opts(CHAKRA_SIM_RULES_AUTO);
+	o.groups = &gs;
+	RUN_OK("sub", &o, &r);
+	CHECK_EQ_U(r.finish[0], 118184);
+	o.rules = CHAKRA_SIM_RULES_MODEL;
+	RUN_OK("sub", &o, &r);
+	CHECK(r.finish[0] != 118184);
+	chakra_sim_groups_free(&gs);
+	CHECK_MSG(chakra_sim_system_load(&sys, shared_path("data/astra-sim/system/Ring_4chunks.json"),
+	                                 err, sizeof err) == 0, "%s", err);
 }
 
 /* --streams: a slot per CPU thread and per GPU stream, instead of one each. */
