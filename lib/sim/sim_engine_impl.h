@@ -209,7 +209,6 @@ typedef struct aslot {
 	int64_t k1, k2;              /* streams: tid, or device and stream */
 	const chakra_node *busy;     /* the timed node in flight, or NULL */
 	uint64_t start;
-	int counted;                 /* its time is GPU compute (ASTRA-sim's tics_gpu_ops) */
 	int pending;                 /* its node ends at done_t (registered as reg) */
 	uint64_t done_t, reg;
 	nheap ready;                 /* ready, not issued yet */

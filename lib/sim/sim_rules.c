@@ -14,6 +14,9 @@
  *  - A compute node (and a broadcast, which ASTRA-sim replays) lasts
  *    duration_micros x 1000 ns, at least 1 (or duration_nanos, by option);
  *    with roofline-enabled a GPU compute node takes its roofline time.
+ *  - The nodes of an NPU ending at one tick end together, where the first
+ *    of them was scheduled in the event order (ASTRA-sim queues events per
+ *    system and tick).
  * Collectives, sends and receives then run on the engine's network models
  * (sim_phase.c, sim_engine.c). */
 #include <inttypes.h>
@@ -193,6 +196,8 @@ static void zero_time(engine *E, npu *u, const chakra_node *n)
 		chakra__sim_feeder_fail(E, u, rc);
 }
 
+/* A node that takes d cycles on slot s; gpu_time: it counts as GPU compute
+ * (ASTRA-sim's exposed communication subtracts it). */
 static void timed(engine *E, npu *u, size_t s, const chakra_node *n, uint64_t d, int gpu_time)
 {
 	aslot *sl = &u->slots[s];
@@ -202,7 +207,6 @@ static void timed(engine *E, npu *u, size_t s, const chakra_node *n, uint64_t d,
 	}
 	sl->busy = n;
 	sl->start = E->now;
-	sl->counted = gpu_time;
 	chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
 	if (sl->kind == SLOT_CPU)
 		u->res.cpu = sim_add(u->res.cpu, d);
@@ -275,7 +279,7 @@ static void issue(engine *E, npu *u, size_t s, const chakra_node *n)
 void chakra__sim_astra_call(engine *E, npu *u)
 {
 	const chakra_node *n;
-	int rc;
+	int rc = 0;
 	if (u->in_call)
 		return;
 	/* The snapshot: every node ready now. */
