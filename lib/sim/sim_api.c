@@ -19,12 +19,29 @@ static int set_err(chakra_sim *s, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The bytes of chakra_sim_options each version has (fields are only appended). */
+static size_t options_size(unsigned version)
+{
+	switch (version) {
+	case 1:
+		return offsetof(chakra_sim_options, memory);
+	case 2:
+		return offsetof(chakra_sim_options, rules);
+	case CHAKRA_SIM_OPTIONS_VERSION:
+		return sizeof(chakra_sim_options);
+	default:
+		return 0;
+	}
+}
+
 int chakra_sim_options_init(chakra_sim_options *opts, unsigned version)
 {
-	if (!opts || version != CHAKRA_SIM_OPTIONS_VERSION)
+	size_t size = options_size(version);
+	if (!opts || !size)
 		return CHAKRA_EINVAL;
 	chakra_sim_options def = CHAKRA_SIM_OPTIONS_INIT;
-	*opts = def;
+	def.version = version;
+	memcpy(opts, &def, size);
 	return 0;
 }
 
@@ -34,6 +51,16 @@ static void results_clear(chakra_sim *s)
 	s->res = NULL;
 	s->npus = 0;
 	s->finish = s->events = s->nodes = 0;
+	s->rules_used = CHAKRA_SIM_RULES_AUTO;
+}
+
+/* The rules a run follows: the options', or from the metadata of rank 0
+ * (a trace converted from a recording runs under ASTRA-sim's rules). */
+chakra_sim_rules chakra__sim_rules_for(const chakra_sim *s, const chakra_metadata *rank0)
+{
+	if (s->opt.rules != CHAKRA_SIM_RULES_AUTO)
+		return s->opt.rules;
+	return chakra__sim_recorded(rank0) ? CHAKRA_SIM_RULES_ASTRA_SIM : CHAKRA_SIM_RULES_MODEL;
 }
 
 int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
@@ -52,19 +79,22 @@ int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: NULL network or system");
 	if (opts) {
 		/* Older versions are a prefix of this struct (fields only appended). */
-		if (opts->version == 1)
-			memcpy(&s->opt, opts, offsetof(chakra_sim_options, memory));
-		else if (opts->version == CHAKRA_SIM_OPTIONS_VERSION)
-			s->opt = *opts;
-		else
+		size_t size = options_size(opts->version);
+		if (!size)
 			return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: options version %u, this "
 			               "library knows 1..%u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
+		memcpy(&s->opt, opts, size);
 		s->opt.version = CHAKRA_SIM_OPTIONS_VERSION;
 	}
 	if (!s->opt.memory)
 		s->opt.memory = CHAKRA_SIM_DEFAULT_MEMORY;
 	if (s->opt.model != CHAKRA_SIM_UNAWARE && s->opt.model != CHAKRA_SIM_AWARE)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: unknown model %d", (int)s->opt.model);
+	if ((unsigned)s->opt.rules > CHAKRA_SIM_RULES_MODEL)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: unknown rules %d", (int)s->opt.rules);
+	if ((unsigned)s->opt.durations > CHAKRA_SIM_DURATIONS_NANOS)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: unknown durations %d",
+		               (int)s->opt.durations);
 	if (s->opt.deps && s->opt.deps != CHAKRA_DEPS_DATA && s->opt.deps != CHAKRA_DEPS_CTRL &&
 	    s->opt.deps != CHAKRA_DEPS_BOTH)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: unknown deps %d", (int)s->opt.deps);
@@ -122,7 +152,11 @@ int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n)
 	for (size_t r = 0; r < n; r++)
 		if (!feeders[r])
 			return set_err(s, CHAKRA_EINVAL, "chakra_sim_run: feeder %zu is NULL", r);
-	return chakra__sim_engine_run(s, feeders);
+	chakra_sim_rules rules = chakra__sim_rules_for(s, n ? chakra_feeder_metadata(feeders[0]) : NULL);
+	int rc = chakra__sim_engine_run(s, feeders, rules == CHAKRA_SIM_RULES_ASTRA_SIM);
+	if (rc == 0)
+		s->rules_used = rules;
+	return rc;
 }
 
 int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
@@ -164,6 +198,13 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 	s->window_bytes = w.window_bytes;
 	s->read_chunk = w.chunk;
 	rc = chakra_sim_run(s, w.f, w.n);
+	if (rc == 0 && w.window_cut && s->rules_used == CHAKRA_SIM_RULES_ASTRA_SIM) {
+		size_t l = strlen(s->warning);
+		snprintf(s->warning + l, sizeof s->warning - l, "%sthe traces are larger than the "
+		         "read-ahead the memory budget allows (%" PRIu64 " nodes per rank): ASTRA-sim's "
+		         "feeder knows every node, so its issue order, and the cycles, may differ "
+		         "(raise --memory, or --window)", l ? "; " : "", w.window);
+	}
 	chakra__sim_workload_close(&w);
 	return rc;
 }
@@ -191,6 +232,11 @@ const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu)
 uint64_t chakra_sim_nodes(const chakra_sim *s)
 {
 	return s ? s->nodes : 0;
+}
+
+chakra_sim_rules chakra_sim_rules_used(const chakra_sim *s)
+{
+	return s ? s->rules_used : CHAKRA_SIM_RULES_AUTO;
 }
 
 uint64_t chakra_sim_events(const chakra_sim *s)

@@ -47,8 +47,7 @@ int chakra__sim_nomem(engine *E)
 	return chakra__sim_fail(E, "out of memory");
 }
 
-/* The feeder's own error (a stall, a damaged file), with its code. */
-static void feeder_fail(engine *E, npu *u, int rc)
+void chakra__sim_feeder_fail(engine *E, npu *u, int rc)
 {
 	if (!E->failed)
 		E->code = rc;
@@ -84,13 +83,13 @@ static int zero_cost(const chakra_node *n);
 
 void chakra__sim_comm_begin(engine *E, npu *u)
 {
-	if (!u->coll && !u->p2p_inflight)
+	if (!u->coll && !u->p2p_inflight && !u->comm_replay)
 		u->comm_since = E->now;
 }
 
 void chakra__sim_comm_end(engine *E, npu *u)
 {
-	if (!u->coll && !u->p2p_inflight)
+	if (!u->coll && !u->p2p_inflight && !u->comm_replay)
 		u->res.comm_busy += E->now - u->comm_since;
 }
 
@@ -105,7 +104,7 @@ void chakra__sim_complete(engine *E, npu *u, const chakra_node *n)
 		E->opt->progress_cb(E->opt->data, E->nodes_done);
 	int rc = chakra_feeder_complete(u->f, chakra_node_id(n));
 	if (rc < 0) {
-		feeder_fail(E, u, rc);
+		chakra__sim_feeder_fail(E, u, rc);
 		return;
 	}
 	pump(E, u);
@@ -115,7 +114,7 @@ static uint64_t compute_time(engine *E, npu *u, const chakra_node *n)
 {
 	uint64_t ns, ops, bytes;
 	double t;
-	if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
+	if (E->nanos && chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
 		if (!E->opt->compute_scale)
 			return ns; /* exact (a double has 53 bits) */
 		t = (double)ns;
@@ -160,8 +159,6 @@ void chakra__sim_try_collective(engine *E, npu *u)
 	chakra__sim_start_collective(E, u, q.node);
 }
 
-static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send);
-
 static void dispatch(engine *E, npu *u, const chakra_node *n)
 {
 	switch (chakra_node_type_of(n)) {
@@ -176,10 +173,10 @@ static void dispatch(engine *E, npu *u, const chakra_node *n)
 		chakra__sim_try_collective(E, u);
 		break;
 	case CHAKRA_COMM_SEND_NODE:
-		start_p2p(E, u, n, 1);
+		chakra__sim_start_p2p(E, u, n, 1);
 		break;
 	case CHAKRA_COMM_RECV_NODE:
-		start_p2p(E, u, n, 0);
+		chakra__sim_start_p2p(E, u, n, 0);
 		break;
 	default: /* handled by pump */
 		break;
@@ -198,6 +195,10 @@ static void pump(engine *E, npu *u)
 {
 	const chakra_node *n;
 	int rc;
+	if (E->astra) {
+		chakra__sim_astra_call(E, u);
+		return;
+	}
 	while (!E->failed && (rc = chakra_feeder_next(u->f, &n)) > 0) {
 		if (!zero_cost(n)) {
 			dispatch(E, u, n);
@@ -221,10 +222,10 @@ static void pump(engine *E, npu *u)
 		E->nodes_done++;
 		int crc = chakra_feeder_complete(u->f, chakra_node_id(n));
 		if (crc < 0)
-			feeder_fail(E, u, crc);
+			chakra__sim_feeder_fail(E, u, crc);
 	}
 	if (!E->failed && rc < 0)
-		feeder_fail(E, u, rc);
+		chakra__sim_feeder_fail(E, u, rc);
 	/* Every node issued and completed: this NPU is done. */
 	if (E->opt->finish_cb && !E->failed && !u->finished && !chakra_feeder_has_more(u->f)) {
 		u->finished = 1;
@@ -236,30 +237,59 @@ static void pump(engine *E, npu *u)
 
 /* A send completes when its message has arrived; a receive completes
  * endpoint-delay after both it is posted and the matching message (same
- * source and tag) has arrived. */
+ * source and tag) has arrived. ASTRA-sim's rules: a receive completes as
+ * the message arrives, or as it is posted when the message is there
+ * already, and a message matches on source, tag and size. */
 static void recv_done(engine *E, p2p_op *recv, uint64_t arrived)
 {
-	uint64_t t = sim_add(arrived > recv->start ? arrived : recv->start, E->sys->endpoint_delay);
+	uint64_t t = sim_add(arrived > recv->start ? arrived : recv->start,
+	                     E->astra ? 0 : E->sys->endpoint_delay);
 	recv->arrived = t;
 	if (heap_push(&E->h, t, EV_P2P_SENT, 0, recv, 0))
 		chakra__sim_nomem(E);
 }
 
+static int p2p_match(const engine *E, const p2p_op *recv, const p2p_op *send)
+{
+	return recv->peer == send->rank && recv->tag == send->tag &&
+	       (!E->astra || recv->size == send->size);
+}
+
+static void p2p_complete(engine *E, p2p_op *op);
+
 void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 {
 	npu *dst = &E->npu[send->peer];
-	/* The send node itself completes now. */
-	if (heap_push(&E->h, E->now, EV_P2P_SENT, 0, send, 0)) {
-		chakra__sim_nomem(E);
-		return;
-	}
+	p2p_op *matched = NULL, copy;
 	for (p2p_op **pp = &dst->recvs; *pp; pp = &(*pp)->next) {
 		p2p_op *r = *pp;
-		if (r->peer == send->rank && r->tag == send->tag) {
+		if (p2p_match(E, r, send)) {
 			*pp = r->next;
 			if (!r->next)
 				dst->recvs_tail = pp;
-			recv_done(E, r, E->now);
+			matched = r;
+			break;
+		}
+	}
+	if (E->astra) {
+		/* ASTRA-sim's network calls the sender back, then the receiver, as
+		 * the message arrives. */
+		copy = *send; /* p2p_complete frees it */
+		p2p_complete(E, send);
+		if (matched) {
+			if (!E->failed)
+				p2p_complete(E, matched);
+			return;
+		}
+		send = &copy;
+	} else {
+		/* The send node itself completes now. */
+		if (heap_push(&E->h, E->now, EV_P2P_SENT, 0, send, 0)) {
+			chakra__sim_nomem(E);
+			return;
+		}
+		if (matched) {
+			recv_done(E, matched, E->now);
 			return;
 		}
 	}
@@ -279,7 +309,7 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 	dst->arrived_tail = &a->next;
 }
 
-static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
+void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 {
 	int64_t peer, tag = 0;
 	uint64_t size = 0;
@@ -292,6 +322,8 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	}
 	chakra_node_comm_tag(n, &tag);
 	chakra_node_comm_size(n, &size);
+	if (E->astra) /* Sys::front_end_sim_send/recv: native tags live below 5e8 */
+		tag %= 500000000;
 	p2p_op *op = calloc(1, sizeof *op);
 	if (!op) {
 		chakra__sim_nomem(E);
@@ -303,6 +335,7 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	op->peer = (uint32_t)peer;
 	op->tag = tag;
 	op->bytes = (double)size;
+	op->size = size;
 	op->start = E->now;
 	op->is_send = is_send;
 	chakra__sim_comm_begin(E, u);
@@ -330,7 +363,7 @@ static void start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	}
 	for (p2p_op **pp = &u->arrived; *pp; pp = &(*pp)->next) {
 		p2p_op *a = *pp;
-		if (a->rank == op->peer && a->tag == tag) {
+		if (p2p_match(E, op, a)) {
 			*pp = a->next;
 			if (!a->next)
 				u->arrived_tail = pp;
@@ -352,6 +385,8 @@ static void p2p_complete(engine *E, p2p_op *op)
 {
 	npu *u = &E->npu[op->rank];
 	const chakra_node *n = op->node;
+	if (E->astra && op->is_send)
+		u->slots[SLOT_COMM].busy = NULL;
 	u->p2p_inflight--;
 	chakra__sim_comm_end(E, u);
 	chakra__sim_out_timeline(E, u->rank, 1, n, op->start);
@@ -369,6 +404,10 @@ static void handle(engine *E, const event *ev)
 		break;
 	case EV_COMPUTE: {
 		npu *u = &E->npu[ev->a];
+		if (E->astra) {
+			chakra__sim_astra_batch(E, u);
+			break;
+		}
 		const chakra_node *n = u->comp;
 		u->comp = NULL;
 		chakra__sim_out_timeline(E, u->rank, 0, n, u->comp_start);
@@ -410,6 +449,10 @@ static void handle(engine *E, const event *ev)
 /* Nothing left to do but nodes remain: say who waits for what. */
 static void diagnose(engine *E)
 {
+	/* ASTRA-sim's rules: a rank stalled by its own issue rule is the cause
+	 * of whatever its peers wait for. */
+	for (uint32_t r = 0; E->astra && r < E->N && !E->failed; r++)
+		chakra__sim_astra_diagnose(E, &E->npu[r]);
 	for (uint32_t r = 0; r < E->N && !E->failed; r++) {
 		npu *u = &E->npu[r];
 		if (u->coll) {
@@ -430,7 +473,7 @@ static void diagnose(engine *E)
 			const chakra_node *n;
 			int rc = chakra_feeder_next(u->f, &n);
 			if (rc < 0)
-				feeder_fail(E, u, rc);
+				chakra__sim_feeder_fail(E, u, rc);
 			else
 				chakra__sim_fail(E, "rank %" PRIu32 ": %" PRIu64 " nodes never became ready", r,
 				         chakra_feeder_held_count(u->f));
@@ -456,6 +499,7 @@ static void engine_free(engine *E)
 			nx = o->next;
 			free(o);
 		}
+		chakra__sim_astra_free(u);
 	}
 	/* Events still queued after an error own messages and phase runs. */
 	for (size_t i = 0; i < E->h.n; i++) {
@@ -494,7 +538,7 @@ static void engine_free(engine *E)
 	chakra__sim_links_free(E->links);
 }
 
-int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
+int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int astra)
 {
 	const chakra_sim_network *net = &S->net;
 	const chakra_sim_options *opt = &S->opt;
@@ -506,6 +550,9 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 	E.err = S->err;
 	E.errlen = sizeof S->err;
 	E.N = net->npus;
+	E.astra = astra;
+	E.nanos = opt->durations ? opt->durations == CHAKRA_SIM_DURATIONS_NANOS : !astra;
+	E.streams = astra && opt->streams;
 
 	E.npu = calloc(E.N, sizeof *E.npu);
 	E.tmp_src = malloc((size_t)E.N * sizeof *E.tmp_src);
@@ -563,7 +610,7 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 		u->seq_mask = calloc((size_t)1 << net->ndims, sizeof *u->seq_mask);
 		u->seq_group = calloc(opt->groups && opt->groups->n ? opt->groups->n : 1,
 		                      sizeof *u->seq_group);
-		if (!u->seq_mask || !u->seq_group)
+		if (!u->seq_mask || !u->seq_group || (astra && chakra__sim_astra_init(u)))
 			chakra__sim_nomem(&E);
 		if (heap_push(&E.h, opt->start_delay ? opt->start_delay[r] : 0, EV_START, r, NULL, 0))
 			chakra__sim_nomem(&E);
@@ -572,7 +619,7 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 	uint64_t events = 0;
 	while (!E.failed && E.h.n) {
 		event ev = heap_pop(&E.h);
-		E.now = ev.t;
+		E.now = E.h.now = ev.t;
 		if (ev.t == UINT64_MAX) { /* saturated: never a wrapped result */
 			chakra__sim_fail(&E, "simulated time reaches 2^64-1 cycles (%s): a duration, "
 			                 "delay, start delay or configured latency/bandwidth is too large "
@@ -605,6 +652,27 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders)
 		snprintf(S->warning, sizeof S->warning, "%" PRIu64 " node(s) have a type outside "
 		         "NodeType (first: rank %" PRIu32 " node %" PRIu64 ", type %d); they were "
 		         "simulated as taking no time", E.odd_types, E.odd_rank, E.odd_id, E.odd_type);
+	if (!E.failed && E.cpu_comm) {
+		size_t l = strlen(S->warning);
+		snprintf(S->warning + l, sizeof S->warning - l, "%s%" PRIu64 " communication node(s) "
+		         "are marked is_cpu_op (first: rank %" PRIu32 " node %" PRIu64 "): simulated as "
+		         "GPU communication; ASTRA-sim refuses them and never finishes such a rank",
+		         l ? "; " : "", E.cpu_comm, E.cpu_comm_rank, E.cpu_comm_id);
+	}
+	if (!E.failed && E.odd_coll) {
+		size_t l = strlen(S->warning);
+		snprintf(S->warning + l, sizeof S->warning - l, "%s%" PRIu64 " collective(s) of a type "
+		         "ASTRA-sim does not run (first: rank %" PRIu32 " node %" PRIu64 "): simulated "
+		         "with this simulator's model; ASTRA-sim stops on them", l ? "; " : "",
+		         E.odd_coll, E.odd_coll_rank, E.odd_coll_id);
+	}
+	if (!E.failed && E.no_roofline) {
+		size_t l = strlen(S->warning);
+		snprintf(S->warning + l, sizeof S->warning - l, "%s%" PRIu64 " GPU compute node(s) lack "
+		         "num_ops or tensor_size for the roofline (first: rank %" PRIu32 " node %" PRIu64
+		         "): their recorded duration was used; ASTRA-sim stops on them", l ? "; " : "",
+		         E.no_roofline, E.no_roofline_rank, E.no_roofline_id);
+	}
 	if (!E.failed && E.tree_used) {
 		size_t l = strlen(S->warning);
 		snprintf(S->warning + l, sizeof S->warning - l, "%sdoubleBinaryTree is this "

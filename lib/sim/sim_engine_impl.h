@@ -32,6 +32,7 @@ struct chakra_sim {
 	uint64_t window, window_bytes; /* chakra_sim_run_prefix: the read-ahead used */
 	size_t read_chunk;
 	char warning[SIM_ERR_LEN];  /* the last run's warnings, "" if none */
+	chakra_sim_rules rules_used; /* of the last run */
 };
 
 /* ---------------- small containers ---------------- */
@@ -99,8 +100,12 @@ enum ev_type {
 	EV_COLL_DONE    /* a = rank: a collective with nothing to exchange */
 };
 
+/* Events run in time order; at one time, in the order they were
+ * scheduled: by the time they were scheduled (reg), then by sequence. reg
+ * is the time of the push except where ASTRA-sim would have scheduled the
+ * event earlier than the engine does (a collective timed in closed form). */
 typedef struct event {
-	uint64_t t, seq;
+	uint64_t t, reg, seq;
 	void *p;
 	uint64_t b;
 	uint32_t a;
@@ -111,16 +116,19 @@ typedef struct heap {
 	event *e;
 	size_t n, cap;
 	uint64_t seq;
+	uint64_t now;               /* the time of the event being handled */
 } heap;
 
 static inline int ev_less(const event *x, const event *y)
 {
-	return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+	return x->t < y->t ||
+	       (x->t == y->t && (x->reg < y->reg || (x->reg == y->reg && x->seq < y->seq)));
 }
 
 CHAKRA__HEAP_DEFINE(ev_heap, event, ev_less)
 
-static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void *p, uint64_t b)
+static inline int heap_push_reg(heap *h, uint64_t t, uint64_t reg, uint32_t type, uint32_t a,
+                                void *p, uint64_t b)
 {
 	if (h->n == h->cap) {
 		size_t nc = h->cap ? h->cap * 2 : 256;
@@ -130,9 +138,15 @@ static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void
 		h->e = ne;
 		h->cap = nc;
 	}
-	event ev = { t, h->seq++, p, b, a, type };
+	event ev = { t, reg, h->seq++, p, b, a, type };
 	ev_heap_push(h->e, &h->n, ev);
 	return 0;
+}
+
+/* Scheduled now: (reg, seq) then orders as seq alone did. */
+static inline int heap_push(heap *h, uint64_t t, uint32_t type, uint32_t a, void *p, uint64_t b)
+{
+	return heap_push_reg(h, t, h->now, type, a, p, b);
 }
 
 static inline event heap_pop(heap *h)
@@ -174,9 +188,31 @@ typedef struct p2p_op {
 	uint32_t rank, peer;
 	int64_t tag;
 	double bytes;
+	uint64_t size;              /* comm_size (ASTRA-sim matches on it) */
 	uint64_t start, arrived;
 	int is_send, has_arrived;
 } p2p_op;
+
+/* ASTRA-sim's workload rules (sim_rules.c): the resources a node can take.
+ * A CPU node (is_cpu_op) takes the CPU slot, a GPU compute node the GPU
+ * slot, any other node but a receive the communication slot; receives
+ * take none. With streams, every CPU thread and GPU stream is a slot. */
+enum { SLOT_CPU = 0, SLOT_GPU = 1, SLOT_COMM = 2, SLOT_NONE = 3 };
+
+typedef struct nheap {           /* nodes, lowest id first (sim_rules.c) */
+	void *a;
+	size_t n, cap;
+} nheap;
+
+typedef struct aslot {
+	int kind;                    /* SLOT_* */
+	int64_t k1, k2;              /* streams: tid, or device and stream */
+	const chakra_node *busy;     /* the timed node in flight, or NULL */
+	uint64_t start;
+	int pending;                 /* its node ends at done_t (registered as reg) */
+	uint64_t done_t, reg;
+	nheap ready;                 /* ready, not issued yet */
+} aslot;
 
 typedef struct npu {
 	chakra_feeder *f;
@@ -198,6 +234,15 @@ typedef struct npu {
 	uint64_t comm_since;        /* start of the current communication span */
 	int finished;               /* finish_cb called */
 	chakra_sim_npu_result res;
+	/* ASTRA-sim rules (sim_rules.c): */
+	aslot *slots;               /* CPU, GPU, COMM, NONE first, then stream slots */
+	size_t nslots, capslots;
+	size_t last_slot;           /* streams: where the last lookup landed */
+	int in_call;                /* inside its issue loop */
+	int comm_replay;            /* a replayed broadcast holds the communication slot */
+	uint64_t reg_seq;           /* registrations of timed nodes, in order */
+	int in_batch;               /* ending the timed nodes of tick batch_t */
+	uint64_t batch_t;
 } npu;
 
 /* A member's protocol counters (sim_coll.c): packets inserted and ready,
@@ -271,6 +316,12 @@ typedef struct engine {
 	uint32_t odd_rank;
 	int odd_type;
 	int tree_used;              /* a doubleBinaryTree phase ran */
+	/* The rules of this run (sim_rules.c): */
+	int astra;                  /* ASTRA-sim's workload rules, else the model's */
+	int nanos;                  /* durations from duration_nanos when present */
+	int streams;                /* ASTRA-sim rules with a slot per thread / stream */
+	uint64_t cpu_comm, cpu_comm_id, odd_coll, odd_coll_id, no_roofline, no_roofline_id;
+	uint32_t cpu_comm_rank, odd_coll_rank, no_roofline_rank;
 } engine;
 
 /* The first rank of the ring that holds rank in phase ph, and member j of
@@ -301,6 +352,9 @@ static inline uint32_t member_index(engine *E, const inst *in, const sim_phase *
 	return E->group_pos[in->group - E->opt->groups->g][rank];
 }
 
+/* sim_api.c: the rules a run follows (rank0: the metadata of rank 0). */
+chakra_sim_rules chakra__sim_rules_for(const chakra_sim *s, const chakra_metadata *rank0);
+
 /* sim_workload.c: a prefix's feeders, each reading through a callback of
  * at most `chunk` bytes, with windows from the memory budget. */
 #define CHAKRA_SIM_MAX_WINDOW 16384 /* the feeder's default */
@@ -315,6 +369,7 @@ typedef struct sim_workload {
 	sim_src *src;
 	size_t chunk;
 	uint64_t window, window_bytes;
+	int window_cut;             /* ASTRA-sim rules, but the traces exceed the read-ahead */
 } sim_workload;
 void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
                         uint64_t *window, uint64_t *window_bytes);
@@ -326,6 +381,8 @@ void chakra__sim_workload_close(sim_workload *w);
 /* Record the first failure (message, CHAKRA_EINVAL unless set); -1. */
 int chakra__sim_fail(engine *E, const char *fmt, ...) SIM_PRINTF(2, 3);
 int chakra__sim_nomem(engine *E); /* CHAKRA_ENOMEM */
+/* The feeder's own error (a stall, a damaged file), with its code. */
+void chakra__sim_feeder_fail(engine *E, npu *u, int rc);
 const char *chakra__sim_node_name(const chakra_node *n);
 void chakra__sim_out_event(engine *E, int what, uint32_t rank, const chakra_node *n);
 void chakra__sim_out_timeline(engine *E, uint32_t rank, int thread, const chakra_node *n,
@@ -336,9 +393,24 @@ void chakra__sim_comm_end(engine *E, npu *u);
 void chakra__sim_complete(engine *E, npu *u, const chakra_node *n);
 void chakra__sim_try_collective(engine *E, npu *u);
 void chakra__sim_p2p_arrived(engine *E, p2p_op *send);
-/* Run the engine on one feeder per NPU; results into S. 0 or a negative
- * chakra_error with S->err set. */
-int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders);
+void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send);
+/* Run the engine on one feeder per NPU, under ASTRA-sim's workload rules
+ * or the model's; results into S. 0 or a negative chakra_error with S->err
+ * set. */
+int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int astra);
+
+/* sim_rules.c: ASTRA-sim's workload rules. */
+/* An NPU's "call": take every node its feeder has ready, then issue them in
+ * ascending id, each if its slot is free (ASTRA-sim's issue_dep_free_nodes). */
+void chakra__sim_astra_call(engine *E, npu *u);
+/* The timed nodes of this NPU that end now (one event per NPU and tick). */
+void chakra__sim_astra_batch(engine *E, npu *u);
+/* Nodes left when nothing else can happen: the error, or 0. */
+int chakra__sim_astra_diagnose(engine *E, npu *u);
+int chakra__sim_astra_init(npu *u);
+void chakra__sim_astra_free(npu *u);
+/* Does this metadata say the trace was converted from a recording? */
+int chakra__sim_recorded(const chakra_metadata *m);
 
 /* sim_phase.c */
 void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n);

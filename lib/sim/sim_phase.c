@@ -84,6 +84,11 @@ void chakra__sim_finish_collective(engine *E, npu *u)
 	chakra__sim_comm_end(E, u);
 	chakra__sim_out_timeline(E, u->rank, 1, n, u->coll_start);
 	inst_release(E, in);
+	if (E->astra) {
+		u->slots[SLOT_COMM].busy = NULL;
+		chakra__sim_complete(E, u, n);
+		return;
+	}
 	chakra__sim_complete(E, u, n);
 	chakra__sim_try_collective(E, u);
 }
@@ -102,7 +107,18 @@ void chakra__sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uin
 	if (p + 1 < (uint32_t)in->nph) {
 		request_phase(E, u, in, chunk, p + 1);
 	} else if (--u->chunks_left == 0) {
-		chakra__sim_finish_collective(E, u);
+		if (!E->astra) {
+			chakra__sim_finish_collective(E, u);
+			return;
+		}
+		/* ASTRA-sim ends a member's collective in the event that makes its
+		 * last packet ready, scheduled endpoint-delay earlier; events
+		 * scheduled before that at this time (a message arriving, another
+		 * node's end) come first. */
+		uint64_t e = E->sys->endpoint_delay;
+		if (heap_push_reg(&E->h, E->now, E->now > e ? E->now - e : 0, EV_COLL_DONE, rank,
+		                  NULL, 0))
+			chakra__sim_nomem(E);
 	}
 }
 
@@ -114,7 +130,10 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 	const char *pg;
 	size_t len;
 	*grp = NULL;
-	if (E->opt->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len) {
+	/* ASTRA-sim: group "0" (PyTorch's default group) is every NPU, whatever
+	 * the communicator-group file says. */
+	if (E->opt->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len &&
+	    !(E->astra && len == 1 && pg[0] == '0')) {
 		const chakra_sim_group *g = chakra_sim_groups_find(E->opt->groups, pg, len);
 		if (!g)
 			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": pg_name '%.*s' is "
@@ -128,6 +147,10 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 		*key = (uint32_t)(g - E->opt->groups->g);
 		*kind = 1;
 		int mask = E->group_mask[*key];
+		/* ASTRA-sim: a group of fewer than all NPUs is one ring in its
+		 * listed order, whatever dimensions it spans. */
+		if (E->astra && g->n < E->N)
+			mask = -1;
 		*k = 0;
 		if (mask < 0) {
 			dims[(*k)++] = -1; /* one ring, in the listed order */
@@ -280,7 +303,16 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		uint64_t chunk_bytes;
 		uint32_t chunks;
 		chakra__sim_coll_chunks(E->net, E->sys, (int)type, size, &chunk_bytes, &chunks);
-		int nph = chakra__sim_coll_plan(E->net, E->sys, (int)type, chunk_bytes, dims, k,
+		chakra_sim_system gsys;
+		const chakra_sim_system *sys = E->sys;
+		if (E->astra && grp && grp != &E->all && dims[0] < 0 && E->sys->n_impl[row] > 1) {
+			/* ASTRA-sim runs such a group ring with a ring when the
+			 * implementation list names more than one dimension. */
+			gsys = *E->sys;
+			gsys.impl[row][0] = CHAKRA_SIM_ALG_RING;
+			sys = &gsys;
+		}
+		int nph = chakra__sim_coll_plan(E->net, sys, (int)type, chunk_bytes, dims, k,
 		                                grp ? (uint32_t)grp->n : 0, ph, perr);
 		if (nph < 0) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s", u->rank,

@@ -53,23 +53,29 @@ static long src_read(void *data, void *buf, size_t cap)
 	return (long)got;
 }
 
-/* Average bytes per node of rank 0's first nodes (0 if unknown). */
-static double sample_node_bytes(const char *path)
+/* Average bytes per node of rank 0's first nodes (*avg, 0 if unknown), and
+ * whether its metadata says it was converted from a recording. Both decide
+ * the run (its window, its rules): CHAKRA_ENOMEM when memory failed them;
+ * a file it cannot read is left for its feeder to report. */
+static int sample_node_bytes(const char *path, double *avg, int *recorded)
 {
 	chakra_reader *r = NULL;
-	double avg = 0;
-	if (chakra_reader_open(&r, path, NULL) == 0) {
+	int rc = chakra_reader_open(&r, path, NULL);
+	*avg = 0;
+	*recorded = 0;
+	if (rc == 0) {
+		*recorded = chakra__sim_recorded(chakra_reader_metadata(r));
 		const chakra_node *n;
 		uint64_t k = 0, first = 0;
-		while (k < 256 && chakra_reader_next(r, &n) > 0) {
+		while (k < 256 && (rc = chakra_reader_next(r, &n)) > 0) {
 			if (k++ == 0)
 				first = chakra_node_offset(n);
 		}
 		if (k > 1)
-			avg = (double)(chakra_reader_offset(r) - first) / (double)k;
+			*avg = (double)(chakra_reader_offset(r) - first) / (double)k;
 	}
 	chakra_reader_close(r);
-	return avg;
+	return rc == CHAKRA_ENOMEM ? rc : 0;
 }
 
 void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t *chunk,
@@ -90,6 +96,47 @@ void chakra__sim_budget(uint64_t memory, size_t ranks, double node_bytes, size_t
 	*window = w < 64 ? 64 : w > CHAKRA_SIM_MAX_WINDOW ? CHAKRA_SIM_MAX_WINDOW : (uint64_t)w;
 	double held = rest / HELD_FACTOR;
 	*window_bytes = held < 65536 ? 65536 : (uint64_t)held;
+}
+
+/* Bytes of a rank's trace once inflated: its size, or for a .gz file the
+ * size gzip records at its end (0 when unknown: not a plain gzip member,
+ * or too large for the 32-bit field). */
+static uint64_t trace_bytes(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	size_t len = strlen(path);
+	if (len < 3 || strcmp(path + len - 3, ".gz") != 0)
+		return (uint64_t)st.st_size;
+	unsigned char b[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = st.st_size >= 4 ? pread(fd, b, 4, st.st_size - 4) : -1;
+	close(fd);
+	if (got != 4)
+		return 0;
+	uint64_t isize = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 |
+	                 (uint64_t)b[3] << 24;
+	/* ISIZE is the size modulo 2^32: below the compressed size it wrapped. */
+	return isize >= (uint64_t)st.st_size ? isize : 0;
+}
+
+/* Whether every rank's whole trace fits the read-ahead its share of the
+ * budget allows (what chakra__sim_budget gives the nodes held). */
+static int whole_traces_fit(const char *prefix, size_t n, uint64_t memory, size_t chunk,
+                            double node_bytes, char *path, size_t plen)
+{
+	double rest = (double)memory / (double)n - FEEDER_FIXED - 2.0 * (double)chunk;
+	double per = node_bytes > 0 ? node_bytes : 256;
+	for (size_t r = 0; r < n; r++) {
+		rank_path(path, plen, prefix, r);
+		uint64_t bytes = trace_bytes(path);
+		if (!bytes || HELD_FACTOR * (double)bytes + NODE_OVERHEAD * ((double)bytes / per) > rest)
+			return 0;
+	}
+	return 1;
 }
 
 void chakra__sim_workload_close(sim_workload *w)
@@ -139,16 +186,39 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 	for (size_t r = 0; r < n; r++)
 		w->src[r].fd = -1;
 	rank_path(path, plen, prefix, 0);
-	chakra__sim_budget(S->opt.memory, n, sample_node_bytes(path), &w->chunk, &w->window,
-	                   &w->window_bytes);
-	if (S->opt.window)
+	int recorded;
+	double node_bytes;
+	if (sample_node_bytes(path, &node_bytes, &recorded) < 0) {
+		snprintf(err, errlen, "%s: out of memory", prefix);
+		free(path);
+		chakra__sim_workload_close(w);
+		return CHAKRA_ENOMEM;
+	}
+	chakra__sim_budget(S->opt.memory, n, node_bytes, &w->chunk, &w->window, &w->window_bytes);
+	int astra = S->opt.rules == CHAKRA_SIM_RULES_ASTRA_SIM ||
+	            (S->opt.rules == CHAKRA_SIM_RULES_AUTO && recorded);
+	if (S->opt.window) {
 		w->window = S->opt.window;
+	} else if (astra) {
+		/* ASTRA-sim's feeder knows every node of the file, and issues any
+		 * ready one: a feeder that has not read a ready node yet issues in
+		 * another order. So the whole trace, when the budget holds it. */
+		if (whole_traces_fit(prefix, n, S->opt.memory, w->chunk, node_bytes, path, plen))
+			w->window = UINT64_MAX;
+		else
+			w->window_cut = 1;
+	}
 	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
 	chakra_reader_options ro = CHAKRA_READER_OPTIONS_INIT;
 	fo.window = w->window;
 	fo.window_bytes = w->window_bytes;
+	/* By default, the dependencies the rules' reference follows: ASTRA-sim's
+	 * FeederV3 gates on data and control dependencies. */
 	if (S->opt.deps)
 		fo.deps = S->opt.deps;
+	else if (S->opt.rules == CHAKRA_SIM_RULES_ASTRA_SIM ||
+	         (S->opt.rules == CHAKRA_SIM_RULES_AUTO && recorded))
+		fo.deps = CHAKRA_DEPS_BOTH;
 	int rc = 0;
 	for (size_t r = 0; r < n && rc == 0; r++) {
 		sim_src *s = &w->src[r];

@@ -16,7 +16,9 @@
 #     ten-iteration one with peak memory beside the stock build's;
 #  4. the scale workload (64 NPUs x 2,000-node chains): 240515200 cycles,
 #     peak memory printed beside the stock build's (README: 169 MiB), also
-#     with a bounded read-ahead (CHAKRA_FEEDER_WINDOW).
+#     with a bounded read-ahead (CHAKRA_FEEDER_WINDOW);
+#  5. converted real traces (cuda_event_sync, hta-nccl, the two-rank
+#     hta-trace-filter set) at the cycles stock ASTRA-sim prints.
 # ASTRA_OUT: where to build (default $CI_WORK/build-astra-sim under .ci/run,
 # else build-astra-sim; ci-sim-diff.sh then uses it as its oracle);
 # ASTRA_REUSE=1 reuses a finished build there. CHAKRA_BUILD (default
@@ -258,6 +260,48 @@ for win in "" 64; do
 	expect "scale workload ($label)" 240515200 64 "$(cat "$work/last.out")"
 	echo "     $m (stock build: 165 MiB, 12.8-13.1 s; README: 169 MiB)"
 done
+
+echo "--- 5. converted real traces: the cycles stock ASTRA-sim prints"
+# (tests/sim/sim_diff_traces.py compares chakra sim with this build on many
+# more; these are stock's own figures.) Stock ASTRA-sim asserts on METADATA
+# nodes, so the process-group node is taken out; single-rank traces run on
+# both NPUs of a 2-NPU network.
+mkdir -p "$work/traces"
+printf 'topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 0.5 ]\nlatency: [ 5000.0 ]\n' >"$work/traces/sw2s.yml"
+nometa() { # IN.et OUT.et
+	"$X" jsonize "$1" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+drop = {n["id"] for n in d["nodes"] if n["type"] == "METADATA_NODE"}
+d["nodes"] = [n for n in d["nodes"] if n["id"] not in drop]
+json.dump(d, sys.stdout)' | "$X" pack - -o "$2" -f
+}
+K=$D/kineto
+tr=$work/traces
+if "$X" convert kineto "$K/hta-critical-path/cuda_event_sync/event_sync_trace.json.gz" --step 100 \
+		-o "$tr/es.0.et" -q && cp "$tr/es.0.et" "$tr/es.1.et" &&
+	"$X" convert kineto "$K/hta-nccl/nccl_data.json.gz" --step 5 -o "$tr/nccl.et" -q &&
+	nometa "$tr/nccl.et" "$tr/nccl.0.et" && cp "$tr/nccl.0.et" "$tr/nccl.1.et" &&
+	"$X" convert kineto "$K/hta-trace-filter/sampled_rank-{R}.json.gz" -o "$tr/filt" -q; then
+	for bin in "$U" "$A"; do
+		model=$([ "$bin" = "$U" ] && echo unaware || echo aware)
+		o=$(run "$bin" "$tr/es" "$D/astra-sim/system/Ring_4chunks.json" "$tr/sw2s.yml")
+		expect "cuda_event_sync step 100 ($model)" 2453000 2 "$o"
+		o=$(run "$bin" "$tr/nccl" "$D/astra-sim/system/Ring_4chunks.json" "$tr/sw2s.yml")
+		expect "hta-nccl step 5, slow switch ($model)" "$([ $model = unaware ] && echo 284638124 || echo 475052828)" 2 "$o"
+		o=$(run "$bin" "$tr/filt" "$D/astra-sim/system/Ring_4chunks.json" "$tr/sw2s.yml")
+		got=$(printf '%s\n' "$o" | sed -n 's/.*sys\[\([0-9]\)\] finished, \([0-9]*\) cycles.*/\1:\2/p' | sort | tr '\n' ' ')
+		if [ "$got" = "0:623521000 1:640533000 " ]; then
+			echo "ok   hta-trace-filter ranks 0-1 ($model): 623521000, 640533000"
+		else
+			echo "FAIL hta-trace-filter ranks 0-1 ($model): $got"
+			fails=$((fails + 1))
+		fi
+	done
+else
+	echo "FAIL: could not convert the traces"
+	fails=$((fails + 1))
+fi
 
 if [ $fails -ne 0 ]; then
 	echo "$fails check(s) failed"

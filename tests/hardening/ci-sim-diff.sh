@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # CI step: `chakra sim` against ASTRA-sim on random small configurations
 # (tests/sim/sim_diff.py, docs/sim.md), both network models: every NPU's
-# finish cycle must agree. The oracle is the ASTRA-sim build of the
+# finish cycle must agree; then on converted real traces and random
+# workloads shaped like them (tests/sim/sim_diff_traces.py): finish and
+# exposed communication. The oracle is the ASTRA-sim build of the
 # ci-astra-sim step when there is one (ASTRA-sim on libchakra: the same
 # system and network layers; the microbenchmarks are one node per NPU),
 # else stock ASTRA-sim built here from tests/data/astra-sim-src
@@ -42,4 +44,10 @@ for seed in 1 2 3; do
 	CHAKRA_EXE=$X CHAKRA_ASTRA_SIM_BIN=$bin python3 tests/sim/sim_diff.py --count 150 --seed $seed ||
 		fails=$((fails + 1))
 done
+# Converted real traces (every PyTorch ET and Kineto trace of tests/data,
+# multi-rank conversions, chakra project and synth sample outputs) and 100
+# random workloads shaped like them, both models (30-45 s).
+start=$(date +%s)
+CHAKRA_EXE=$X CHAKRA_ASTRA_SIM_BIN=$bin python3 tests/sim/sim_diff_traces.py || fails=$((fails + 1))
+echo "converted traces: $(( $(date +%s) - start )) s"
 exit $fails

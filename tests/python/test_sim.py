@@ -129,6 +129,30 @@ class SimTest(TmpDirCase):
         with self.assertRaises(ValueError):
             C.sim(w, net(8), SYS, compute_scale=-1)
 
+    def test_converted_trace(self):
+        # A trace chakra convert wrote runs under ASTRA-sim's rules by default
+        # (stock ASTRA-sim's 2,453,000 cycles; tests/sim/sim_traces.sh).
+        k = need(os.path.join(SHARED, "data", "kineto", "hta-critical-path", "cuda_event_sync",
+                              "event_sync_trace.json.gz"))
+        if not CHAKRA_EXE:
+            self.skipTest("no chakra command")
+        prefix = os.path.join(self.tmp, "es")
+        subprocess.run([CHAKRA_EXE, "convert", "kineto", k, "--step", "100", "-o",
+                        prefix + ".0.et", "-q"], check=True)
+        one = {"topology": ["Switch"], "npus_count": [1], "bandwidth": [50], "latency": [500]}
+        r = C.sim(prefix, one, SYS)
+        self.assertEqual((r.finish_cycles, r.rules), (2453000, "astra-sim"))
+        self.assertEqual(r[0].exposed_comm_cycles, 2402000)  # finish - GPU compute
+        self.assertGreater(r[0].cpu_cycles, 0)
+        r = C.sim(prefix, one, SYS, rules="model")
+        self.assertEqual((r.finish_cycles, r.rules), (2466000, "model"))
+        self.assertEqual(C.sim(prefix, one, SYS, deps="data").finish_cycles,
+                         C.sim(prefix, one, SYS, rules="astra-sim", deps="data").finish_cycles)
+        with self.assertRaises(ValueError):
+            C.sim(prefix, one, SYS, rules="stock")
+        with self.assertRaises(ValueError):
+            C.sim(prefix, one, SYS, durations="seconds")
+
     def test_callback_exception_is_raised(self):
         def boom(_):
             raise KeyError("from the callback")

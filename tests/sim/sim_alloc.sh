@@ -4,7 +4,8 @@
 # allocation of a run is failed in turn (the LD_PRELOAD shim of
 # tests/hardening/failalloc.c fails the k-th one, for every k): the
 # configuration parsers (libyaml, YAJL through the module's recovering
-# allocator), the workload, both network models, the outputs. Each run must
+# allocator), the workload, both network models, ASTRA-sim's rules on a
+# converted trace, the outputs. Each run must
 # succeed with the same output or fail with "out of memory" and exit 1,
 # leaving no output file and no temporary: never a crash.
 # Usage: sim_alloc.sh FAILALLOC_SO SANITIZE_OPTION
@@ -62,5 +63,14 @@ sweep direct-events sim --workload "$W4" --network "$D/network/Ring_4npus.yml" \
 	--system "$t/direct.json" --events OUT --start-delay 1=100 --json
 sweep hd-aware sim --workload "$W4" --network "$D/network/Ring_4npus.yml" \
 	--system "$t/hd.json" --model aware --astra-sim-log
+# A converted trace: ASTRA-sim's rules (slots, ready heaps, the CPU lane).
+K=$CHAKRA_SHARED/data/kineto/hta-critical-path/cuda_event_sync/event_sync_trace.json.gz
+if [ -f "$K" ] && "$C" convert kineto "$K" --step 100 -o "$t/es.0.et" -q; then
+	printf 'topology: [ Switch ]\nnpus_count: [ 1 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' >"$t/one.yml"
+	sweep converted-timeline sim --workload "$t/es" --network "$t/one.yml" \
+		--system "$D/system/Ring_4chunks.json" --timeline OUT --json
+	sweep converted-streams sim --workload "$t/es" --network "$t/one.yml" \
+		--system "$D/system/Ring_4chunks.json" --streams --astra-sim-log
+fi
 [ $fails -eq 0 ] && echo "allocation failures in chakra sim: $runs runs, all clean"
 exit $fails

@@ -22,6 +22,7 @@ typedef struct outputs {
 	FILE *timeline;             /* Chrome trace JSON */
 	yajl_gen tl;
 	uint32_t npus;
+	unsigned char *cpu_named;   /* NPUs whose thread 2 (CPU) has its name */
 	int tl_failed;
 	tool_progress prog;
 } outputs;
@@ -62,6 +63,26 @@ static void on_span(void *data, uint32_t npu, int lane, const chakra_node *n, ui
 	yajl_gen g = o->tl;
 	size_t len;
 	const char *name = node_name(n, &len);
+	if (lane == 2 && npu < o->npus) {
+		/* ASTRA-sim's rules: CPU nodes on a third thread, named when first used. */
+		if (!o->cpu_named && !(o->cpu_named = calloc(o->npus, 1))) {
+			o->tl_failed = 1;
+			return;
+		}
+		if (!o->cpu_named[npu]) {
+			o->cpu_named[npu] = 1;
+			yajl_gen_map_open(g);
+			jo_kv_str(g, "ph", "M");
+			jo_kv_u64(g, "pid", npu);
+			jo_kv_u64(g, "tid", 2);
+			jo_kv_str(g, "name", "thread_name");
+			jo_str(g, "args");
+			yajl_gen_map_open(g);
+			jo_kv_str(g, "name", "cpu");
+			yajl_gen_map_close(g);
+			yajl_gen_map_close(g);
+		}
+	}
 	yajl_gen_map_open(g);
 	jo_kv_str(g, "ph", "X");
 	jo_kv_u64(g, "pid", npu);
@@ -138,10 +159,15 @@ static int timeline_end(outputs *o)
 
 static const char *const model_names[] = { "unaware", "aware" };
 
+static const char *rules_name(const chakra_sim *sim)
+{
+	return chakra_sim_rules_used(sim) == CHAKRA_SIM_RULES_ASTRA_SIM ? "astra-sim" : "model";
+}
+
 /* The command line. */
 typedef struct sim_cli {
 	const char *workload, *network, *system, *groups, *timeline, *events, *ignored;
-	int model, deps, json, astra_log, force, replay;
+	int model, deps, json, astra_log, force, replay, rules, durations, streams;
 	uint64_t window, memory;
 	tool_list scale, delay; /* --compute-scale [R=]F, --start-delay R=C */
 } sim_cli;
@@ -169,8 +195,21 @@ static int sim_options(sim_cli *c, int argc, char **argv)
 		  "one JSON object on stdout instead of the summary" },
 		{ "--astra-sim-log", NULL, TOOL_FLAG, &c->astra_log, NULL,
 		  "ASTRA-sim's 'sys[N] finished, ...' lines instead" },
+		{ "--rules", "auto|astra-sim|model", TOOL_CHOICE, &c->rules, "auto|astra-sim|model",
+		  "workload rules: ASTRA-sim's (CPU, GPU and\n"
+		  "communication slots, ascending ids, whole-us\n"
+		  "durations, data+ctrl deps) or the model's (one\n"
+		  "compute slot, exact duration_nanos, data deps);\n"
+		  "auto (default): ASTRA-sim's for traces converted\n"
+		  "from a recording, the model's otherwise" },
+		{ "--durations", "micros|nanos", TOOL_CHOICE, &c->durations, "micros|nanos",
+		  "compute times from duration_micros x 1000 or\n"
+		  "duration_nanos (default: as the rules say)" },
+		{ "--streams", NULL, TOOL_FLAG, &c->streams, NULL,
+		  "ASTRA-sim rules with a slot per CPU thread and\nper GPU stream" },
 		{ "--deps", "data|ctrl|both", TOOL_CHOICE, &c->deps, "data|ctrl|both",
-		  "dependencies that gate issue (default data, as the\nreference feeder)" },
+		  "dependencies that gate issue (default: both under\n"
+		  "ASTRA-sim's rules, data under the model's)" },
 		{ "--timeline", "FILE", TOOL_STR, &c->timeline, NULL,
 		  "Chrome/Perfetto trace (a process per NPU)" },
 		{ "--events", "FILE", TOOL_STR, &c->events, NULL,
@@ -197,7 +236,8 @@ static int sim_options(sim_cli *c, int argc, char **argv)
 		"                  [--comm-group GROUPS.json] [--model unaware|aware] [--json]\n"
 		"                  [--timeline FILE.json] [--events FILE.csv] [-f]\n"
 		"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
-		"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]",
+		"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]\n"
+		"                  [--rules auto|astra-sim|model] [--durations micros|nanos] [--streams]",
 		"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network) with\n"
 		"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns). Without --network and\n"
 		"--system, a one-rank workload (one file, e.g. a converted trace) runs on one NPU\n"
@@ -291,14 +331,15 @@ static void print_results(const chakra_sim *sim, const sim_cli *c, double secs)
 		}
 	} else if (c->json) {
 		printf("{\"finish_cycles\":%" PRIu64 ",\"model\":\"%s\",\"nodes\":%" PRIu64
-		       ",\"npus\":[", finish, model, chakra_sim_nodes(sim));
+		       ",\"rules\":\"%s\",\"npus\":[", finish, model, chakra_sim_nodes(sim),
+		       rules_name(sim));
 		for (uint32_t r = 0; r < npus; r++) {
 			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
 			printf("%s{\"npu\":%" PRIu32 ",\"finish_cycles\":%" PRIu64 ",\"compute_cycles\":%"
 			       PRIu64 ",\"exposed_comm_cycles\":%" PRIu64 ",\"comm_busy_cycles\":%" PRIu64
-			       ",\"nodes\":%" PRIu64 "}", r ? "," : "", r, p->finish, p->compute,
-			       p->finish > p->compute ? p->finish - p->compute : 0, p->comm_busy,
-			       p->nodes);
+			       ",\"nodes\":%" PRIu64 ",\"cpu_cycles\":%" PRIu64 "}", r ? "," : "", r,
+			       p->finish, p->compute, p->finish > p->compute ? p->finish - p->compute : 0,
+			       p->comm_busy, p->nodes, p->cpu);
 		}
 		printf("]}\n");
 	} else {
@@ -310,8 +351,9 @@ static void print_results(const chakra_sim *sim, const sim_cli *c, double secs)
 			       p->finish, p->compute, p->finish > p->compute ? p->finish - p->compute : 0,
 			       p->nodes);
 		}
-		printf("finished at %" PRIu64 " cycles (%" PRIu32 " NPUs, %s model, %" PRIu64
-		       " nodes, %.3f s)\n", finish, npus, model, chakra_sim_nodes(sim), secs);
+		printf("finished at %" PRIu64 " cycles (%" PRIu32 " NPUs, %s model, %s rules, %" PRIu64
+		       " nodes, %.3f s)\n", finish, npus, model, rules_name(sim), chakra_sim_nodes(sim),
+		       secs);
 	}
 }
 
@@ -361,7 +403,8 @@ int cmd_sim(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--replay"))
 			return cmd_sim_replay(argc, argv);
-	sim_cli c = { .model = 0, .deps = -1, .window = UNSET, .memory = CHAKRA_SIM_DEFAULT_MEMORY };
+	sim_cli c = { .model = 0, .deps = -1, .window = UNSET, .memory = CHAKRA_SIM_DEFAULT_MEMORY,
+	              .durations = -1 };
 	int rc = sim_options(&c, argc, argv);
 	if (rc != TOOL_PARSED) {
 		free(c.scale.v);
@@ -432,6 +475,10 @@ int cmd_sim(int argc, char **argv)
 	opt.window = c.window == UNSET ? 0 : c.window;
 	opt.memory = c.memory;
 	opt.deps = c.deps < 0 ? (chakra_deps)0 : (chakra_deps)(CHAKRA_DEPS_DATA + c.deps);
+	opt.rules = (chakra_sim_rules)c.rules;
+	opt.durations = c.durations < 0 ? CHAKRA_SIM_DURATIONS_DEFAULT
+	                : (chakra_sim_durations)(CHAKRA_SIM_DURATIONS_MICROS + c.durations);
+	opt.streams = c.streams;
 	opt.data = &out;
 	opt.event_cb = out.events ? on_event : NULL;
 	opt.span_cb = out.timeline ? on_span : NULL;
@@ -459,7 +506,7 @@ int cmd_sim(int argc, char **argv)
 		tool_err("%s", sim ? chakra_sim_errmsg(sim) : chakra_strerror(src));
 		goto out;
 	}
-	if (out.timeline && timeline_end(&out)) {
+	if (out.timeline && (out.tl_failed || timeline_end(&out))) {
 		tool_err("out of memory");
 		goto out;
 	}
@@ -475,6 +522,7 @@ out:
 	tool_out_abort(&evo);
 	if (out.tl)
 		yajl_gen_free(out.tl);
+	free(out.cpu_named);
 	chakra_sim_free(sim);
 	chakra_feeder_close(one);
 	chakra_sim_groups_free(&groups);

@@ -135,14 +135,15 @@ int cmd_synth_compare(int argc, char **argv)
 			tool_err("cannot create a temporary folder in /tmp");
 			goto done;
 		}
-		int ok = 1;
+		int ok = 1, rules = 0; /* the synthetic workload under the real one's rules */
 		for (int s = 0; s < 2 && ok; s++) {
 			char prefix[4096], gbuf[4200];
 			snprintf(prefix, sizeof prefix, "%s/%s", dir, s ? "synth" : "real");
 			const char *g = groups_of(in[s], gr[s], gbuf, sizeof gbuf);
 			ok = synth_sim_prepare(p[s], n[s], (uint32_t)npus, prefix, &changed[s], err,
 			                       sizeof err) == 0 &&
-			     synth_sim_finish(prefix, net, sys, g, model, &fin[s], err, sizeof err) == 0;
+			     synth_sim_finish(prefix, net, sys, g, model, &rules, &fin[s], err,
+			                      sizeof err) == 0;
 			if (!ok)
 				tool_err("%s: %s", s ? "synthetic" : "real", err);
 			rm_workload(prefix, (uint32_t)npus);

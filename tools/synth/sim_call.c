@@ -45,7 +45,7 @@ int synth_sim_prepare(char **paths, size_t n, uint32_t npus, const char *prefix,
 }
 
 int synth_sim_finish(const char *prefix, const char *net, const char *sys, const char *groups,
-                     const char *model, uint64_t *finish, char *err, size_t errlen)
+                     const char *model, int *rules, uint64_t *finish, char *err, size_t errlen)
 {
 	chakra_sim_network nw;
 	chakra_sim_system sy;
@@ -61,6 +61,7 @@ int synth_sim_finish(const char *prefix, const char *net, const char *sys, const
 		return -1;
 	o.model = model && !strcmp(model, "aware") ? CHAKRA_SIM_AWARE : CHAKRA_SIM_UNAWARE;
 	o.groups = groups ? &gs : NULL;
+	o.rules = (chakra_sim_rules)*rules;
 	chakra_sim *s = NULL;
 	int rc = chakra_sim_new(&s, &nw, &sy, &o);
 	if (rc == 0)
@@ -68,8 +69,10 @@ int synth_sim_finish(const char *prefix, const char *net, const char *sys, const
 	if (rc < 0)
 		snprintf(err, errlen, "simulating %s: %s", prefix,
 		         s ? chakra_sim_errmsg(s) : chakra_strerror(rc));
-	else
+	else {
 		*finish = chakra_sim_finish(s);
+		*rules = (int)chakra_sim_rules_used(s);
+	}
 	chakra_sim_free(s);
 	chakra_sim_groups_free(&gs);
 	return rc < 0 ? -1 : 0;

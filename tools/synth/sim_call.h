@@ -12,8 +12,11 @@
 int synth_sim_prepare(char **paths, size_t n, uint32_t npus, const char *prefix, uint64_t *changed,
                       char *err, size_t errlen);
 /* Simulate PREFIX (lib/sim, in process) and return its finish cycle.
- * model ("unaware" or "aware") and groups may be NULL. */
+ * model ("unaware" or "aware") and groups may be NULL. *rules: the
+ * simulator's rules to follow (chakra_sim_rules; 0: as it picks for the
+ * workload), set to those it followed, so that a synthetic workload is
+ * simulated as the real one was. */
 int synth_sim_finish(const char *prefix, const char *net, const char *sys, const char *groups,
-                     const char *model, uint64_t *finish, char *err, size_t errlen);
+                     const char *model, int *rules, uint64_t *finish, char *err, size_t errlen);
 
 #endif

@@ -25,9 +25,11 @@ c_double, c_size_t, c_void_p, c_char_p = ctypes.c_double, ctypes.c_size_t, ctype
 P = ctypes.POINTER
 
 MAX_DIMS = 8
-OPTIONS_VERSION = 2
+OPTIONS_VERSION = 3
 MODELS = {"unaware": 0, "aware": 1}
-DEPS = {"data": 1, "ctrl": 2, "both": 3}
+DEPS = {None: 0, "data": 1, "ctrl": 2, "both": 3}
+RULES = {"auto": 0, "astra-sim": 1, "model": 2}
+DURATIONS = {None: 0, "micros": 1, "nanos": 2}
 ERR_LEN = 1024
 
 
@@ -51,7 +53,7 @@ class _Groups(ctypes.Structure):
 
 class _NpuResult(ctypes.Structure):
     _fields_ = [("finish", c_uint64), ("compute", c_uint64), ("comm_busy", c_uint64),
-                ("nodes", c_uint64)]
+                ("nodes", c_uint64), ("cpu", c_uint64)]
 
 
 _EVENT_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_uint32, c_uint64, c_void_p)
@@ -65,7 +67,8 @@ class _Options(ctypes.Structure):
                 ("compute_scale", P(c_double)), ("start_delay", P(c_uint64)),
                 ("deps", c_int), ("window", c_uint64), ("data", c_void_p),
                 ("event_cb", _EVENT_CB), ("span_cb", _SPAN_CB), ("finish_cb", _FINISH_CB),
-                ("progress_cb", _PROGRESS_CB), ("memory", c_uint64)]
+                ("progress_cb", _PROGRESS_CB), ("memory", c_uint64), ("rules", c_int),
+                ("durations", c_int), ("streams", c_int)]
 
 
 _PROTOS = {
@@ -89,6 +92,7 @@ _PROTOS = {
     "chakra_sim_npu": (P(_NpuResult), [c_void_p, c_uint32]),
     "chakra_sim_nodes": (c_uint64, [c_void_p]),
     "chakra_sim_events": (c_uint64, [c_void_p]),
+    "chakra_sim_rules_used": (c_int, [c_void_p]),
 }
 
 _NAMES = ("libchakra-sim.so", "libchakra-sim.so.*", "libchakra-sim.dylib",
@@ -149,20 +153,23 @@ def _load():
 
 
 NpuResult = collections.namedtuple(
-    "NpuResult", "npu finish_cycles compute_cycles exposed_comm_cycles comm_busy_cycles nodes")
+    "NpuResult", "npu finish_cycles compute_cycles exposed_comm_cycles comm_busy_cycles nodes "
+    "cpu_cycles")
 
 
 class SimResult:
     """What sim() returns: finish_cycles (latest NPU), nodes, events, npus,
-    a list of NpuResult (one per NPU, as `chakra sim --json`), and warning
-    (str or None: e.g. nodes of a type outside NodeType, taken as no time)."""
+    a list of NpuResult (one per NPU, as `chakra sim --json`), warning
+    (str or None: e.g. nodes of a type outside NodeType, taken as no time)
+    and rules ("astra-sim" or "model": the rules the run followed)."""
 
-    def __init__(self, finish_cycles, nodes, events, npus, warning=None):
+    def __init__(self, finish_cycles, nodes, events, npus, warning=None, rules=None):
         self.finish_cycles = finish_cycles
         self.nodes = nodes
         self.events = events
         self.npus = npus
         self.warning = warning
+        self.rules = rules
 
     def __len__(self):
         return len(self.npus)
@@ -180,7 +187,7 @@ class SimResult:
 
 def _npu_result(i, r):
     exposed = r.finish - r.compute if r.finish > r.compute else 0
-    return NpuResult(i, r.finish, r.compute, exposed, r.comm_busy, r.nodes)
+    return NpuResult(i, r.finish, r.compute, exposed, r.comm_busy, r.nodes, r.cpu)
 
 
 def _network_text(d):
@@ -244,14 +251,19 @@ def _delay(v):
 
 
 def sim(workload, network, system, *, model="unaware", comm_group=None, compute_scale=None,
-        start_delay=None, deps="data", window=0, memory=0, on_finish=None, on_event=None):
+        start_delay=None, deps=None, window=0, memory=0, rules="auto", durations=None,
+        streams=False, on_finish=None, on_event=None):
     """Simulate workload PREFIX (PREFIX.0.et .. PREFIX.{N-1}.et) as `chakra sim`.
 
     network, system, comm_group: a path to ASTRA-sim's YAML / JSON file, or a
     dict with the same keys (e.g. {"topology": ["Ring"], "npus_count": [8],
     "bandwidth": [50], "latency": [500]}). model: "unaware" or "aware".
     compute_scale: a factor for every NPU, a list, or {rank: factor};
-    start_delay: {rank: cycles} or a list. deps: "data", "ctrl" or "both";
+    start_delay: {rank: cycles} or a list. deps: "data", "ctrl" or "both"
+    (None: as the rules say); rules: "auto", "astra-sim" or "model"
+    (docs/sim.md: auto is ASTRA-sim's for traces chakra convert wrote);
+    durations: None, "micros" or "nanos"; streams: a slot per CPU thread
+    and GPU stream under ASTRA-sim's rules;
     window: nodes each feeder reads ahead (0: from the memory budget);
     memory: the budget in bytes (0: the library's default, 64 MiB).
     on_finish(NpuResult) is called as each NPU completes its last node;
@@ -261,8 +273,11 @@ def sim(workload, network, system, *, model="unaware", comm_group=None, compute_
     """
     if model not in MODELS:
         raise ValueError("model must be one of %s, not %r" % (sorted(MODELS), model))
-    if deps not in DEPS:
-        raise ValueError("deps must be one of %s, not %r" % (sorted(DEPS), deps))
+    for name, v, table in (("deps", deps, DEPS), ("rules", rules, RULES),
+                           ("durations", durations, DURATIONS)):
+        if v not in table:
+            raise ValueError("%s must be one of %s, not %r" % (
+                name, sorted(k for k in table if k is not None), v))
     for name, v in (("window", window), ("memory", memory)):
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 64:
             raise ValueError("%s must be an int in 0..2**64-1, not %r" % (name, v))
@@ -290,6 +305,9 @@ def sim(workload, network, system, *, model="unaware", comm_group=None, compute_
         o.deps = DEPS[deps]
         o.window = window
         o.memory = memory
+        o.rules = RULES[rules]
+        o.durations = DURATIONS[durations]
+        o.streams = 1 if streams else 0
         raised = []
 
         def guard(fn):
@@ -323,7 +341,8 @@ def sim(workload, network, system, *, model="unaware", comm_group=None, compute_
         w = lib.chakra_sim_warning(handle)
         return SimResult(lib.chakra_sim_finish(handle), lib.chakra_sim_nodes(handle),
                          lib.chakra_sim_events(handle), res,
-                         w.decode("utf-8", "replace") if w else None)
+                         w.decode("utf-8", "replace") if w else None,
+                         "astra-sim" if lib.chakra_sim_rules_used(handle) == 1 else "model")
     finally:
         if handle:
             lib.chakra_sim_free(handle)

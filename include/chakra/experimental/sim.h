@@ -151,9 +151,13 @@ typedef enum chakra_sim_model {
 /* What one NPU did (cycles; 1 cycle = 1 ns). */
 typedef struct chakra_sim_npu_result {
 	uint64_t finish;                /* when its last node completed */
-	uint64_t compute;               /* sum of its compute nodes' durations */
+	uint64_t compute;               /* sum of its compute nodes' durations (ASTRA-sim
+	                                 * rules: GPU compute only, as ASTRA-sim counts it) */
 	uint64_t comm_busy;             /* cycles with a collective or send/recv in flight */
 	uint64_t nodes;                 /* nodes completed */
+	/* Since options version 3 (appended): the CPU nodes' durations under
+	 * ASTRA-sim rules (0 under the model rules, which count them in compute). */
+	uint64_t cpu;
 } chakra_sim_npu_result;
 
 /* Node events, in simulated-time order: CHAKRA_SIM_ISSUE when a node
@@ -171,6 +175,27 @@ typedef void (*chakra_sim_finish_cb)(void *data, uint32_t npu,
                                      const chakra_sim_npu_result *result);
 /* Every 65,536 simulated nodes: the total so far. */
 typedef void (*chakra_sim_progress_cb)(void *data, uint64_t nodes_done);
+
+/* The workload-layer rules of a run: which node takes which resource,
+ * in what order ready nodes are issued, how long a node takes
+ * (docs/sim.md, "Two rule sets"). */
+typedef enum chakra_sim_rules {
+	CHAKRA_SIM_RULES_AUTO = 0,      /* ASTRA_SIM for traces converted from a
+	                                 * recording (rank 0's metadata has `source`, as
+	                                 * chakra convert writes), MODEL otherwise */
+	CHAKRA_SIM_RULES_ASTRA_SIM = 1, /* stock ASTRA-sim's workload layer: a CPU, a
+	                                 * GPU-compute and a GPU-communication slot,
+	                                 * duration_micros x 1000, data+ctrl deps */
+	CHAKRA_SIM_RULES_MODEL = 2      /* this simulator's for modelled workloads: one
+	                                 * compute and one collective slot, exact
+	                                 * duration_nanos, data deps */
+} chakra_sim_rules;
+/* Where a compute node's time comes from (roofline aside). */
+typedef enum chakra_sim_durations {
+	CHAKRA_SIM_DURATIONS_DEFAULT = 0, /* the rules' own: ASTRA_SIM micros, MODEL nanos */
+	CHAKRA_SIM_DURATIONS_MICROS = 1,  /* duration_micros x 1000 (ASTRA-sim) */
+	CHAKRA_SIM_DURATIONS_NANOS = 2    /* duration_nanos when present, else micros x 1000 */
+} chakra_sim_durations;
 
 typedef struct chakra_sim_options {
 	unsigned version;               /* CHAKRA_SIM_OPTIONS_VERSION */
@@ -190,14 +215,24 @@ typedef struct chakra_sim_options {
 	 * chakra_sim_run_prefix sizes every rank's read-ahead window and input
 	 * reads from its share; see docs/sim.md for what else it bounds. */
 	uint64_t memory;
+	/* Version 3: the workload-layer rules (AUTO: from the workload), the
+	 * duration source (DEFAULT: the rules' own), and, under ASTRA_SIM rules,
+	 * streams != 0 for a slot per CPU thread (`tid`) and per GPU stream
+	 * (`device`, `stream`) instead of one CPU and one GPU-compute slot.
+	 * deps 0 then means data+ctrl under ASTRA_SIM rules, data under MODEL. */
+	chakra_sim_rules rules;
+	chakra_sim_durations durations;
+	int streams;
 } chakra_sim_options;
 
 #define CHAKRA_SIM_DEFAULT_MEMORY ((uint64_t)64 << 20)
-#define CHAKRA_SIM_OPTIONS_VERSION 2
+#define CHAKRA_SIM_OPTIONS_VERSION 3
 #define CHAKRA_SIM_OPTIONS_INIT \
 	{ CHAKRA_SIM_OPTIONS_VERSION, CHAKRA_SIM_UNAWARE, NULL, NULL, NULL, \
-	  (chakra_deps)0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
-/* Same as CHAKRA_SIM_OPTIONS_INIT, for callers that cannot use the macro. */
+	  (chakra_deps)0, 0, NULL, NULL, NULL, NULL, NULL, 0, \
+	  CHAKRA_SIM_RULES_AUTO, CHAKRA_SIM_DURATIONS_DEFAULT, 0 }
+/* Same as CHAKRA_SIM_OPTIONS_INIT, for callers that cannot use the macro
+ * (any version from 1 up: the fields that version has). */
 CHAKRA_API int chakra_sim_options_init(chakra_sim_options *opts, unsigned version);
 
 /* A simulator for one network and system (both copied; checked here).
@@ -210,7 +245,10 @@ CHAKRA_API void chakra_sim_free(chakra_sim *s);
 
 /* Simulate one feeder per NPU (n = the network's NPUs), freshly opened in
  * pull style; the feeders are consumed, not closed. 0 or a negative
- * error; results below are valid after a successful run. */
+ * error; results below are valid after a successful run. The feeders'
+ * options stay the caller's: for stock ASTRA-sim's cycles under its rules,
+ * open them with CHAKRA_DEPS_BOTH and a window that covers the trace, as
+ * chakra_sim_run_prefix does. */
 CHAKRA_API int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n);
 CHAKRA_API int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w);
 /* Opens PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz) with the options' deps
@@ -227,6 +265,8 @@ CHAKRA_API uint64_t chakra_sim_finish(const chakra_sim *s);
 /* NPU npu's result (NULL when out of range or before a successful run). */
 CHAKRA_API const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu);
 CHAKRA_API uint64_t chakra_sim_nodes(const chakra_sim *s);   /* nodes simulated */
+/* The rules the last run followed (ASTRA_SIM or MODEL; AUTO before a run). */
+CHAKRA_API chakra_sim_rules chakra_sim_rules_used(const chakra_sim *s);
 CHAKRA_API uint64_t chakra_sim_events(const chakra_sim *s);  /* engine events processed */
 /* The read-ahead window each rank's feeder had in the last
  * chakra_sim_run_prefix: nodes (returned), bytes held (*window_bytes) and
