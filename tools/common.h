@@ -100,6 +100,11 @@ int tool_out_commit(tool_out *o);
  * to call after commit (does nothing) or on a zeroed struct. */
 void tool_out_abort(tool_out *o);
 
+/* A rank map (docs/feeder.md): the class file's name as a token of the map
+ * (quoted when it has blanks, quotes or '#'), relative to the map's folder
+ * when both share it. */
+void tool_rank_map_file(FILE *f, const char *map_path, const char *file);
+
 /* A private temporary file (mkstemp on tmpl), removed on the signals above
  * too; tmpl must live until tool_tmp_remove. fd or -1 (errno set). */
 int tool_mkstemp(char *tmpl);

@@ -99,11 +99,13 @@ int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, chakra_gpt_con
  * 1 (error printed). */
 int gpt_cli_net(chakra_cluster_net *net, const char *arg);
 
-/* PREFIX.r.et for every rank, PREFIX.comm_groups.json and, with the
- * collective model's network, PREFIX.network.yml and PREFIX.system.json;
- * all or none (the tools' output rule). 0 or 1 (printed). */
+/* PREFIX.r.et for every rank (rank_map: PREFIX.c<k>.et for each pipeline
+ * stage and the rank map PREFIX.ranks), PREFIX.comm_groups.json and, with
+ * the collective model's network, PREFIX.network.yml and
+ * PREFIX.system.json; all or none (the tools' output rule). 0 or 1
+ * (printed). */
 int gpt_cli_write(const char *prefix, const chakra_gpt_config *c, const chakra_gpu_model *gpu,
                   const chakra_cluster_net *net, const chakra_predict_options *po, int force,
-                  int gzip);
+                  int gzip, int rank_map);
 
 #endif
