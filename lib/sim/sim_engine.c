@@ -583,7 +583,6 @@ static void engine_free(engine *E)
 		for (int s = 0; s <= SIM_MAX_DIMS; s++)
 			free(u->wait[s].buf);
 		free(u->seq_mask);
-		free(u->seq_group);
 		for (p2p_op *o = u->recvs, *nx; o; o = nx) {
 			nx = o->next;
 			free(o);
@@ -621,6 +620,7 @@ static void engine_free(engine *E)
 	free(E->gname);
 	free(E->gpos_key);
 	free(E->gpos_val);
+	free(E->gpos_seq);
 	chakra__sym_free(E);
 	free(E->npu);
 	free(E->ring0);
@@ -663,16 +663,29 @@ const chakra_sim_group *chakra__sim_group_find(engine *E, const char *name, size
 	return NULL;
 }
 
-uint32_t chakra__sim_group_pos(engine *E, uint32_t g, uint32_t rank)
+/* The slot of (g, rank) in the table, or (size_t)-1. */
+static size_t gpos_at(engine *E, uint32_t g, uint32_t rank)
 {
 	uint64_t key = (uint64_t)g << 32 | rank;
 	if (!E->gpos_key)
-		return UINT32_MAX;
+		return (size_t)-1;
 	for (size_t at = pos_hash(key) & (E->gpos_cap - 1); E->gpos_val[at] != UINT32_MAX;
 	     at = (at + 1) & (E->gpos_cap - 1))
 		if (E->gpos_key[at] == key)
-			return E->gpos_val[at];
-	return UINT32_MAX;
+			return at;
+	return (size_t)-1;
+}
+
+uint32_t chakra__sim_group_pos(engine *E, uint32_t g, uint32_t rank)
+{
+	size_t at = gpos_at(E, g, rank);
+	return at == (size_t)-1 ? UINT32_MAX : E->gpos_val[at];
+}
+
+uint32_t *chakra__sim_group_seq(engine *E, uint32_t g, uint32_t rank)
+{
+	size_t at = gpos_at(E, g, rank);
+	return at == (size_t)-1 ? NULL : &E->gpos_seq[at];
 }
 
 /* The tables behind the two lookups, and each group's dimensions. */
@@ -690,8 +703,9 @@ static int groups_index(engine *E)
 	E->gname = calloc(E->gname_cap, sizeof *E->gname);
 	E->gpos_key = malloc(E->gpos_cap * sizeof *E->gpos_key);
 	E->gpos_val = malloc(E->gpos_cap * sizeof *E->gpos_val);
+	E->gpos_seq = calloc(E->gpos_cap, sizeof *E->gpos_seq);
 	E->group_mask = malloc(gs->n * sizeof *E->group_mask);
-	if (!E->gname || !E->gpos_key || !E->gpos_val || !E->group_mask)
+	if (!E->gname || !E->gpos_key || !E->gpos_val || !E->gpos_seq || !E->group_mask)
 		return chakra__sim_nomem(E);
 	memset(E->gpos_val, 0xff, E->gpos_cap * sizeof *E->gpos_val);
 	for (size_t g = 0; g < gs->n; g++) {
@@ -780,10 +794,8 @@ int chakra__sim_engine_run_ex(chakra_sim *S, chakra_feeder *const *feeders, int 
 		u->f = feeders[i];
 		u->rank = r;
 		u->seq_mask = calloc((size_t)1 << net->ndims, sizeof *u->seq_mask);
-		u->seq_group = calloc(opt->groups && opt->groups->n ? opt->groups->n : 1,
-		                      sizeof *u->seq_group);
 		u->tie[0] = UINT64_MAX;
-		if (!u->seq_mask || !u->seq_group || (astra && chakra__sim_astra_init(u)))
+		if (!u->seq_mask || (astra && chakra__sim_astra_init(u)))
 			chakra__sim_nomem(&E);
 		if (heap_push(&E.h, opt->start_delay ? opt->start_delay[r] : 0, EV_START, r, NULL, 0))
 			chakra__sim_nomem(&E);
@@ -805,6 +817,7 @@ int chakra__sim_engine_run_ex(chakra_sim *S, chakra_feeder *const *feeders, int 
 		events++;
 		heap_new_block(&E.h);
 		E.h.org = 0;
+		E.h.taint = ev.org ? ORG_TAINT : 0;
 		E.h.preg = ev.reg;
 		E.cur = &ev;
 		handle(&E, &ev);

@@ -143,6 +143,10 @@ typedef struct event {
 #define ORG_RING ((uint64_t)1 << 62)
 #define ORG_MSG ((uint64_t)2 << 62)
 #define ORG_SENT ((uint64_t)3 << 62)
+/* And whether another rank's handling is among the events that scheduled
+ * it, back to the start (its place among the events of its time and reg,
+ * between ranks, is then not known to be the full simulation's). */
+#define ORG_TAINT ((uint64_t)1 << 61)
 
 typedef struct heap {
 	event *e;
@@ -150,6 +154,7 @@ typedef struct heap {
 	uint64_t seq;
 	uint64_t now;               /* the time of the event being handled */
 	uint64_t org;               /* what the events pushed now get (0 but in reduced runs) */
+	uint64_t taint;             /* ORG_TAINT when the event being handled has it, or an org */
 	uint64_t preg;              /* the reg of the event being handled */
 } heap;
 
@@ -172,7 +177,7 @@ static inline int heap_push_reg(heap *h, uint64_t t, uint64_t reg, uint32_t type
 		h->e = ne;
 		h->cap = nc;
 	}
-	event ev = { t, reg, h->seq++, p, b, a, type, h->org, h->preg };
+	event ev = { t, reg, h->seq++, p, b, a, type, h->org | h->taint, h->preg };
 	ev_heap_push(h->e, &h->n, ev);
 	return 0;
 }
@@ -209,12 +214,13 @@ typedef struct inst {
 	uint64_t comm_size;
 	uint32_t first_rank;        /* who created it, for mismatch messages */
 	const chakra_sim_group *group;
+	uint32_t width;             /* NPUs its bookkeeping has room for: its group's, or all */
 	uint32_t chunks;
 	int nph;
 	sim_phase ph[2 * SIM_MAX_DIMS];
 	/* Per (chunk, phase): start time per rank and members arrived per
-	 * ring (indexed by the ring's base rank); congestion-aware: the
-	 * ring's phase run (by base rank). */
+	 * ring (indexed by the ring's base rank; a group's by their places in
+	 * it: inst_pos); congestion-aware: the ring's phase run (by base). */
 	uint64_t *start;
 	uint32_t *count;
 	struct phase_run **run;
@@ -269,7 +275,7 @@ typedef struct npu {
 	fifo coll_q;
 	uint32_t busy[SIM_MAX_DIMS + 1];
 	fifo wait[SIM_MAX_DIMS + 1]; /* requests per server */
-	uint32_t *seq_mask, *seq_group;
+	uint32_t *seq_mask;         /* collectives issued per dimension mask */
 	p2p_op *recvs, **recvs_tail; /* posted receives (oldest first) */
 	p2p_op *arrived, **arrived_tail; /* oldest first */
 	uint32_t p2p_inflight;
@@ -360,6 +366,7 @@ typedef struct engine {
 	size_t gname_cap;
 	uint64_t *gpos_key;
 	uint32_t *gpos_val;
+	uint32_t *gpos_seq;         /* (group, rank): the collectives the rank issued over it */
 	size_t gpos_cap;
 	uint32_t *ring0;            /* [rank * ndims + d]: first rank of its ring in d */
 	uint64_t now, nodes_done;
@@ -415,6 +422,8 @@ static inline int sim_simulated(const engine *E, uint32_t rank)
  * index in group g (UINT32_MAX: not a member). */
 const chakra_sim_group *chakra__sim_group_find(engine *E, const char *name, size_t len);
 uint32_t chakra__sim_group_pos(engine *E, uint32_t g, uint32_t rank);
+/* The count of collectives rank issued over group g (a member: NULL if not). */
+uint32_t *chakra__sim_group_seq(engine *E, uint32_t g, uint32_t rank);
 
 /* The first rank of the ring that holds rank in phase ph, and member j of
  * the ring that starts at base. */

@@ -28,7 +28,19 @@ static void sym_register(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 
 static size_t slot_of(engine *E, const inst *in, uint32_t chunk, uint32_t p)
 {
-	return ((size_t)chunk * (size_t)in->nph + p) * E->N;
+	(void)E;
+	return ((size_t)chunk * (size_t)in->nph + p) * in->width;
+}
+
+/* A rank's place in an instance's bookkeeping: itself, or in a group's
+ * collective its place in the group (the bookkeeping has the group's
+ * size, not the system's: 2,048 live collectives of 8-GPU groups at
+ * 16,384 GPUs took 800 MiB). */
+static uint32_t inst_pos(engine *E, const inst *in, uint32_t rank)
+{
+	if (in->kind != 1)
+		return rank;
+	return chakra__sim_group_pos(E, (uint32_t)(in->group - E->opt->groups->g), rank);
 }
 
 /* Member `rank` starts phase p of a chunk now. Congestion-aware it runs at
@@ -43,14 +55,14 @@ static void register_phase(engine *E, inst *in, uint32_t chunk, uint32_t p, uint
 	}
 	size_t idx = slot_of(E, in, chunk, p);
 	if (E->opt->model == CHAKRA_SIM_AWARE) {
-		member_start(E, in, chunk, p, base, rank, &in->run[idx + base]);
+		member_start(E, in, chunk, p, base, rank, &in->run[idx + inst_pos(E, in, base)]);
 		return;
 	}
-	in->start[idx + rank] = E->now;
-	if (++in->count[idx + base] == ph->n) {
+	in->start[idx + inst_pos(E, in, rank)] = E->now;
+	if (++in->count[idx + inst_pos(E, in, base)] == ph->n) {
 		uint64_t *start = E->tmp_a;
 		for (uint32_t j = 0; j < ph->n; j++)
-			start[j] = in->start[idx + member_rank(E, in, ph, base, j)];
+			start[j] = in->start[idx + inst_pos(E, in, member_rank(E, in, ph, base, j))];
 		run_phase_unaware(E, in, chunk, p, base, start);
 	}
 }
@@ -358,7 +370,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		dims[0] = -1;
 		k = 1;
 	}
-	uint32_t seq = kind ? u->seq_group[key]++ : u->seq_mask[key]++;
+	uint32_t seq = kind ? (*chakra__sim_group_seq(E, key, u->rank))++ : u->seq_mask[key]++;
 	inst *in = inst_get(E, kind, key, seq);
 	if (in) {
 		if (in->comm_type != type || in->comm_size != size) {
@@ -396,20 +408,22 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 			                 chakra_node_id(n), chakra__sim_node_name(n), perr);
 			return;
 		}
-		/* Per chunk and NPU: a start time and count (or a run pointer) per
-		 * phase and a place in a server's queue. Within the budget or a
-		 * clear refusal (a split count of 1e6 once needed 19 GB). */
-		double need = (double)chunks * E->N * ((nph ? nph : 1) * 12.0 + 16.0);
+		/* Per chunk and member (every NPU, or a group's): a start time and
+		 * count (or a run pointer) per phase and a place in a server's
+		 * queue. Within the budget or a clear refusal (a split count of 1e6
+		 * once needed 19 GB). */
+		uint32_t width = kind == 1 ? (uint32_t)grp->n : E->N;
+		double need = (double)chunks * width * ((nph ? nph : 1) * 12.0 + 16.0);
 		if (need > (double)E->opt->memory) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): this collective "
 			                 "needs %.0f MiB of bookkeeping (%" PRIu32 " chunks x %d phases x %"
 			                 PRIu32 " NPUs), more than the simulation's memory budget of %.0f "
 			                 "MiB (--memory; or fewer preferred-dataset-splits)", u->rank,
 			                 chakra_node_id(n), chakra__sim_node_name(n), need / 1048576.0, chunks,
-			                 nph, E->N, (double)E->opt->memory / 1048576.0);
+			                 nph, width, (double)E->opt->memory / 1048576.0);
 			return;
 		}
-		in = inst_new(E, (size_t)chunks * (size_t)(nph ? nph : 1) * E->N);
+		in = inst_new(E, (size_t)chunks * (size_t)(nph ? nph : 1) * width);
 		if (!in) {
 			chakra__sim_nomem(E);
 			return;
@@ -421,6 +435,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		in->comm_size = size;
 		in->first_rank = u->rank;
 		in->group = grp;
+		in->width = width;
 		in->chunks = chunks;
 		in->nph = nph;
 		for (int q = 0; q < nph; q++)
@@ -457,7 +472,8 @@ void chakra__sim_pr_free(engine *E, phase_run *pr)
 	if (pr->ring)
 		chakra__sym_ring_drop(E, pr->ring);
 	else if (pr->mode == PR_AWARE && pr->in->run)
-		pr->in->run[slot_of(E, pr->in, pr->chunk, pr->phase) + pr->base] = NULL;
+		pr->in->run[slot_of(E, pr->in, pr->chunk, pr->phase) + inst_pos(E, pr->in, pr->base)] =
+			NULL;
 	if (pr->mode == PR_AWARE)
 		inst_release(E, pr->in); /* (a run holds its instance: member_start) */
 	free(pr->fin);

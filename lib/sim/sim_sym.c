@@ -59,7 +59,7 @@ struct sym_state {
 	uint32_t norg;
 	/* With outputs: the last event of a simulated rank (time, reg, block,
 	 * preg, rank). */
-	uint64_t out_t, out_reg, out_blk, out_preg;
+	uint64_t out_t, out_reg, out_blk, out_preg, out_org;
 	uint32_t out_rank;
 };
 
@@ -177,7 +177,8 @@ void chakra__sym_tie_key(engine *E, uint64_t *last, const char *what, uint32_t w
 	 * messages of one sender), or from handlings of events with different
 	 * regs (ordered by them); not when they come from two origins whose
 	 * handlings had one time and reg (ordered between ranks). */
-	if (last[0] == ev->t && last[1] == ev->reg && last[2] != ev->org && last[3] == ev->preg &&
+	uint64_t org = ev->org & ~ORG_TAINT;
+	if (last[0] == ev->t && last[1] == ev->reg && last[2] != org && last[3] == ev->preg &&
 	    !(last[4] == type && commutes(type))) {
 		chakra__sym_fail(E, "%s %" PRIu32 " has two events at cycle %" PRIu64 " (scheduled at %"
 		                 PRIu64 ": %s, %s) scheduled by different ranks' events, which the full "
@@ -187,7 +188,7 @@ void chakra__sym_tie_key(engine *E, uint64_t *last, const char *what, uint32_t w
 	}
 	last[0] = ev->t;
 	last[1] = ev->reg;
-	last[2] = ev->org;
+	last[2] = org;
 	last[3] = ev->preg;
 	last[4] = type;
 }
@@ -218,17 +219,19 @@ void chakra__sym_tie(engine *E, uint32_t rank, uint32_t type)
 {
 	chakra__sym_tie_key(E, npu_of(E, rank)->tie, "rank", rank, type);
 	/* With outputs (event lines, spans), the lines of two simulated ranks
-	 * at one cycle must come in the full simulation's order too: two
-	 * events at one time and reg, of two ranks, scheduled by different
-	 * handlings of events with one reg, run in an order between ranks the
-	 * reduction does not know. */
+	 * at one cycle must come in the full simulation's order too. Two events
+	 * of two ranks at one time and reg do when they were scheduled by
+	 * handlings of events of different regs (ordered by them), or by one
+	 * handling, or when neither has another rank's handling among the
+	 * events that scheduled it (by induction from the starts, in rank
+	 * order, they are then in the full simulation's order); not else. */
 	const event *ev = E->cur;
 	struct sym_state *ss = E->ss;
 	if (!E->sym_outputs || !ev || E->failed)
 		return;
 	uint64_t blk = ev->seq >> SEQ_BLOCK_BITS;
 	if (ss->out_rank != rank && ss->out_t == ev->t && ss->out_reg == ev->reg &&
-	    ss->out_blk != blk && ss->out_preg == ev->preg) {
+	    ss->out_blk != blk && ss->out_preg == ev->preg && (ss->out_org || ev->org)) {
 		chakra__sym_fail(E, "ranks %" PRIu32 " and %" PRIu32 " have events at cycle %" PRIu64
 		                 " (scheduled at %" PRIu64 ") whose order between them, in the event "
 		                 "lines, the reduction does not know", ss->out_rank, rank, ev->t, ev->reg);
@@ -239,6 +242,7 @@ void chakra__sym_tie(engine *E, uint32_t rank, uint32_t type)
 	ss->out_reg = ev->reg;
 	ss->out_blk = blk;
 	ss->out_preg = ev->preg;
+	ss->out_org = ev->org;
 }
 
 void chakra__sym_tie_link(engine *E, size_t link)
