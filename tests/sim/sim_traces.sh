@@ -75,11 +75,11 @@ grep -q '"tid":2,"name":"thread_name","args":{"name":"cpu"}' "$T/tl.json" &&
 # With collectives: a rank of a 2-rank DDP job, on both ranks of its group.
 conv nccl kineto "$D/kineto/hta-nccl/nccl_data.json.gz" --step 5
 cp "$T/nccl.0.et" "$T/nccl.1.et"
-check "hta-nccl step 5, 2 NPUs, slow switch" "284638124/245337124 284638124/245337124" -- \
+check "hta-nccl step 5, 2 NPUs, slow switch" "284535124/245234124 284535124/245234124" -- \
 	--workload "$T/nccl" --network "$T/sw2s.yml" --system "$SYS"
-check "hta-nccl step 5, aware" "475052828/435751828 475052828/435751828" -- \
+check "hta-nccl step 5, aware" "474949828/435648828 474949828/435648828" -- \
 	--workload "$T/nccl" --network "$T/sw2s.yml" --system "$SYS" --model aware
-check "hta-nccl step 5, --durations nanos" "284623963/245327126 284623963/245327126" -- \
+check "hta-nccl step 5, --durations nanos" "284522170/245225333 284522170/245225333" -- \
 	--workload "$T/nccl" --network "$T/sw2s.yml" --system "$SYS" --durations nanos
 
 # A multi-rank Kineto set (two sampled ranks of one job), and chakra project.
@@ -91,7 +91,7 @@ else
 fi
 if "$X" project "$T/nccl" --dp 4 -o "$T/p4" 2>"$T/err"; then
 	check "hta-nccl step 5 projected to 4 ranks" \
-		"380094108/340793108 380094108/340793108 380094108/340793108 380094108/340793108" -- \
+		"379991108/340690108 379991108/340690108 379991108/340690108 379991108/340690108" -- \
 		--workload "$T/p4" --network "$T/r4s.yml" --system "$SYS" --comm-group "$T/p4.comm_groups.json"
 else
 	bad "project: $(head -c 300 "$T/err")"
