@@ -250,18 +250,13 @@ int chakra_gpt_predict(const chakra_gpt_config *c, const chakra_gpu_model *gpu,
 		net = &dnet;
 	}
 	memset(out, 0, sizeof *out);
-	int rc = chakra_gpt_config_check(c, err, errlen);
+	chakra_gpt_config cc;
+	pd_layout l;
+	int rc = chakra__pd_layout_on(c, net, &cc, &l, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (c->precision == CHAKRA_PRECISION_FP8 && !(gpu->peak_tflops_fp8 > 0))
 		return BAD("FP8: the GPU model '%s' has no FP8 peak", gpu->name);
-	chakra_gpt_config cc = *c;
-	if (!cc.gpus_per_node)
-		cc.gpus_per_node = net->gpus_per_node ? net->gpus_per_node : 8;
-	pd_layout l;
-	rc = chakra__pd_layout(&cc, &l, err, errlen);
-	if (rc < 0)
-		return rc;
 	rc = chakra_gpt_memory_estimate(&cc, gpu, &out->memory, err, errlen);
 	if (rc < 0)
 		return rc;
