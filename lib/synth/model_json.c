@@ -17,6 +17,7 @@
 
 #include "jguard.h"
 #include "synth_impl.h"
+#include "outfile.h"
 
 #define FORMAT "chakra-synth-model"
 #define VERSION 1
@@ -233,51 +234,16 @@ int chakra_synth_model_save(const chakra_synth_model *m, const char *path, int o
 	char *text = chakra_synth_model_json(m, &len);
 	if (!text)
 		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "out of memory");
-	int rc = 0;
-	if (!strcmp(path, "-")) {
-		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
-			rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "<stdout>: write error");
-		free(text);
-		return rc;
-	}
-	struct stat st;
-	if (!overwrite && stat(path, &st) == 0) {
-		free(text);
-		return chakra__sy_err(err, errlen, CHAKRA_EIO,
-		                      "%s: exists (not replaced without overwrite)", path);
-	}
-	size_t pl = strlen(path) + 16;
-	char *tmp = malloc(pl);
-	if (!tmp) {
-		free(text);
-		return CHAKRA_ENOMEM;
-	}
-	snprintf(tmp, pl, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fchmod(fd, 0644); /* mkstemp's 0600 is not what a model file needs */
-	size_t off = 0;
-	while (off < len) {
-		ssize_t k = write(fd, text + off, len - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		off += (size_t)k;
-	}
-	if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-		rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
+	/* the output rule (outfile.h): "-" is stdout, a device is written
+	 * into, a file replaced only with overwrite, through a temporary */
+	chakra__out out;
+	chakra__out_opts oo = { overwrite, 1, NULL, 0, "set overwrite (-f)" };
+	int rc = chakra__out_open(&out, path, &oo, err, errlen);
+	if (rc == 0 && fwrite(text, 1, len, out.f) != len)
+		rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: write error", path);
+	if (rc == 0)
+		rc = chakra__out_commit(&out, err, errlen);
+	chakra__out_abort(&out);
 	free(text);
 	return rc;
 }

@@ -216,5 +216,18 @@ run 4 "$T/mlp" --no-comm-group
 expect_err "involved_dim flags only some of 2 dimensions and the network shape is unknown" shape
 echo "ok: setup errors"
 
+# 8. --log files follow the output rule: an existing log is kept without
+#    -f (the run stops before replaying), replaced with it.
+printf 'precious\n' >"$T/kept.0.log"
+run 4 "$T/all_reduce" --log "$T/kept"
+[ $rc -ne 0 ] || fail "existing log: exit 0"
+expect_err "kept.0.log: exists; use -f (--force) to replace it" existing-log
+[ "$(cat "$T/kept.0.log")" = precious ] || fail "existing log replaced without -f"
+run 4 "$T/all_reduce" --log "$T/kept" -f
+[ $rc -eq 0 ] || { fail "log -f: exit $rc"; cat "$T/err"; }
+grep -q '^I' "$T/kept.0.log" || fail "log -f: not replaced"
+ls "$T" | grep -q '\.tmp-' && fail "log: temporary left"
+echo "ok: --log output rule"
+
 [ $fails -eq 0 ] && echo "all chakra-replay mpirun checks passed"
 exit $((fails > 0))

@@ -358,14 +358,18 @@ static void text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 	free(t);
 }
 
-static int timeline_out(const chakra_perf *r, const char *path)
+/* Under the output rule (a temporary renamed when complete, -f to
+ * replace, devices written into); the checks ran before the replay. */
+static int timeline_out(const chakra_perf *r, const char *path, int force,
+                        const char *const *inputs)
 {
-	FILE *f = tool_fopen_out(path);
-	if (!f)
+	tool_out o;
+	if (tool_out_open(&o, path, force, inputs, 4) < 0)
 		return -1;
+	FILE *f = o.f;
 	yajl_gen g = jo_open(f, 0);
 	if (!g) {
-		tool_fclose_out(f, path);
+		tool_out_abort(&o);
 		return tool_err("out of memory");
 	}
 	yajl_gen_map_open(g);
@@ -412,7 +416,7 @@ static int timeline_out(const chakra_perf *r, const char *path)
 	yajl_gen_map_close(g);
 	yajl_gen_free(g);
 	fputc('\n', f);
-	return tool_fclose_out(f, path) ? 1 : 0;
+	return tool_out_commit(&o) ? 1 : 0;
 }
 
 int cmd_sim_replay(int argc, char **argv)
@@ -421,7 +425,7 @@ int cmd_sim_replay(int argc, char **argv)
 	const char *timeline = NULL, *between = NULL;
 	uint64_t skip = 0;
 	int64_t *wit = NULL, *wrec = NULL;
-	int json = 0, modelled = 0, replay = 0, model = 0, rc = 1;
+	int json = 0, modelled = 0, replay = 0, model = 0, force = 0, rc = 1;
 	uint64_t iters = UINT64_MAX, ntop = 10; /* UINT64_MAX: not given (the library's 2) */
 	opt_list ks = { NULL, NULL, 0 };
 	tool_list ksl = { NULL, 0 }, cscale = { NULL, 0 };
@@ -443,6 +447,8 @@ int cmd_sim_replay(int argc, char **argv)
 		  "threads, critical_path" },
 		{ "--timeline", "FILE", TOOL_STR, &timeline, NULL,
 		  "the replayed iteration as a Chrome/Perfetto trace" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL,
+		  "replace an existing --timeline file" },
 		{ "--kernel-scale", "R=F", TOOL_LIST, &ksl, NULL,
 		  "device ops whose name matches the POSIX extended\n"
 		  "regular expression R take F x their time (first\n"
@@ -481,7 +487,7 @@ int cmd_sim_replay(int argc, char **argv)
 		{ NULL, NULL, 0, NULL, NULL, NULL },
 	};
 	const tool_command cmd = {
-		"--workload PREFIX|FILE [--json] [--timeline FILE.json]\n"
+		"--workload PREFIX|FILE [--json] [--timeline FILE.json [-f]]\n"
 		"                  [--kernel-scale REGEX=FACTOR]... [--compute-scale [RANK=]FACTOR]...\n"
 		"                  [--network NET.yml --system SYS.json [--model unaware|aware]]\n"
 		"                  [--comm-group GROUPS.json] [--iterations N] [--path N]\n"
@@ -624,14 +630,15 @@ int cmd_sim_replay(int argc, char **argv)
 	o.n_kernel_scale = ks.n;
 	o.copies = iters == UINT64_MAX ? 0 : (unsigned)iters;
 	o.modelled_gaps = modelled;
+	const char *const tl_in[] = { workload, network, system, groups_path };
 	if (timeline) {
-		const char *inputs[] = { workload, network, system, groups_path };
+		const char *const *inputs = tl_in;
 		if (!strcmp(timeline, "-")) {
 			rc = tool_usage(name, "--timeline needs a file: stdout carries the "
 			                "summary");
 			goto out;
 		}
-		if (tool_check_output(timeline, inputs, 4))
+		if (tool_out_check(timeline, force, inputs, 4) < 0)
 			goto out;
 	}
 	if (between) {
@@ -677,7 +684,7 @@ int cmd_sim_replay(int argc, char **argv)
 		chakra_perf_free(r);
 		r = d;
 		double secs = tool_now() - t0;
-		if (timeline && timeline_out(r, timeline))
+		if (timeline && timeline_out(r, timeline, force, tl_in))
 			goto out;
 		if (json) {
 			between_res bw = { between, skip, m, med, wit, wrec, rec_med };
@@ -707,7 +714,7 @@ int cmd_sim_replay(int argc, char **argv)
 		goto out;
 	}
 	double secs = tool_now() - t0;
-	if (timeline && timeline_out(r, timeline))
+	if (timeline && timeline_out(r, timeline, force, tl_in))
 		goto out;
 	unsigned copies = chakra_perf_iterations(r);
 	if (chakra_perf_unknown_deps(r))

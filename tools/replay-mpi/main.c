@@ -44,6 +44,7 @@ static const char usage[] =
 	"  --no-comm-group            ignore pg_name (as chakra sim without --comm-group)\n"
 	"  --dims D0xD1..             network shape for involved_dim [npus_count of --network]\n"
 	"  --deps data|ctrl|both      dependencies that gate a node [data]\n"
+	"  -f, --force                replace existing --log files\n"
 	"  --log PREFIX               write each rank's issued and completed nodes to\n"
 	"                             PREFIX.r.log\n"
 	"  --verify                   check every result (sums, blocks, messages) against\n"
@@ -89,7 +90,8 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 		memcpy(name, a, nl);
 		name[nl] = 0;
 		int flag = !strcmp(name, "--json") || !strcmp(name, "--no-comm-group") ||
-		           !strcmp(name, "--verify") || !strcmp(name, "-q") || !strcmp(name, "--quiet");
+		           !strcmp(name, "--verify") || !strcmp(name, "-q") || !strcmp(name, "--quiet") ||
+		           !strcmp(name, "-f") || !strcmp(name, "--force");
 		if (flag) {
 			if (eq) {
 				snprintf(err, errlen, "%s takes no value", name);
@@ -101,6 +103,8 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 				o->no_groups = 1;
 			else if (!strcmp(name, "--verify"))
 				o->verify = 1;
+			else if (!strcmp(name, "-f") || !strcmp(name, "--force"))
+				o->force = 1;
 			else
 				o->quiet = 1;
 			continue;
@@ -293,13 +297,14 @@ static int setup_rank(rp_ctx *c, char *err, size_t errlen)
 			return -1;
 		}
 	if (c->o.log) {
-		char lp[4200];
-		snprintf(lp, sizeof lp, "%s.%d.log", c->o.log, c->rank);
-		c->log = fopen(lp, "w");
-		if (!c->log) {
-			snprintf(err, errlen, "%.500s: %s", lp, strerror(errno));
+		/* the output rule (lib/outfile.h): a temporary renamed at the end,
+		 * an existing log replaced only with -f, never a trace */
+		snprintf(c->log_path, sizeof c->log_path, "%s.%d.log", c->o.log, c->rank);
+		const char *in[] = { c->path, c->o.network, c->o.system, c->o.groups };
+		chakra__out_opts oo = { c->o.force, 0, in, 4, "use -f (--force)" };
+		if (chakra__out_open(&c->log_out, c->log_path, &oo, err, errlen) < 0)
 			return -1;
-		}
+		c->log = c->log_out.f;
 		fprintf(c->log, "# chakra-replay log: rank %d of %d, %s, %u warmup + %u iterations, "
 		        "deps %s\n", c->rank, c->size, c->path, c->o.warmup, c->o.iters,
 		        deps_name(c->o.deps));
@@ -506,10 +511,15 @@ int main(int argc, char **argv)
 	report(c, c->o.network ? &sim : NULL);
 	status = 0;
 out:
-	if (c->log && fclose(c->log) != 0) {
-		fprintf(stderr, "chakra-replay: rank %d: writing the log failed\n", c->rank);
-		status = 1;
+	if (c->log) {
+		char e[600];
+		/* a failed run keeps its log too: it says how far each rank got */
+		if (chakra__out_commit(&c->log_out, e, sizeof e) < 0) {
+			fprintf(stderr, "chakra-replay: rank %d: %s\n", c->rank, e);
+			status = 1;
+		}
 	}
+	chakra__out_abort(&c->log_out);
 	c->log = NULL;
 	if (have_sim)
 		chakra_replay_sim_free(&sim);

@@ -13,6 +13,8 @@
 #define CHAKRA_REPLAY_TOOL_H
 
 #include <stdio.h>
+
+#include "outfile.h"
 #include <mpi.h>
 
 #include "chakra/chakra.h"
@@ -32,6 +34,7 @@ typedef struct rp_opts {
 	const char *dims;
 	chakra_deps deps;
 	const char *log;        /* per-rank log prefix */
+	int force;              /* -f: replace existing logs */
 	int verify;
 	int quiet;
 } rp_opts;
@@ -68,7 +71,9 @@ typedef struct rp_ctx {
 	int ctl_in[2];
 	const char *phase;          /* what this rank is doing, for messages */
 	rp_pool pool;
-	FILE *log;
+	FILE *log;              /* log_out.f, or NULL */
+	chakra__out log_out;
+	char log_path[4200];
 	/* Results of the measured iterations. */
 	chakra_replay_stats stats;
 	chakra_replay_rank_times times;
