@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "outfile.h"
 
 /* The bytes of the options struct a caller of that version has (fields
  * are only appended); 0 for a version we do not know. */
@@ -250,6 +251,8 @@ static int groups_from_graph(const cv_graph *g, cv_groups *out)
 			return -1;
 		memset(q, 0, sizeof *q);
 		q->size = p->size;
+		q->rank_start = p->rank_start;
+		q->rank_stride = p->rank_stride;
 		q->name = strdup(cv_str(&g->strs, p->name));
 		if (!q->name)
 			return -1;
@@ -473,6 +476,20 @@ int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out
 	int rc = chakra__cv_opts(opts, &o, r->errmsg, sizeof r->errmsg);
 	if (rc < 0)
 		return rc;
+	cv_err e = { 0 };
+	e.index = e.offset = -1;
+	if ((rc = check_opts(&o, &e)) < 0) {
+		result_from_err(r, &e);
+		return rc;
+	}
+	if (!o.out_cb) {
+		/* the output rule (outfile.h) before any work: never an input,
+		 * an existing file only with overwrite */
+		const char *ins[] = { et_path, kineto_path ? kineto_path : o.kineto_path };
+		chakra__out_opts oo = { o.overwrite, 1, ins, 2, "use -f (--force)" };
+		if ((rc = chakra__out_check(out_path, &oo, r->errmsg, sizeof r->errmsg)) < 0)
+			return rc;
+	}
 	if (et_path) {
 		if (kineto_path)
 			o.kineto_path = kineto_path;

@@ -252,7 +252,14 @@ typedef struct cv_pg {
 	int64_t size;
 	int64_t *ranks;
 	size_t n_ranks;
+	/* members given as a range: rank_start + k * rank_stride, k < size
+	 * (rank_stride 0: none), kept as a range (never materialised) */
+	int64_t rank_start, rank_stride;
 } cv_pg;
+
+/* Ranks are below this (as ASTRA-sim's group files and the synth module
+ * take them): a member past it is corrupt input, not a rank. */
+#define CV_RANK_LIMIT (INT64_C(1) << 24)
 
 typedef struct cv_et {
 	cv_strtab strs;
@@ -379,6 +386,7 @@ typedef struct cv_wait {
 
 typedef struct cv_graph {
 	cv_strtab strs;
+	cv_map pg_index;         /* group name (strtab index) -> pgs[] */
 	cv_node *nodes;
 	size_t n, cap;
 	cv_edge *edges;
@@ -390,10 +398,25 @@ typedef struct cv_graph {
 	const cv_et *et;         /* host ops' source (inputs/outputs, attributes) */
 } cv_graph;
 
-/* Add or complete a process group (name in the graph's strtab). ranks may
- * be NULL; size < 0 unknown. */
+/* Add or complete a process group (name in the graph's strtab): where
+ * every group enters the converter (process_group:init, a collective's
+ * record, a Kineto kernel's args, distributedInfo.pg_config), so it is
+ * validated here once. ranks may be NULL; size < 0 unknown; rank_stride >
+ * 0 gives the members as the range rank_start + k * rank_stride, k < size.
+ * A member listed twice, a rank below 0 or from CV_RANK_LIMIT on, a range
+ * that leaves it, are refused: CHAKRA_ECORRUPT with the message in err,
+ * naming `where` (file, unit and index as chakra__cv_fail takes them).
+ * 0 or a negative chakra_error. */
+typedef struct cv_where {
+	const char *file, *unit;
+	int64_t index;
+	const char *what;        /* e.g. "distributedInfo.pg_config", or NULL */
+} cv_where;
 int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t backend,
-                        int64_t size, const int64_t *ranks, size_t nranks);
+                        int64_t size, const int64_t *ranks, size_t nranks, int64_t rank_start,
+                        int64_t rank_stride, cv_err *err, const cv_where *where);
+/* The group of that name, or NULL. */
+const cv_pg *chakra__cv_graph_pg_find(const cv_graph *g, uint32_t name);
 
 int chakra__cv_graph_init(cv_graph *g);
 /* A new node, zeroed with CV_UNSET ids; returns its index or CV_NONE. */
@@ -464,6 +487,7 @@ typedef struct cv_groups {
 		int64_t size;
 		int64_t *ranks;
 		size_t n;
+		int64_t rank_start, rank_stride; /* a range (stride > 0) when n == 0 */
 	} *g;
 	size_t n, cap;
 } cv_groups;

@@ -556,25 +556,37 @@ static int set_comm(dv *d, uint32_t i, uint32_t gi)
 		int dsz = c->dtype ? chakra__cv_dtype_size(cv_str(&k->strs, c->dtype),
 		                                           cv_strlen(&k->strs, c->dtype))
 		                   : 0;
-		if (dsz && c->in_nelems != CV_UNSET && c->in_nelems >= 0)
-			n->comm_size = c->in_nelems * dsz;
+		if (dsz && c->in_nelems != CV_UNSET && c->in_nelems >= 0 &&
+		    __builtin_mul_overflow(c->in_nelems, (int64_t)dsz, &n->comm_size)) {
+			chakra__cv_fail(d->err, CHAKRA_ECORRUPT, d->file, "event", (int64_t)e->index, -1,
+			                "In msg nelems %lld x %d bytes overflows a 64-bit size",
+			                (long long)c->in_nelems, dsz);
+			return -1;
+		}
 		if (c->pg_name) {
 			n->pg_name = chakra__cv_intern(&d->g->strs, cv_str(&k->strs, c->pg_name),
 			                               cv_strlen(&k->strs, c->pg_name));
 			if (n->pg_name == CV_NONE)
 				return -1;
+			/* the ranks string is parsed once per group, not per kernel */
+			const cv_pg *known = chakra__cv_graph_pg_find(d->g, n->pg_name);
 			int64_t *r = NULL;
 			size_t nr = 0;
-			if (c->pg_ranks && parse_ranks(cv_str(&k->strs, c->pg_ranks), &r, &nr) < 0)
+			if (c->pg_ranks && !(known && known->n_ranks) &&
+			    parse_ranks(cv_str(&k->strs, c->pg_ranks), &r, &nr) < 0)
 				return -1;
 			uint32_t ds = c->pg_desc ? chakra__cv_intern(&d->g->strs, cv_str(&k->strs, c->pg_desc),
 			                                             cv_strlen(&k->strs, c->pg_desc))
 			                         : 0;
+			int have_range = c->rank_start != CV_UNSET && c->rank_stride != CV_UNSET;
+			cv_where w = { d->file, "event", (int64_t)e->index, NULL };
 			int rc = ds == CV_NONE ? -1
 			                       : chakra__cv_graph_pg(d->g, d->g->nodes[gi].pg_name, ds, 0,
 			                                             c->group_size != CV_UNSET ? c->group_size
 			                                                                       : -1,
-			                                             r, nr);
+			                                             r, nr, have_range ? c->rank_start : 0,
+			                                             have_range ? c->rank_stride : 0,
+			                                             d->err, &w);
 			free(r);
 			if (rc < 0)
 				return -1;
@@ -1094,8 +1106,10 @@ int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_co
 			                                cv_strlen(&k->strs, pgs[i].desc));
 			uint32_t be = chakra__cv_intern(&g->strs, cv_str(&k->strs, pgs[i].backend),
 			                                cv_strlen(&k->strs, pgs[i].backend));
+			cv_where w = { d.file, NULL, -1, "distributedInfo.pg_config" };
 			if (nm == CV_NONE || ds == CV_NONE || be == CV_NONE ||
-			    chakra__cv_graph_pg(g, nm, ds, be, pgs[i].size, pgs[i].ranks, pgs[i].n_ranks) < 0)
+			    chakra__cv_graph_pg(g, nm, ds, be, pgs[i].size, pgs[i].ranks, pgs[i].n_ranks, 0,
+			                        0, d.err, &w) < 0)
 				rc = -1;
 		}
 		for (size_t i = 0; i < npg; i++)
