@@ -14,6 +14,7 @@
 #include "chakra/writer.h"
 #include <yajl/yajl_parse.h>
 
+#include "graph_impl.h"
 #include "jguard.h"
 
 #if defined(__GNUC__)
@@ -88,8 +89,7 @@ typedef struct cv_strtab {
 	size_t len, cap;
 	struct cv_sref { uint32_t off, len; } *ent; /* NUL-terminated in text */
 	size_t n, ncap;
-	uint32_t *hash;     /* open addressing: index+1, 0 = empty */
-	size_t hcap;
+	chakra__ixmap index; /* keyed per table: names a file chooses never collide */
 } cv_strtab;
 int chakra__cv_strtab_init(cv_strtab *t);
 /* Index of s (added if new), CV_NONE on ENOMEM. */
@@ -114,12 +114,20 @@ int chakra__cv_map_put(cv_map *m, uint64_t key, uint32_t val); /* replaces */
 size_t chakra__cv_map_count(const cv_map *m);
 void chakra__cv_map_free(cv_map *m);
 
-/* A key for a pair of 64-bit values (pid, tid), (device, stream). */
-static inline uint64_t cv_pair_key(int64_t a, int64_t b)
-{
-	uint64_t x = (uint64_t)a * 0x9e3779b97f4a7c15ull;
-	return (x ^ (x >> 29)) + (uint64_t)b * 0xc2b2ae3d27d4eb4full;
-}
+/* ---- (a, b) -> u32 map: (pid, tid), (device, stream), (tensor id,
+ * storage id). Both values are stored and compared, and the hash is keyed
+ * per map, so no file can make pairs share a key or a slot (a hash of the
+ * pair as the key let chosen pairs collide into one scan). A zeroed
+ * struct is an empty map. ---- */
+typedef struct cv_pmap {
+	chakra__ixmap ix;
+	struct cv_pair { int64_t a, b; uint32_t val; } *e;
+	size_t n, cap;
+	int ready;
+} cv_pmap;
+uint32_t chakra__cv_pmap_get(const cv_pmap *m, int64_t a, int64_t b); /* CV_NONE if absent */
+int chakra__cv_pmap_put(cv_pmap *m, int64_t a, int64_t b, uint32_t val); /* replaces */
+void chakra__cv_pmap_free(cv_pmap *m);
 
 /* ---- numbers ---- */
 /* JSON number text to int64: exact for integers; a number with a fraction

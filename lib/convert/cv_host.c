@@ -233,14 +233,6 @@ static uint64_t num_ops_of(hb *b, uint32_t i, int depth)
 	return sum;
 }
 
-static uint64_t tkey(const cv_tensor *t)
-{
-	if (t->tid < (1ull << 32) && t->sid < (1ull << 32))
-		return (t->tid << 32) | t->sid;
-	uint64_t h = t->tid * 0x9e3779b97f4a7c15ull;
-	return (h ^ (h >> 31)) ^ (t->sid * 0xc2b2ae3d27d4eb4full);
-}
-
 static uint32_t gstr(cv_graph *g, const cv_strtab *src, uint32_t i)
 {
 	return chakra__cv_intern(&g->strs, cv_str(src, i), cv_strlen(src, i));
@@ -296,7 +288,8 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 		rc = select_ops(&b, host_of, s);
 	uint32_t *sub = NULL, *stk = NULL;
 	size_t nsub = 0, subcap = 0, stkcap = 0;
-	cv_map producer = { 0 }, chain = { 0 }, pending = { 0 }, seen = { 0 }, tagmap = { 0 },
+	cv_pmap producer = { 0 }, seen = { 0 }; /* by (tensor id, storage id), exactly */
+	cv_map chain = { 0 }, pending = { 0 }, tagmap = { 0 },
 	       pgmap = { 0 };
 	pgkey *pgs = NULL;
 	size_t npgs = 0, pgcap = 0;
@@ -421,8 +414,8 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 				const cv_tensor *tt = &et->tensors[d->tin + t];
 				if (!tt->sid)
 					continue;
-				uint64_t key = tkey(tt);
-				if (j == 0 && chakra__cv_map_get(&seen, key) != gen) {
+				int64_t ka = (int64_t)tt->tid, kb = (int64_t)tt->sid;
+				if (j == 0 && chakra__cv_pmap_get(&seen, ka, kb) != gen) {
 					if (__builtin_add_overflow(tbytes, tt->bytes, &tbytes) ||
 					    tbytes > (uint64_t)INT64_MAX) {
 						rc = chakra__cv_fail(err, CHAKRA_ECORRUPT, b.file, "node",
@@ -430,10 +423,10 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 						                     "sizes add up past a 64-bit size");
 						goto out;
 					}
-					if (chakra__cv_map_put(&seen, key, gen) < 0)
+					if (chakra__cv_pmap_put(&seen, ka, kb, gen) < 0)
 						goto nomem;
 				}
-				uint32_t p = chakra__cv_map_get(&producer, key);
+				uint32_t p = chakra__cv_pmap_get(&producer, ka, kb);
 				if (p != CV_NONE && p != gi && chakra__cv_graph_edge(g, p, gi, 0) < 0)
 					goto nomem;
 			}
@@ -441,8 +434,8 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 				const cv_tensor *tt = &et->tensors[d->tout + t];
 				if (!tt->sid)
 					continue;
-				uint64_t key = tkey(tt);
-				if (j == 0 && chakra__cv_map_get(&seen, key) != gen) {
+				int64_t ka = (int64_t)tt->tid, kb = (int64_t)tt->sid;
+				if (j == 0 && chakra__cv_pmap_get(&seen, ka, kb) != gen) {
 					if (__builtin_add_overflow(tbytes, tt->bytes, &tbytes) ||
 					    tbytes > (uint64_t)INT64_MAX) {
 						rc = chakra__cv_fail(err, CHAKRA_ECORRUPT, b.file, "node",
@@ -450,10 +443,10 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 						                     "sizes add up past a 64-bit size");
 						goto out;
 					}
-					if (chakra__cv_map_put(&seen, key, gen) < 0)
+					if (chakra__cv_pmap_put(&seen, ka, kb, gen) < 0)
 						goto nomem;
 				}
-				if (chakra__cv_map_put(&producer, key, gi) < 0)
+				if (chakra__cv_pmap_put(&producer, ka, kb, gi) < 0)
 					goto nomem;
 			}
 		}
@@ -503,10 +496,10 @@ out:
 	free(stk);
 	free(pgs);
 	free(tags);
-	chakra__cv_map_free(&producer);
+	chakra__cv_pmap_free(&producer);
 	chakra__cv_map_free(&chain);
 	chakra__cv_map_free(&pending);
-	chakra__cv_map_free(&seen);
+	chakra__cv_pmap_free(&seen);
 	chakra__cv_map_free(&tagmap);
 	chakra__cv_map_free(&pgmap);
 	free(b.parent);
