@@ -36,10 +36,16 @@ typedef struct grp {
 	size_t n;
 } grp;
 
+typedef struct gref {
+	const char *name;
+	size_t i;
+} gref;
+
 typedef struct groups {
 	grp *g;
 	size_t n;
 	uint32_t world;       /* highest rank + 1 */
+	gref *byname;         /* sorted by name: found by bisection, not a scan */
 } groups;
 
 static void groups_free(groups *G)
@@ -49,7 +55,62 @@ static void groups_free(groups *G)
 		free(G->g[i].ranks);
 	}
 	free(G->g);
+	free(G->byname);
 	memset(G, 0, sizeof *G);
+}
+
+static int cmp_gref(const void *a, const void *b)
+{
+	const gref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_u32(const void *x, const void *y);
+
+/* Checked once, where the file enters: a name defined twice, a rank listed
+ * twice (each group's ranks end up sorted); then the index by name. */
+static int groups_check(groups *G, const char *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < G->n; i++) {
+		grp *g = &G->g[i];
+		qsort(g->ranks, g->n, sizeof *g->ranks, cmp_u32);
+		for (size_t k = 1; k < g->n; k++)
+			if (g->ranks[k] == g->ranks[k - 1])
+				return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+				                      "%s: group \"%s\" lists rank %u twice", path, g->name,
+				                      g->ranks[k]);
+	}
+	G->byname = malloc((G->n ? G->n : 1) * sizeof *G->byname);
+	if (!G->byname)
+		return CHAKRA_ENOMEM;
+	for (size_t i = 0; i < G->n; i++) {
+		G->byname[i].name = G->g[i].name;
+		G->byname[i].i = i;
+	}
+	qsort(G->byname, G->n, sizeof *G->byname, cmp_gref);
+	for (size_t i = 1; i < G->n; i++)
+		if (!strcmp(G->byname[i].name, G->byname[i - 1].name))
+			return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+			                      "%s: group \"%s\" is defined twice", path,
+			                      G->byname[i].name);
+	return 0;
+}
+
+static const grp *groups_find(const groups *G, const char *name)
+{
+	size_t lo = 0, hi = G->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(G->byname[mid].name, name);
+		if (c < 0)
+			lo = mid + 1;
+		else if (c > 0)
+			hi = mid;
+		else
+			return &G->g[G->byname[mid].i];
+	}
+	return NULL;
 }
 
 static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen, int *rc)
@@ -160,6 +221,10 @@ static int groups_load(groups *G, const char *path, char *err, size_t errlen)
 		g->n = a->u.array.len;
 	}
 	yajl_tree_free(root);
+	if ((rc = groups_check(G, path, err, errlen)) < 0) {
+		groups_free(G);
+		return rc;
+	}
 	return 0;
 fail:
 	yajl_tree_free(root);
@@ -175,16 +240,10 @@ static int cmp_u32(const void *x, const void *y)
 
 /* Shape of a group among world ranks: all, a block of consecutive ranks,
  * or every s-th rank. */
-static int group_shape(const char *file, grp *g, uint32_t world, int *kind, uint32_t *param,
-                       char *err, size_t errlen)
+static int group_shape(const char *file, const grp *g, uint32_t world, int *kind,
+                       uint32_t *param, char *err, size_t errlen)
 {
-	qsort(g->ranks, g->n, sizeof *g->ranks, cmp_u32);
-	size_t m = g->n;
-	for (size_t i = 1; i < m; i++)
-		if (g->ranks[i] == g->ranks[i - 1])
-			return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
-			                      "%s: group \"%s\" lists rank %u twice", file, g->name,
-			                      g->ranks[i]);
+	size_t m = g->n; /* sorted, none twice: groups_check */
 	if (m >= world) {
 		*kind = SY_GROUP_ALL;
 		*param = 0;
@@ -402,18 +461,14 @@ static int walk(fitter *F, const sy_trace *t, char *err, size_t errlen)
 		pgparam[p] = 0;
 		if (!F->have_groups)
 			continue;
-		size_t g;
-		for (g = 0; g < F->G.n; g++)
-			if (!strcmp(F->G.g[g].name, t->pg[p]))
-				break;
-		if (g == F->G.n) {
+		const grp *gp = groups_find(&F->G, t->pg[p]);
+		if (!gp) {
 			rc = chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
 			                    "%s: pg_name \"%s\" is not a group of %s", t->path, t->pg[p],
 			                    F->gpath);
 			goto out;
 		}
-		rc = group_shape(F->gpath, &F->G.g[g], F->G.world, &pgkind[p], &pgparam[p],
-		                 err, errlen);
+		rc = group_shape(F->gpath, gp, F->G.world, &pgkind[p], &pgparam[p], err, errlen);
 		if (rc < 0)
 			goto out;
 	}

@@ -843,9 +843,24 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 	return read_hist(R, root, "tail", 0, &m->tail);
 }
 
+/* The most MODEL.json text read: the whole text is parsed into a tree of
+ * about 23 bytes per byte, so a 38 MB file once took 883 MB. A model
+ * fitted from real traces is far smaller (a 3,664-node ResNet rank at
+ * Markov order 6: 182 KB), and the cap keeps the tree under ~400 MB. */
+#define SY_MODEL_MAX_BYTES ((size_t)16 << 20)
+
+static int too_big(const char *name, char *err, size_t errlen)
+{
+	return chakra__sy_err(err, errlen, CHAKRA_ETOOBIG,
+	                      "%s: larger than %zu MiB, the most a model may be (a fitted model "
+	                      "is far smaller)", name, SY_MODEL_MAX_BYTES >> 20);
+}
+
 static int synth_model_parse_impl(chakra_synth_model **out, const char *name, const char *text, size_t len, char *err, size_t errlen)
 {
 	*out = NULL;
+	if (len > SY_MODEL_MAX_BYTES)
+		return too_big(name, err, errlen);
 	const char *nul = memchr(text, 0, len);
 	if (nul)
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character in JSON",
@@ -891,14 +906,14 @@ static int synth_model_load_impl(chakra_synth_model **out, const char *path, cha
 		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
 	size_t cap = 1 << 16, n = 0, r;
 	char *b = malloc(cap);
+	int big = 0;
 	while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
 		n += r;
+		if (n > SY_MODEL_MAX_BYTES) {
+			big = 1; /* stop reading: never more than the cap (+1 chunk) in memory */
+			break;
+		}
 		if (n == cap) {
-			if (cap >= ((size_t)1 << 31)) {
-				free(b);
-				b = NULL;
-				break;
-			}
 			char *nb = realloc(b, cap *= 2);
 			if (!nb) {
 				free(b);
@@ -911,8 +926,12 @@ static int synth_model_load_impl(chakra_synth_model **out, const char *path, cha
 	int bad_read = ferror(f);
 	if (f != stdin)
 		fclose(f);
+	if (big) {
+		free(b);
+		return too_big(path, err, errlen);
+	}
 	if (!b)
-		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: too large or out of memory", path);
+		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	if (bad_read) {
 		free(b);
 		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: read error", path);
