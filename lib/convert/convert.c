@@ -334,6 +334,21 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		e.file = kp;
 		if ((rc = chakra__cv_link(&et, &kin, ket, &r->summary, &e)) < 0)
 			goto out;
+		/* both have host ops and not one links: the two traces are of
+		 * different programs or runs (it used to write the ET alone with
+		 * exit 0 and no word about it) */
+		size_t kcpu = 0;
+		for (size_t i = 0; i < kin.n && !kcpu; i++)
+			kcpu = kin.ev[i].kind == CV_K_CPU_OP;
+		if (!r->summary.et_ops_linked && kcpu && r->summary.host_ops) {
+			rc = chakra__cv_fail(&e, CHAKRA_ECORRUPT, NULL, NULL, -1, -1,
+			                     "%s and %s: none of the ET's %llu host ops matches a Kineto "
+			                     "op (by record-function id, external id or name order): "
+			                     "traces of different programs or runs? Convert the ET alone "
+			                     "(without --kineto) or give the Kineto trace of the same run",
+			                     et_path, kp, (unsigned long long)r->summary.host_ops);
+			goto out;
+		}
 		host_times(&g, &et, &kin, host_of, ket);
 		/* Kineto event -> host node; the window is the span of the linked ops */
 		int64_t w0 = INT64_MAX, w1 = INT64_MIN;

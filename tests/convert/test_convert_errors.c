@@ -14,6 +14,7 @@
 #include "chakra/chakra.h"
 #include "chakra/experimental/convert.h"
 #include "check.h"
+#include <zlib.h>
 
 static char out[256];
 
@@ -70,6 +71,23 @@ static void good(int kineto, const char *json, uint64_t nodes)
 	if (nodes != (uint64_t)-1)
 		CHECK_MSG(r.summary.nodes == nodes, "%llu nodes, want %llu: %.60s",
 		          (unsigned long long)r.summary.nodes, (unsigned long long)nodes, json);
+}
+
+/* One gzip member of text at a level (0: stored) into out; its size. */
+static size_t gz_member(const char *text, size_t len, int level, unsigned char *out, size_t cap)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	deflate(&z, Z_FINISH);
+	size_t n = cap - z.avail_out;
+	deflateEnd(&z);
+	return n;
 }
 
 #define ET_HEAD "{\"schema\":\"1.0.1\",\"pid\":1,\"time\":\"t\",\"start_ts\":1,\"nodes\":["
@@ -500,6 +518,59 @@ int main(void)
 	    "\"inputs\":[[5,6,0,4611686018427387904,8,\"cuda:0\"]],\"input_types\":[\"Tensor(long)\"],"
 	    "\"outputs\":[]}]}",
 	    "node 2", "overflows a 64-bit size");
+	{
+		/* gzip input: members in turn, garbage after one refused where it
+		 * starts (it was ignored; the core reader refused it), a member's
+		 * magic split across the 256 KiB read boundary still read */
+		const char *k = K_HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,"
+		                "\"tid\":1,\"ts\":10,\"dur\":5}]}";
+		size_t kl = strlen(k);
+		unsigned char *gz = malloc(600000);
+		size_t n1 = gz_member(k, kl / 2, 0, gz, 600000);
+		size_t n2 = gz_member(k + kl / 2, kl - kl / 2, 9, gz + n1, 600000 - n1);
+		chakra_convert_result r;
+		CHECK_MSG(conv(1, (const char *)gz, n1 + n2, &r) == 0, "two members: %s", r.errmsg);
+		memcpy(gz + n1 + n2, "x", 1);
+		CHECK(conv(1, (const char *)gz, n1 + n2 + 1, &r) == CHAKRA_EGZIP);
+		char want[80];
+		snprintf(want, sizeof want, "compressed byte %zu: garbage after gzip stream", n1 + n2);
+		CHECK_MSG(strstr(r.errmsg, want), "%s", r.errmsg);
+		gz[n1 + n2] = 0x1f; /* a lone magic byte is garbage too */
+		CHECK(conv(1, (const char *)gz, n1 + n2 + 1, &r) == CHAKRA_EGZIP);
+		CHECK_MSG(strstr(r.errmsg, want), "%s", r.errmsg);
+		/* the first member padded (stored, level 0) so that it ends one byte
+		 * before the 256 KiB boundary: the second's 0x1f ends one chunk */
+		size_t pad = 0;
+		char *big = malloc(300000);
+		for (size_t tries = 0; big && tries < 2000; tries++) {
+			size_t want_len = (256 * 1024 - 1) - 1000 + tries;
+			size_t hl = (size_t)snprintf(big, 300000, "{\"pad\":\"");
+			memset(big + hl, 'a', want_len);
+			size_t m = gz_member(big, hl + want_len, 0, gz, 600000);
+			if (m == 256 * 1024 - 1) {
+				pad = want_len;
+				break;
+			}
+			if (m > 256 * 1024 - 1)
+				break;
+		}
+		if (pad) {
+			size_t hl = (size_t)snprintf(big, 300000, "{\"pad\":\"");
+			memset(big + hl, 'a', pad);
+			size_t tl = (size_t)snprintf(big + hl + pad, 300000 - hl - pad,
+			                             "\",\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\","
+			                             "\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":10,"
+			                             "\"dur\":5}]}");
+			size_t m1 = gz_member(big, hl + pad, 0, gz, 600000);
+			size_t m2 = gz_member(big + hl + pad, tl, 9, gz + m1, 600000 - m1);
+			CHECK_EQ_U(m1, 256 * 1024 - 1);
+			CHECK_MSG(conv(1, (const char *)gz, m1 + m2, &r) == 0, "split magic: %s", r.errmsg);
+		} else {
+			CHECK_MSG(pad, "could not size a member to end at the read boundary");
+		}
+		free(big);
+		free(gz);
+	}
 	{
 		/* PREFIX.comm_groups.json of {R} names its groups as JSON strings
 		 * (a name with a quote, a backslash and a newline was written
