@@ -151,11 +151,15 @@ static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
 int chakra_writer_open(chakra_writer **out, const char *path, const chakra_writer_options *o)
 {
 	int rc;
+	if (!out)
+		return CHAKRA_EINVAL;
 	*out = NULL;
 	chakra_writer *w = writer_new(o, &rc);
 	*out = w;
 	if (rc < 0)
 		return rc;
+	if (!path)
+		return writer_fail(w, CHAKRA_EINVAL, "chakra_writer_open: no path (NULL)");
 	if (!strcmp(path, "-")) {
 		w->fd = 1;
 		return 0;
@@ -178,6 +182,8 @@ int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
                           const chakra_writer_options *o)
 {
 	int rc;
+	if (!out)
+		return CHAKRA_EINVAL;
 	chakra_writer *w = writer_new(o, &rc);
 	*out = w;
 	if (rc < 0)
@@ -210,6 +216,8 @@ static int after_message(chakra_writer *w)
 
 int chakra_writer_write_metadata(chakra_writer *w, const char *version, const chakra_builder *attrs)
 {
+	if (!w)
+		return CHAKRA_EINVAL;
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 0)
@@ -226,6 +234,8 @@ int chakra_writer_write_metadata(chakra_writer *w, const char *version, const ch
 
 int chakra_writer_copy_metadata(chakra_writer *w, const chakra_metadata *m)
 {
+	if (!w || !m)
+		return CHAKRA_EINVAL;
 	chakra_builder *b = chakra_builder_new();
 	if (!b)
 		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
@@ -240,6 +250,8 @@ int chakra_writer_copy_metadata(chakra_writer *w, const chakra_metadata *m)
 
 int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
 {
+	if (!w || !b)
+		return CHAKRA_EINVAL; /* a misuse: the writer is not failed by it */
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 1)
@@ -265,6 +277,8 @@ int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
 
 int chakra_writer_write_raw(chakra_writer *w, const void *msg, size_t len)
 {
+	if (!w || (!msg && len))
+		return CHAKRA_EINVAL;
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 1)
@@ -273,7 +287,8 @@ int chakra_writer_write_raw(chakra_writer *w, const void *msg, size_t len)
 	uint8_t *d = frame(w, len);
 	if (!d)
 		return w->state;
-	memcpy(d, msg, len);
+	if (len)
+		memcpy(d, msg, len);
 	w->nodes++;
 	return after_message(w);
 }
@@ -291,6 +306,8 @@ static void writer_free(chakra_writer *w)
 
 int chakra_writer_finish(chakra_writer *w)
 {
+	if (!w)
+		return CHAKRA_EINVAL;
 	if (w->state == 2)
 		return 0;
 	if (w->state < 0)
@@ -328,4 +345,4 @@ int chakra_writer_error(const chakra_writer *w, chakra_error_info *info, size_t 
 	}
 	return chakra__errinfo_get(&w->einfo, w->err, info, size);
 }
-uint64_t chakra_writer_node_count(const chakra_writer *w) { return w->nodes; }
+uint64_t chakra_writer_node_count(const chakra_writer *w) { return w ? w->nodes : 0; }

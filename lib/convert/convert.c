@@ -543,6 +543,8 @@ int chakra_convert_kineto(const char *kineto_path, const char *out_path,
 
 int chakra_convert_summary_print(const chakra_convert_summary *s, void *file)
 {
+	if (!s || !file)
+		return CHAKRA_EINVAL;
 	FILE *f = file;
 	static const char *tn[8] = { "invalid", "metadata", "mem_load", "mem_store", "comp",
 	                             "comm_send", "comm_recv", "comm_coll" };

@@ -36,7 +36,31 @@ static void results_clear(chakra_sim *s)
 	s->finish = s->events = s->nodes = 0;
 }
 
+static int sim_new(chakra_sim **out, const chakra_sim_network *net,
+                   const chakra_sim_system *sys, const chakra_sim_options *opts);
+
+/* A simulator whose creation failed stays that way: it is returned for its
+ * message, and every run is refused (one used to run with zero NPUs and
+ * divide by zero). */
 int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
+                   const chakra_sim_system *sys, const chakra_sim_options *opts)
+{
+	int rc = sim_new(out, net, sys, opts);
+	if (rc < 0 && out && *out)
+		(*out)->unusable = rc;
+	return rc;
+}
+
+static int refused(chakra_sim *s)
+{
+	if (!strstr(s->err, "(this simulator was not created)")) {
+		size_t n = strlen(s->err);
+		snprintf(s->err + n, sizeof s->err - n, " (this simulator was not created)");
+	}
+	return s->unusable;
+}
+
+static int sim_new(chakra_sim **out, const chakra_sim_network *net,
                    const chakra_sim_system *sys, const chakra_sim_options *opts)
 {
 	if (!out)
@@ -111,6 +135,8 @@ int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n)
 {
 	if (!s)
 		return CHAKRA_EINVAL;
+	if (s->unusable)
+		return refused(s);
 	results_clear(s);
 	s->err[0] = 0;
 	s->warning[0] = 0;
@@ -129,6 +155,8 @@ int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
 {
 	if (!s)
 		return CHAKRA_EINVAL;
+	if (s->unusable)
+		return refused(s);
 	results_clear(s);
 	if (!w)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_workload: NULL workload");
@@ -147,6 +175,8 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 {
 	if (!s)
 		return CHAKRA_EINVAL;
+	if (s->unusable)
+		return refused(s);
 	results_clear(s);
 	if (!prefix)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_prefix: NULL prefix");

@@ -769,6 +769,8 @@ static int system_load(chakra_sim_system *sys, const char *path, char *err)
 
 void chakra_sim_groups_free(chakra_sim_groups *gs)
 {
+	if (!gs)
+		return;
 	for (size_t i = 0; i < gs->n; i++) {
 		free(gs->g[i].name);
 		free(gs->g[i].ranks);
@@ -892,7 +894,7 @@ static int groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus, c
 
 const chakra_sim_group *chakra_sim_groups_find(const chakra_sim_groups *gs, const char *name, size_t len)
 {
-	for (size_t i = 0; gs && i < gs->n; i++)
+	for (size_t i = 0; gs && name && i < gs->n; i++)
 		if (strlen(gs->g[i].name) == len && !memcmp(gs->g[i].name, name, len))
 			return &gs->g[i];
 	return NULL;

@@ -857,6 +857,8 @@ out:
 int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t n,
                      const chakra_synth_fit_options *opts, char *err, size_t errlen)
 {
+	if (!out || (!paths && n))
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_fit_impl(out, paths, n, opts, err, errlen), err, errlen);
@@ -902,11 +904,13 @@ void chakra_synth_model_free(chakra_synth_model *m)
 
 uint32_t chakra_synth_model_ranks(const chakra_synth_model *m)
 {
-	return m->ranks;
+	return m ? m->ranks : 0;
 }
 
 void chakra_synth_model_notes(const chakra_synth_model *m, chakra_synth_fit_notes *out)
 {
+	if (!m || !out)
+		return;
 	out->self_deps = m->self_deps;
 	out->missing_deps = m->missing_deps;
 	out->cycle_edges = m->cycle_edges;
@@ -915,12 +919,12 @@ void chakra_synth_model_notes(const chakra_synth_model *m, chakra_synth_fit_note
 
 double chakra_synth_model_nodes_per_rank(const chakra_synth_model *m)
 {
-	return m->nodes_per_rank;
+	return m ? m->nodes_per_rank : 0;
 }
 
 int chakra_synth_model_markov_order(const chakra_synth_model *m)
 {
-	return m->cseq.order;
+	return m ? m->cseq.order : CHAKRA_EINVAL;
 }
 
 void chakra__sy_coll_name(const sy_coll *c, char *buf, size_t cap)

@@ -144,6 +144,8 @@ static const char *group_str(const sy_coll *c, char *buf, size_t cap)
 
 char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len)
 {
+	if (!m)
+		return NULL;
 	sbuf b = { 0 };
 	sb_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", FORMAT, VERSION);
 	sb_printf(&b, "  \"ranks\": %u,\n  \"nodes_per_rank\": ", m->ranks);
@@ -230,6 +232,8 @@ char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len)
 int chakra_synth_model_save(const chakra_synth_model *m, const char *path, int overwrite,
                             char *err, size_t errlen)
 {
+	if (!m || !path)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	size_t len;
 	char *text = chakra_synth_model_json(m, &len);
 	if (!text)
@@ -893,6 +897,12 @@ static int synth_model_parse_impl(chakra_synth_model **out, const char *name, co
 int chakra_synth_model_parse(chakra_synth_model **out, const char *name, const char *text,
                              size_t len, char *err, size_t errlen)
 {
+	if (!out || (!text && len))
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
+	if (!text)
+		text = "";
+	if (!name)
+		name = "<model>";
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_model_parse_impl(out, name, text, len, err, errlen), err, errlen);
@@ -945,6 +955,8 @@ static int synth_model_load_impl(chakra_synth_model **out, const char *path, cha
 int chakra_synth_model_load(chakra_synth_model **out, const char *path, char *err,
                             size_t errlen)
 {
+	if (!out || !path)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_model_load_impl(out, path, err, errlen), err, errlen);

@@ -666,6 +666,8 @@ done:
 int chakra_synth_sample(const chakra_synth_model *m, const char *prefix,
                         const chakra_synth_sample_options *opts, char *err, size_t errlen)
 {
+	if (!m || !prefix)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_sample_impl(m, prefix, opts, err, errlen), err, errlen);

@@ -356,6 +356,8 @@ fail:
 
 int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, size_t errlen)
 {
+	if (!arg || !paths || !n)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	*paths = NULL;
 	*n = 0;
 	FILE *f = fopen(arg, "rb");
