@@ -20,6 +20,7 @@ struct chakra_replay_plan {
 	size_t nslots;
 	chakra__replay_map by_id;
 	uint64_t nodes, compute, compute_ns;
+	uint64_t longest_ns, longest_id; /* the longest compute node */
 };
 
 uint64_t chakra_replay_compute_ns(const chakra_node *n)
@@ -153,6 +154,10 @@ static int plan_node(chakra_replay_plan *p, const chakra_replay_plan_options *o,
 		uint64_t ns = chakra_replay_compute_ns(n);
 		p->compute++;
 		p->compute_ns = ns > UINT64_MAX - p->compute_ns ? UINT64_MAX : p->compute_ns + ns;
+		if (ns > p->longest_ns || p->compute == 1) {
+			p->longest_ns = ns;
+			p->longest_id = chakra_node_id(n);
+		}
 		return 0;
 	}
 	if (type != CHAKRA_COMM_COLL_NODE && type != CHAKRA_COMM_SEND_NODE &&
@@ -459,6 +464,13 @@ uint64_t chakra_replay_plan_compute_count(const chakra_replay_plan *p)
 	if (!p)
 		return 0;
 	return p->compute;
+}
+
+uint64_t chakra_replay_plan_longest_compute(const chakra_replay_plan *p, uint64_t *id)
+{
+	if (id)
+		*id = p ? p->longest_id : 0;
+	return p ? p->longest_ns : 0;
 }
 
 uint64_t chakra_replay_plan_compute_ns(const chakra_replay_plan *p)

@@ -34,6 +34,9 @@ static const char usage[] =
 	"  --iters K                  measured iterations [1]\n"
 	"  --warmup W                 iterations run first and not measured [1]\n"
 	"  --json                     the report as JSON\n"
+	"  --max-compute S            refuse a rank whose compute per iteration passes S\n"
+	"                             seconds (computing is progress: --timeout never\n"
+	"                             cuts it short); 0 = no cap [3600]\n"
 	"  --timeout S                a rank waiting S seconds with no progress stops every\n"
 	"                             rank with what each waits for; 0 = never [600]\n"
 	"  --network NET.yml --system SYS.json\n"
@@ -69,6 +72,7 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 	o->iters = 1;
 	o->warmup = 1;
 	o->timeout = 600;
+	o->max_compute = 3600;
 	o->deps = CHAKRA_DEPS_DATA;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -132,6 +136,14 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 			unsigned *dst = name[2] == 'i' ? &o->iters : &o->warmup;
 			if (parse_uint(v, dst) < 0) {
 				snprintf(err, errlen, "%s: '%s' is not a count", name, v);
+				return -1;
+			}
+		} else if (!strcmp(name, "--max-compute")) {
+			char *end;
+			errno = 0;
+			o->max_compute = strtod(v, &end);
+			if (errno || end == v || *end || !(o->max_compute >= 0) || o->max_compute > 1e9) {
+				snprintf(err, errlen, "--max-compute: '%s' is not a number of seconds", v);
 				return -1;
 			}
 		} else if (!strcmp(name, "--timeout")) {
@@ -296,6 +308,22 @@ static int setup_rank(rp_ctx *c, char *err, size_t errlen)
 			         "largest tag (%d)", c->path, ops[i].id, ops[i].tag, *ub);
 			return -1;
 		}
+	/* Compute is slept (or spun) for its recorded duration, and computing
+	 * is progress, so --timeout never cuts it short: a duration of 2^64-1
+	 * ns slept for ever. Capped as chakra sim refuses a simulated time that
+	 * reaches 2^64-1: a rank whose compute per iteration passes
+	 * --max-compute (or saturates) is refused before anything runs. */
+	uint64_t lid, lns = chakra_replay_plan_longest_compute(c->plan, &lid);
+	uint64_t tot = chakra_replay_plan_compute_ns(c->plan);
+	if (c->o.compute != RP_SKIP &&
+	    (tot == UINT64_MAX || (c->o.max_compute > 0 && (double)tot > c->o.max_compute * 1e9))) {
+		snprintf(err, errlen, "%.500s: %s compute per iteration (node %" PRIu64 " alone: %.3g s) "
+		         "passes --max-compute %g s: a replay would sleep through it (use --compute "
+		         "skip, or raise --max-compute)", c->path,
+		         tot == UINT64_MAX ? "2^64-1 ns of" : "the",
+		         lid, (double)lns / 1e9, c->o.max_compute);
+		return -1;
+	}
 	if (c->o.log) {
 		/* the output rule (lib/outfile.h): a temporary renamed at the end,
 		 * an existing log replaced only with -f, never a trace */

@@ -28,6 +28,7 @@ typedef struct rp_opts {
 	unsigned iters, warmup;
 	int json;
 	double timeout;         /* seconds without progress; 0: none */
+	double max_compute;     /* seconds of compute per rank and iteration; 0: no cap */
 	const char *network, *system;
 	const char *groups;     /* --comm-group */
 	int no_groups;
