@@ -47,6 +47,8 @@ typedef struct proj {
 	int numeric;             /* every group name is a decimal number */
 	uint64_t max_numeric;
 	size_t name_cap;         /* room for any output group name */
+	chakra__ixmap gix;       /* groups by name (a keyed index, not a scan per node) */
+	uint32_t *model_of;      /* replica d -> its model group (G_MODEL), PF_NONE */
 	uint64_t members;        /* ranks held by all groups (bounded) */
 } proj;
 
@@ -79,12 +81,30 @@ static int rank_path(const char *prefix, uint32_t k, char *buf, size_t cap)
 	return exists(buf);
 }
 
+struct gname {
+	const char *s;
+	size_t n;
+};
+
+static int gname_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const proj *p = ctx;
+	const struct gname *k = key;
+	return strlen(p->g[i].name) == k->n && !memcmp(p->g[i].name, k->s, k->n);
+}
+
+static uint64_t gname_hash(const void *ctx, uint32_t i, uint64_t seed)
+{
+	const proj *p = ctx;
+	return chakra__graph_hash_bytes(p->g[i].name, strlen(p->g[i].name), seed);
+}
+
 static pgrp *find_group(proj *p, const char *name, size_t len)
 {
-	for (size_t i = 0; i < p->ng; i++)
-		if (strlen(p->g[i].name) == len && !memcmp(p->g[i].name, name, len))
-			return &p->g[i];
-	return NULL;
+	struct gname k = { name, len };
+	uint32_t i = chakra__ixmap_find(&p->gix, chakra__graph_hash_bytes(name, len, p->gix.seed),
+	                                gname_eq, p, &k);
+	return i == CHAKRA__IXMAP_NONE ? NULL : &p->g[i];
 }
 
 static int add_group(proj *p, const char *name, size_t len, const uint32_t *ranks, size_t n)
@@ -105,6 +125,9 @@ static int add_group(proj *p, const char *name, size_t len, const uint32_t *rank
 		p->name_cap = len + 32; /* out_name's buffers: never a cut name */
 	memcpy(g->ranks, ranks, n * sizeof *ranks);
 	g->n = n;
+	if (chakra__ixmap_add(&p->gix, chakra__graph_hash_bytes(name, len, p->gix.seed),
+	                      (uint32_t)(p->ng - 1), gname_hash, p) < 0)
+		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -231,6 +254,15 @@ static int classify_groups(proj *p)
 		return perr(p, CHAKRA_EINVAL, "%u ranks are not a whole number of model-parallel "
 		            "groups of %u", p->world, p->m);
 	p->d = p->world / p->m;
+	/* each replica's model group, once (out_name asks per node) */
+	p->model_of = malloc((p->d ? p->d : 1) * sizeof *p->model_of);
+	if (!p->model_of)
+		return perr(p, CHAKRA_ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < p->d; k++)
+		p->model_of[k] = PF_NONE;
+	for (size_t i = 0; i < p->ng; i++)
+		if (p->g[i].cls == G_MODEL && p->g[i].idx < p->d && p->model_of[p->g[i].idx] == PF_NONE)
+			p->model_of[p->g[i].idx] = (uint32_t)i;
 	p->numeric = 1;
 	p->max_numeric = 0;
 	for (size_t i = 0; i < p->ng; i++) {
@@ -250,13 +282,10 @@ static int classify_groups(proj *p)
 static void out_name(const proj *p, const pgrp *g, uint32_t r2, char *buf, size_t cap)
 {
 	if (g->cls != G_MODEL || r2 / p->m < p->d) {
-		if (g->cls == G_MODEL) {
+		if (g->cls == G_MODEL && p->model_of && p->model_of[r2 / p->m] != PF_NONE) {
 			/* the model group of replica r2/M: the input's of that replica */
-			for (size_t i = 0; i < p->ng; i++)
-				if (p->g[i].cls == G_MODEL && p->g[i].idx == r2 / p->m) {
-					snprintf(buf, cap, "%s", p->g[i].name);
-					return;
-				}
+			snprintf(buf, cap, "%s", p->g[p->model_of[r2 / p->m]].name);
+			return;
 		}
 		snprintf(buf, cap, "%s", g->name);
 		return;
@@ -568,6 +597,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 {
 	proj p;
 	memset(&p, 0, sizeof p);
+	chakra__ixmap_init(&p.gix);
 	char dummy[8];
 	p.err = err && errlen ? err : dummy;
 	p.errlen = err && errlen ? errlen : sizeof dummy;
@@ -732,6 +762,8 @@ out:
 		free(p.g[i].ranks);
 	}
 	free(p.g);
+	free(p.model_of);
+	chakra__ixmap_free(&p.gix);
 	chakra_sim_groups_free(&gs);
 	chakra_builder_free(b);
 	free(path);
