@@ -66,6 +66,13 @@ static int perr(proj *p, int code, const char *fmt, ...)
 	return code;
 }
 
+/* A handle's message, or the code's when the handle itself did not fail
+ * (a builder that ran out of memory leaves the writer's message empty). */
+static const char *msg_or(const char *m, int rc)
+{
+	return m && *m ? m : chakra_strerror(rc);
+}
+
 static int exists(const char *path)
 {
 	struct stat st;
@@ -201,7 +208,7 @@ static int scan_file(proj *p, const char *path)
 			break;
 	}
 	if (rc < 0 && !*p->err)
-		perr(p, rc, "%s", chakra_reader_errmsg(rd));
+		perr(p, rc, "%s", msg_or(chakra_reader_errmsg(rd), rc));
 	chakra_reader_close(rd);
 	return rc < 0 ? rc : 0;
 }
@@ -509,12 +516,13 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 		if (rc >= 0)
 			rc = chakra_writer_write_node(w, b);
 		if (rc < 0 && !*p->err)
-			perr(p, rc, "%s: %s", dst, chakra_writer_errmsg(w));
+			perr(p, rc, "%s: %s", dst, msg_or(chakra_writer_errmsg(w), rc));
 	}
 	if (rc < 0 && !*p->err)
-		perr(p, rc, "%s", chakra_reader_errmsg(rd));
+		perr(p, rc, "%s", msg_or(chakra_reader_errmsg(rd), rc));
 	if (rc >= 0 && (rc = chakra_writer_finish(w)) < 0)
-		perr(p, rc, "%s: %s", dst, out->werr ? strerror(out->werr) : chakra_writer_errmsg(w));
+		perr(p, rc, "%s: %s", dst, out->werr ? strerror(out->werr)
+		                                     : msg_or(chakra_writer_errmsg(w), rc));
 	/* closed now: one descriptor at a time, however many ranks */
 	if (rc >= 0)
 		rc = chakra__out_close(out, p->err, p->errlen);

@@ -157,24 +157,19 @@ static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen,
 	return b;
 }
 
-static int groups_load(groups *G, const char *path, char *err, size_t errlen)
+/* The group file's text (path names it in messages). */
+static int groups_parse(groups *G, const char *path, const char *text, size_t len, char *err,
+                        size_t errlen)
 {
 	memset(G, 0, sizeof *G);
-	size_t len = 0;
 	int rc = 0;
-	char *text = slurp_text(path, &len, err, errlen, &rc);
-	if (!text)
-		return rc;
 	const char *nul = memchr(text, 0, len);
-	if (nul) {
-		size_t at = (size_t)(nul - text);
-		free(text);
-		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character", path, at);
-	}
+	if (nul)
+		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character", path,
+		                      (size_t)(nul - text));
 	char ebuf[256];
 	yajl_val root;
 	int jr = chakra__json_tree(text, len, &root, ebuf, sizeof ebuf);
-	free(text);
 	if (jr == CHAKRA_ENOMEM)
 		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	if (jr < 0)
@@ -229,6 +224,40 @@ static int groups_load(groups *G, const char *path, char *err, size_t errlen)
 fail:
 	yajl_tree_free(root);
 	groups_free(G);
+	return rc;
+}
+
+static int groups_load(groups *G, const char *path, char *err, size_t errlen)
+{
+	memset(G, 0, sizeof *G);
+	size_t len = 0;
+	int rc = 0;
+	char *text = slurp_text(path, &len, err, errlen, &rc);
+	if (!text)
+		return rc;
+	rc = groups_parse(G, path, text, len, err, errlen);
+	free(text);
+	return rc;
+}
+
+int chakra__sy_groups_probe(const char *name, const char *text, size_t len, size_t *ngroups,
+                            uint32_t *world, char *err, size_t errlen)
+{
+	groups G;
+	int rc = groups_parse(&G, name, text, len, err, errlen);
+	if (rc == 0) {
+		*ngroups = G.n;
+		*world = G.world;
+		/* what the fitter relies on: sorted, none twice, found by name */
+		for (size_t i = 0; i < G.n && rc == 0; i++) {
+			for (size_t k = 1; k < G.g[i].n; k++)
+				if (G.g[i].ranks[k] <= G.g[i].ranks[k - 1])
+					rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL, "ranks not sorted and unique");
+			if (groups_find(&G, G.g[i].name) != &G.g[i])
+				rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL, "group not found by its name");
+		}
+		groups_free(&G);
+	}
 	return rc;
 }
 
@@ -327,7 +356,7 @@ static void coll_acc_free(coll_acc *a)
 
 static void fitter_free(fitter *F)
 {
-	for (int i = 0; i < F->nvocab; i++)
+	for (int i = 0; F->cls && i < F->nvocab; i++) /* (NULL: its allocation failed) */
 		cls_acc_free(&F->cls[i]);
 	free(F->cls);
 	for (size_t i = 0; i < F->ncoll; i++)
@@ -866,14 +895,15 @@ int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t 
 
 void chakra__sy_model_clear(chakra_synth_model *m)
 {
-	for (size_t i = 0; i < m->ncls; i++) {
+	/* (an array may be NULL with its count set: its allocation failed) */
+	for (size_t i = 0; m->cls && i < m->ncls; i++) {
 		chakra__sy_hist_free(&m->cls[i].fanin);
 		chakra__sy_hist_free(&m->cls[i].nearest);
 		chakra__sy_hist_free(&m->cls[i].dist);
 		chakra__sy_hist_free(&m->cls[i].fanout);
 	}
 	free(m->cls);
-	for (size_t i = 0; i < m->ncoll; i++) {
+	for (size_t i = 0; m->coll && i < m->ncoll; i++) {
 		sy_coll *c = &m->coll[i];
 		sy_hist *h[] = { &c->fanin_c, &c->near_c, &c->dist_c, &c->fanin_x, &c->dist_x,
 		                 &c->dist_f };
@@ -881,7 +911,7 @@ void chakra__sy_model_clear(chakra_synth_model *m)
 			chakra__sy_hist_free(h[j]);
 	}
 	free(m->coll);
-	for (size_t i = 0; i < m->ntok; i++) {
+	for (size_t i = 0; m->tok && i < m->ntok; i++) {
 		chakra__sy_hist_free(&m->tok[i].gap);
 		chakra__sy_hist_free(&m->tok[i].first);
 		chakra__sy_hist_free(&m->tok[i].consumers);

@@ -359,17 +359,18 @@ static void text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 }
 
 /* Under the output rule (a temporary renamed when complete, -f to
- * replace, devices written into); the checks ran before the replay. */
+ * replace, devices written into); the checks ran before the replay. Left
+ * written and closed in *o: the caller commits it once the report is out,
+ * so a run that fails after it leaves no timeline either. */
 static int timeline_out(const chakra_perf *r, const char *path, int force,
-                        const char *const *inputs)
+                        const char *const *inputs, tool_out *o)
 {
-	tool_out o;
-	if (tool_out_open(&o, path, force, inputs, 4) < 0)
+	if (tool_out_open(o, path, force, inputs, 4) < 0)
 		return -1;
-	FILE *f = o.f;
+	FILE *f = o->f;
 	yajl_gen g = jo_open(f, 0);
 	if (!g) {
-		tool_out_abort(&o);
+		tool_out_abort(o);
 		return tool_err("out of memory");
 	}
 	yajl_gen_map_open(g);
@@ -416,7 +417,7 @@ static int timeline_out(const chakra_perf *r, const char *path, int force,
 	yajl_gen_map_close(g);
 	yajl_gen_free(g);
 	fputc('\n', f);
-	return tool_out_commit(&o) ? 1 : 0;
+	return tool_out_close(o) ? 1 : 0;
 }
 
 int cmd_sim_replay(int argc, char **argv)
@@ -426,6 +427,8 @@ int cmd_sim_replay(int argc, char **argv)
 	uint64_t skip = 0;
 	int64_t *wit = NULL, *wrec = NULL;
 	int json = 0, modelled = 0, replay = 0, model = 0, force = 0, rc = 1;
+	tool_out tlo;
+	memset(&tlo, 0, sizeof tlo);
 	uint64_t iters = UINT64_MAX, ntop = 10; /* UINT64_MAX: not given (the library's 2) */
 	opt_list ks = { NULL, NULL, 0 };
 	tool_list ksl = { NULL, 0 }, cscale = { NULL, 0 };
@@ -700,7 +703,7 @@ int cmd_sim_replay(int argc, char **argv)
 		chakra_perf_free(r);
 		r = d;
 		double secs = tool_now() - t0;
-		if (timeline && timeline_out(r, timeline, force, tl_in))
+		if (timeline && timeline_out(r, timeline, force, tl_in, &tlo))
 			goto out;
 		if (json) {
 			between_res bw = { between, skip, m, med, wit, wrec, rec_med };
@@ -723,6 +726,8 @@ int cmd_sim_replay(int argc, char **argv)
 			text_out(r, chakra_perf_iterations(r), (size_t)ntop, secs);
 		}
 		rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
+		if (rc == 0 && timeline)
+			rc = tool_out_commit(&tlo) ? 1 : 0;
 		goto out;
 	}
 	if (chakra_perf_run(r, &o) < 0) {
@@ -730,7 +735,7 @@ int cmd_sim_replay(int argc, char **argv)
 		goto out;
 	}
 	double secs = tool_now() - t0;
-	if (timeline && timeline_out(r, timeline, force, tl_in))
+	if (timeline && timeline_out(r, timeline, force, tl_in, &tlo))
 		goto out;
 	unsigned copies = chakra_perf_iterations(r);
 	if (chakra_perf_unknown_deps(r))
@@ -744,7 +749,10 @@ int cmd_sim_replay(int argc, char **argv)
 	else
 		text_out(r, copies, (size_t)ntop, secs);
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
+	if (rc == 0 && timeline)
+		rc = tool_out_commit(&tlo) ? 1 : 0;
 out:
+	tool_out_abort(&tlo); /* (nothing after a commit) */
 	chakra_perf_free(r);
 	chakra_sim_groups_free(&groups);
 	for (size_t k = 0; k < ks.n; k++)
