@@ -661,33 +661,40 @@ int cmd_sim_replay(int argc, char **argv)
 			tool_err("out of memory");
 			goto out;
 		}
-		/* every window split off in one pass, each replayed and dropped */
-		chakra_perf **ws = calloc(m, sizeof *ws);
+		/* the windows split off a batch at a time (one pass over the graph
+		 * per batch; a batch's replays held at once), each replayed and
+		 * dropped */
+		const size_t batch = 4096;
+		chakra_perf **ws = calloc(m < batch ? m : batch, sizeof *ws);
 		if (!ws) {
 			tool_err("out of memory");
 			goto out;
 		}
-		if (chakra_perf_between_range(r, between, skip, m, ws) < 0) {
-			tool_err("%s: %s", workload, ws[0] ? chakra_perf_errmsg(ws[0]) : "out of memory");
-			chakra_perf_free(ws[0]);
-			free(ws);
-			goto out;
-		}
-		for (size_t w = 0; w < m; w++) {
-			chakra_perf *d = ws[w];
-			ws[w] = NULL;
-			if (chakra_perf_run(d, &o) < 0) {
-				tool_err("%s: iteration %zu: %s", workload, (size_t)skip + w,
-				         chakra_perf_errmsg(d));
-				chakra_perf_free(d);
-				for (size_t q = w + 1; q < m; q++)
-					chakra_perf_free(ws[q]);
+		for (size_t w0 = 0; w0 < m; w0 += batch) {
+			size_t nb = m - w0 < batch ? m - w0 : batch;
+			if (chakra_perf_between_range(r, between, skip + w0, nb, ws) < 0) {
+				tool_err("%s: %s", workload,
+				         ws[0] ? chakra_perf_errmsg(ws[0]) : "out of memory");
+				chakra_perf_free(ws[0]);
 				free(ws);
 				goto out;
 			}
-			wit[w] = chakra_perf_breakdown_of(d, -1)->iteration_ns;
-			wrec[w] = chakra_perf_breakdown_of(d, -1)->recorded_ns;
-			chakra_perf_free(d);
+			for (size_t k = 0; k < nb; k++) {
+				chakra_perf *d = ws[k];
+				ws[k] = NULL;
+				if (chakra_perf_run(d, &o) < 0) {
+					tool_err("%s: iteration %zu: %s", workload, (size_t)skip + w0 + k,
+					         chakra_perf_errmsg(d));
+					chakra_perf_free(d);
+					for (size_t q = k + 1; q < nb; q++)
+						chakra_perf_free(ws[q]);
+					free(ws);
+					goto out;
+				}
+				wit[w0 + k] = chakra_perf_breakdown_of(d, -1)->iteration_ns;
+				wrec[w0 + k] = chakra_perf_breakdown_of(d, -1)->recorded_ns;
+				chakra_perf_free(d);
+			}
 		}
 		free(ws);
 		/* the window whose prediction is the median (lower middle) */
