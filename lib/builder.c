@@ -39,9 +39,12 @@ static int pool_add(chakra_builder *b, const void *s, size_t len, span *out)
 	static const uint8_t zeros[8] = { 0 };
 	if (chakra__cbuf_append(&b->pool, zeros, pad))
 		return CHAKRA_ENOMEM;
-	out->off = b->pool.len;
+	size_t off = b->pool.len;
+	if (chakra__cbuf_append(&b->pool, s, len))
+		return CHAKRA_ENOMEM; /* *out unchanged: never a span past the pool */
+	out->off = off;
 	out->len = len;
-	return chakra__cbuf_append(&b->pool, s, len) ? CHAKRA_ENOMEM : 0;
+	return 0;
 }
 
 static size_t slen(const char *s, size_t len) { return len == (size_t)-1 ? strlen(s) : len; }
