@@ -686,17 +686,18 @@ int chakra_perf_between_range(const chakra_perf *r, const char *annotation, uint
 	for (size_t w = 0; w < count; w++)
 		first_of[w + 1] += first_of[w];
 	base = malloc((first_of[count] ? first_of[count] : 1) * sizeof *base);
-	if (!base) {
+	uint32_t *fill = malloc(count * sizeof *fill); /* a cursor per window (there may be more
+	                                                  windows than ops) */
+	if (!base || !fill) {
+		free(fill);
 		rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
 		goto done;
 	}
-	{
-		uint32_t *fill = bc.map; /* cursor again */
-		memcpy(fill, first_of, count * sizeof *fill);
-		for (size_t i = 0; i < n; i++)
-			if (bc.win[i] >= 0)
-				base[fill[bc.win[i]]++] = (uint32_t)i;
-	}
+	memcpy(fill, first_of, count * sizeof *fill);
+	for (size_t i = 0; i < n; i++)
+		if (bc.win[i] >= 0)
+			base[fill[bc.win[i]]++] = (uint32_t)i;
+	free(fill);
 	for (size_t w = 0; w < count && !rc; w++) {
 		if (w && (rc = chakra_perf_new(&outs[w])) < 0) {
 			rc = chakra__pf_fail(d, rc, "out of memory");
