@@ -180,7 +180,7 @@ int chakra_reader_open_buffer(chakra_reader **out, const void *buf, size_t len,
 		return rc;
 	if (!buf && len)
 		return missing(r, "chakra_reader_open_buffer: no buffer (NULL) for a length above 0");
-	static const uint8_t none[1];
+	static const uint8_t none[1] = { 0 };
 	chakra__source_open_mem(&r->fr.src, buf ? buf : none, len);
 	return finish_open(out, r);
 }
