@@ -167,5 +167,25 @@ if [ -f "$t/k.et" ]; then
 else
 	bad "convert kineto (the replay's input)"
 fi
+# ---- bench replay --file and bench sim --dir: scratch files under the rule ----
+printf 'precious\n' >"$t/b.et"
+"$C" bench replay --ops 200 --runs 1 --file "$t/b.et" >/dev/null 2>"$t/err"
+[ $? -eq 1 ] && grep -q 'exists; use -f' "$t/err" && [ "$(cat "$t/b.et")" = precious ] &&
+	ok "bench replay --file: an existing file is kept without -f" ||
+	bad "bench replay --file overwrote without -f: $(cat "$t/err")"
+"$C" bench replay --ops 200 --runs 1 --file "$t/b.et" -f >/dev/null 2>"$t/err" &&
+	[ "$(cat "$t/b.et")" != precious ] || bad "bench replay --file -f: $(cat "$t/err")"
+mkdir "$t/bs"
+printf 'precious\n' >"$t/bs/network.yml"
+"$C" bench sim --npus 8 --nodes 4 --runs 1 --dir "$t/bs" >/dev/null 2>"$t/err"
+[ $? -eq 1 ] && grep -q 'exists; use -f' "$t/err" && [ "$(cat "$t/bs/network.yml")" = precious ] &&
+	ok "bench sim --dir: a file of DIR is kept without -f" ||
+	bad "bench sim --dir overwrote without -f: $(cat "$t/err")"
+"$C" bench sim --npus 8 --nodes 4 --runs 1 --dir "$t/bs" -f >/dev/null 2>"$t/err" &&
+	"$C" bench sim --npus 8 --nodes 4 --runs 1 --dir "$t/bs" >/dev/null 2>"$t/err" ||
+	bad "bench sim --dir -f, then reused without -f: $(cat "$t/err")"
+no_tmp "$t" "bench replay"
+no_tmp "$t/bs" "bench sim"
+
 [ $fails -eq 0 ] && echo "all output-set checks passed ($dev_kind as the device)"
 exit $fails
