@@ -39,13 +39,24 @@ static const char SYS_TEXT[] =
 	"  \"collective-optimization\": \"localBWAware\",\n  \"local-mem-bw\": 1600,\n"
 	"  \"boost-mode\": 0\n}\n";
 
-static int write_text(const char *path, const char *text)
+/* network.yml and system.json: left alone when they already hold the text,
+ * else written under the output rule (an other file there only with -f). */
+static int write_text(const char *path, const char *text, int force)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return tool_err("%s: %s", path, strerror(errno));
-	fputs(text, f);
-	return fclose(f) ? tool_err("%s: write failed", path) : 0;
+	size_t n = strlen(text);
+	char buf[1024];
+	FILE *in = fopen(path, "rb");
+	if (in) {
+		size_t got = fread(buf, 1, sizeof buf, in);
+		fclose(in);
+		if (got == n && !memcmp(buf, text, n))
+			return 0;
+	}
+	tool_out o;
+	if (tool_out_open(&o, path, force, NULL, 0) < 0)
+		return -1;
+	fputs(text, o.f);
+	return tool_out_commit(&o);
 }
 
 /* Process CPU seconds: the machine is shared, so wall time alone misleads. */
@@ -58,12 +69,12 @@ static double cpu_now(void)
 }
 
 /* One rank's chain: compute, all-reduce, compute, ... each on the previous. */
-static int write_rank(const char *path, uint64_t nodes, chakra_builder *b)
+static int write_rank(const char *path, uint64_t nodes, chakra_builder *b, int force)
 {
 	static const uint64_t us[4] = { 5, 20, 50, 100 };
 	static const uint64_t bytes[5] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20 };
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
-	wo.overwrite = 1;
+	wo.overwrite = force;
 	chakra_writer *w = NULL;
 	int rc = chakra_writer_open(&w, path, &wo);
 	if (rc == 0)
@@ -139,13 +150,15 @@ int cmd_bench_sim(int argc, char **argv)
 {
 	uint64_t npus = 64, nodes = 20000, window = 0, runs = 3, memory = CHAKRA_SIM_DEFAULT_MEMORY;
 	const char *dir = NULL;
-	int aware = 0;
+	int aware = 0, force = 0;
 	const tool_option opts[] = {
 		{ "--npus", "N", TOOL_U64, &npus, NULL, "NPUs, a multiple of 8 (default 64)" },
 		{ "--nodes", "M", TOOL_U64, &nodes, NULL, "nodes per NPU (default 20000)" },
 		{ "--dir", "DIR", TOOL_STR, &dir, NULL,
 		  "where the workload is written (or reused)\n"
 		  "(default /tmp/chakra-bench-sim-N-M)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL,
+		  "replace files of DIR that are not this workload's" },
 		{ "--model", "unaware|aware", TOOL_CHOICE, &aware, "unaware|aware",
 		  "the network model (default unaware)" },
 		{ "--memory", "SIZE", TOOL_SIZE, &memory, NULL,
@@ -157,7 +170,7 @@ int cmd_bench_sim(int argc, char **argv)
 	};
 	const tool_command cmd = {
 		"[--npus N] [--nodes M] [--dir DIR] [--model unaware|aware]\n"
-		"                        [--memory SIZE] [--window W] [--runs R]",
+		"                        [--memory SIZE] [--window W] [--runs R] [-f]",
 		"N NPUs on [Ring, Switch] 8 x N/8 (50/50 GB/s, 500/500 ns; ring per dimension,\n"
 		"4 splits, 1 active chunk, endpoint delay 10, local-mem-bw 1600). Each NPU runs a\n"
 		"chain of M nodes alternating compute (5, 20, 50, 100 us cycling) and all-reduce\n"
@@ -193,8 +206,12 @@ int cmd_bench_sim(int argc, char **argv)
 	}
 	if (strlen(dir) > 900)
 		return tool_usage(argv[0], "--dir is too long");
-	if (mkdir(dir, 0777) && errno != EEXIST)
+	struct stat st;
+	if (mkdir(dir, dir == dbuf ? 0700 : 0777) && errno != EEXIST)
 		return tool_err("%s: %s", dir, strerror(errno));
+	/* the default lies in a shared /tmp: it must be ours, not a link */
+	if (dir == dbuf && (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
+		return tool_err("%s: not a directory of this user; use --dir", dir);
 	snprintf(prefix, sizeof prefix, "%s/bench", dir);
 	snprintf(net_text, sizeof net_text, NET_FMT, (unsigned)(npus / 8));
 
@@ -212,7 +229,14 @@ int cmd_bench_sim(int argc, char **argv)
 			return tool_err("out of memory");
 		for (uint64_t r = 0; r < npus; r++) {
 			snprintf(path, sizeof path, "%s.%" PRIu64 ".et", prefix, r);
-			if (write_rank(path, nodes, b)) {
+			if (tool_out_check(path, force, NULL, 0) < 0) {
+				chakra_builder_free(b);
+				return 1;
+			}
+		}
+		for (uint64_t r = 0; r < npus; r++) {
+			snprintf(path, sizeof path, "%s.%" PRIu64 ".et", prefix, r);
+			if (write_rank(path, nodes, b, force)) {
 				chakra_builder_free(b);
 				return 1;
 			}
@@ -221,10 +245,10 @@ int cmd_bench_sim(int argc, char **argv)
 	}
 	double t_gen = tool_now() - t0;
 	snprintf(path, sizeof path, "%s/network.yml", dir);
-	if (write_text(path, net_text))
+	if (write_text(path, net_text, force))
 		return 1;
 	snprintf(path, sizeof path, "%s/system.json", dir);
-	if (write_text(path, SYS_TEXT))
+	if (write_text(path, SYS_TEXT, force))
 		return 1;
 
 	chakra_sim_network net;
