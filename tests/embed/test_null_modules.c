@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The NULL rule of chakra.h for the experimental modules (sim, perf,
- * convert, synth, replay, graph): every function with its handle, or each
+ * convert, synth, replay, graph, predict): every function with its handle, or each
  * pointer argument it cannot do without, given as NULL. A call that
  * crashes names itself (the step is printed from the signal handler);
  * chakra_sim_* and chakra_perf_* calls on a handle whose creation failed
@@ -19,6 +19,7 @@
 #include "chakra/experimental/convert.h"
 #include "chakra/experimental/graph.h"
 #include "chakra/experimental/perf.h"
+#include "chakra/experimental/predict.h"
 #include "chakra/experimental/replay.h"
 #include "chakra/experimental/sim.h"
 #include "chakra/experimental/synth.h"
@@ -247,6 +248,74 @@ int main(void)
 	CHECK(T(chakra_graph_parents(NULL, 0, &edges)) == 0);
 	CHECK(T(chakra_graph_children(NULL, 0, &edges)) == CHAKRA_EINVAL);
 	EINVAL_(chakra_graph_has_cycle(NULL, CHAKRA_GRAPH_BOTH));
+
+	/* ---- predict ---- */
+	{
+		chakra_gpt_config c = CHAKRA_GPT_CONFIG_INIT;
+		chakra_gpu_model m;
+		chakra_cluster_net n;
+		chakra_gpt_prediction p;
+		chakra_gpt_memory mem;
+		chakra_predict_options po = CHAKRA_PREDICT_OPTIONS_INIT;
+		chakra_calibrate_options co = CHAKRA_CALIBRATE_OPTIONS_INIT;
+		chakra_gpt_measurement *rows = NULL;
+		chakra_nccl_measurement *nrows = NULL;
+		chakra_gpt_layout_result *lr = NULL;
+		size_t nr = 0;
+		double us;
+		CHECK(chakra_gpu_model_preset(&m, "a100", NULL, 0) == 0);
+		CHECK(chakra_cluster_net_preset(&n, "dgx-a100", NULL, 0) == 0);
+		EINVAL_(chakra_gpt_config_init(NULL, CHAKRA_GPT_CONFIG_VERSION));
+		EINVAL_(chakra_gpt_config_check(NULL, err, sizeof err));
+		EINVAL_(chakra_gpu_model_init(NULL, CHAKRA_GPU_MODEL_VERSION));
+		EINVAL_(chakra_gpu_model_preset(NULL, "a100", err, sizeof err));
+		EINVAL_(chakra_gpu_model_preset(&m, NULL, err, sizeof err));
+		EINVAL_(chakra_gpu_model_load(NULL, "m.json", err, sizeof err));
+		EINVAL_(chakra_gpu_model_load(&m, NULL, err, sizeof err));
+		EINVAL_(chakra_gpu_model_parse(NULL, "m", "{}", 2, err, sizeof err));
+		EINVAL_(chakra_gpu_model_parse(&m, "m", NULL, 2, err, sizeof err));
+		EINVAL_(chakra_cluster_net_init(NULL, CHAKRA_CLUSTER_NET_VERSION));
+		EINVAL_(chakra_cluster_net_preset(NULL, "dgx-a100", err, sizeof err));
+		EINVAL_(chakra_cluster_net_preset(&n, NULL, err, sizeof err));
+		EINVAL_(chakra_cluster_net_load(NULL, "n.json", err, sizeof err));
+		EINVAL_(chakra_cluster_net_load(&n, NULL, err, sizeof err));
+		EINVAL_(chakra_cluster_net_parse(NULL, "n", "{}", 2, err, sizeof err));
+		EINVAL_(chakra_cluster_net_parse(&n, "n", NULL, 2, err, sizeof err));
+		EINVAL_(chakra_gpu_model_json(NULL, NULL, NULL));
+		EINVAL_(chakra_gpu_model_json(&m, NULL, NULL));
+		EINVAL_(chakra_cluster_net_json(NULL, NULL, NULL));
+		EINVAL_(chakra_cluster_net_json(&n, NULL, NULL));
+		EINVAL_(chakra_collective_predict(NULL, CHAKRA_OP_ALL_REDUCE, 8, 1, &us, err, sizeof err));
+		EINVAL_(chakra_collective_predict(&n, CHAKRA_OP_ALL_REDUCE, 8, 1, NULL, err, sizeof err));
+		EINVAL_(chakra_gpt_memory_estimate(NULL, &m, &mem, err, sizeof err));
+		EINVAL_(chakra_gpt_memory_estimate(&c, &m, NULL, err, sizeof err));
+		EINVAL_(chakra_predict_options_init(NULL, CHAKRA_PREDICT_OPTIONS_VERSION));
+		EINVAL_(chakra_gpt_predict(NULL, &m, &n, &po, &p, err, sizeof err));
+		EINVAL_(chakra_gpt_predict(&c, NULL, &n, &po, &p, err, sizeof err));
+		EINVAL_(chakra_gpt_predict(&c, &m, &n, &po, NULL, err, sizeof err));
+		EINVAL_(chakra_gpt_write_rank(NULL, &m, &n, NULL, 0, 0, NULL, NULL, err, sizeof err));
+		EINVAL_(chakra_gpt_write_rank(&c, &m, &n, NULL, 0, 0, NULL, NULL, err, sizeof err));
+		EINVAL_(chakra_gpt_write_groups(NULL, NULL, NULL, NULL));
+		EINVAL_(chakra_gpt_write_network(NULL, &n, NULL, NULL));
+		EINVAL_(chakra_gpt_write_system(NULL, &n, NULL, NULL));
+		EINVAL_(chakra_gpt_measurements_load(NULL, &rows, &nr, err, sizeof err));
+		EINVAL_(chakra_gpt_measurements_load("x.csv", NULL, &nr, err, sizeof err));
+		EINVAL_(chakra_gpt_measurements_parse("x", NULL, 1, &rows, &nr, err, sizeof err));
+		EINVAL_(chakra_gpt_measurements_parse("x", "a", 1, &rows, NULL, err, sizeof err));
+		EINVAL_(chakra_calibrate_options_init(NULL, CHAKRA_CALIBRATE_OPTIONS_VERSION));
+		EINVAL_(chakra_calibrate_compute(NULL, &n, rows, 0, &co, err, sizeof err));
+		EINVAL_(chakra_calibrate_compute(&m, NULL, rows, 0, &co, err, sizeof err));
+		EINVAL_(chakra_calibrate_compute(&m, &n, NULL, 1, &co, err, sizeof err));
+		EINVAL_(chakra_nccl_log_load(NULL, &nrows, &nr, err, sizeof err));
+		EINVAL_(chakra_nccl_log_load("x.log", NULL, &nr, err, sizeof err));
+		EINVAL_(chakra_nccl_log_parse("x", NULL, 1, &nrows, &nr, err, sizeof err));
+		EINVAL_(chakra_calibrate_nccl(NULL, nrows, 0, 1, err, sizeof err));
+		EINVAL_(chakra_calibrate_nccl(&n, NULL, 1, 1, err, sizeof err));
+		EINVAL_(chakra_gpt_sweep(NULL, 8, &m, &n, NULL, &lr, &nr, err, sizeof err));
+		EINVAL_(chakra_gpt_sweep(&c, 8, NULL, &n, NULL, &lr, &nr, err, sizeof err));
+		EINVAL_(chakra_gpt_sweep(&c, 8, &m, &n, NULL, NULL, &nr, err, sizeof err));
+		T(chakra_predict_free(NULL));
+	}
 
 	step = "done";
 	return check_done();
