@@ -15,7 +15,9 @@ Runs (docs/sim.md, "Against stock ASTRA-sim on converted traces"):
     `chakra project` and `chakra synth sample` outputs; both network models,
     Ring / Switch / FullyConnected and a 2-D network, fast and slow links;
   - `chakra generate model` workloads with process groups under
-    --rules astra-sim;
+    --rules astra-sim, and GPT workloads (`--model gpt`) over two and three
+    parallel axes on the files the generator writes, some also on one
+    Switch with both network models;
   - N random workloads shaped like converted traces (CPU and GPU compute,
     invalid nodes, collectives, send/recv, data and control dependencies,
     whole and zero durations, duration_nanos the rules must ignore).
@@ -156,10 +158,14 @@ def run_ours(wl, net, sysf, groups, model, extra=()):
 
 
 def compare(ctx, kind, name, wl, npus, net, model, groups=None, extra=(), stock_refuses=None,
-            variant=0):
-    """One run of both simulators; returns our per-rank results (or None)."""
-    netf, dims = ctx.nets[net]
-    sysf = ctx.systems[(dims, variant)]
+            variant=0, files=None):
+    """One run of both simulators; returns our per-rank results (or None).
+    files: the workload's own (network, system) instead of NETS[net]'s."""
+    if files:
+        netf, sysf = files
+    else:
+        netf, dims = ctx.nets[net]
+        sysf = ctx.systems[(dims, variant)]
     ours, oerr = run_ours(wl, netf, sysf, groups, model, extra)
     want, died, sout = run_stock(ctx, BIN, model, wl, netf, sysf, groups)
     label = "%s %s on %s (%s)" % (kind, name, net, model)
@@ -460,6 +466,72 @@ def generated(ctx):
                     prefix, 16, net, m, groups=groups, extra=["--rules", "astra-sim"])
 
 
+# GPT layouts for gpt(): name, generate options. Small models (4 layers,
+# hidden 512) over two and three parallel axes.
+GPT = [
+    ("tp 2 x dp 2", ["--tp", "2", "--dp", "2"]),
+    ("tp 2 x pp 2", ["--tp", "2", "--pp", "2", "--dp", "1"]),
+    ("pp 2 x dp 2", ["--pp", "2", "--dp", "2"]),
+    ("tp 2 x pp 2 x dp 2", ["--tp", "2", "--pp", "2", "--dp", "2"]),
+    ("tp 2 x pp 2 x dp 2, interleaved (2 chunks)", ["--tp", "2", "--pp", "2", "--dp", "2",
+                                                    "--interleave", "2"]),
+    ("tp 2 x dp 2, sequence parallel, distributed optimizer",
+     ["--tp", "2", "--dp", "2", "--sequence-parallel", "--distributed-optimizer"]),
+    ("tp 2 x pp 2 x dp 2, interleaved, sequence parallel, distributed optimizer, "
+     "selective recomputation", ["--tp", "2", "--pp", "2", "--dp", "2", "--interleave", "2",
+                                 "--sequence-parallel", "--distributed-optimizer",
+                                 "--recompute", "selective"]),
+    ("tp 2 x dp 4 on nodes of 4 GPUs", ["--tp", "2", "--dp", "4", "--gpus-per-node", "4"]),
+    ("tp 4 x pp 2 x dp 2, 8 layers, hidden 1024, 16 micro-batches",
+     ["--tp", "4", "--pp", "2", "--dp", "2", "--layers", "8", "--hidden", "1024",
+      "--global-batch", "32", "--micro-batch", "1"]),
+    ("tp 2 x pp 4 x dp 2 on nodes of 4 GPUs, 8 layers, interleaved (2 chunks), sequence "
+     "parallel", ["--tp", "2", "--pp", "4", "--dp", "2", "--gpus-per-node", "4", "--layers", "8",
+                  "--interleave", "2", "--sequence-parallel", "--global-batch", "16"]),
+]
+GPT_BASE = ["--layers", "4", "--hidden", "512", "--heads", "8", "--seq", "256",
+            "--global-batch", "8", "--micro-batch", "2", "--gpu", "a100"]
+
+
+def gpt(ctx):
+    """`chakra generate model --model gpt` workloads over two and three
+    parallel axes, on the files it writes (a Switch dimension per axis
+    part, endpoint delay 0), under --rules astra-sim: their tensor, data
+    and pipeline groups are smaller than the system, so they run on stock's
+    ring of their own (docs/sim.md, rules 9 and 20). Stock's
+    congestion-aware backend takes one dimension only: some also run on one
+    Switch of every GPU, with direct as the groups' algorithm and a slow
+    local memory (direct's rounds decide what is reduced)."""
+    t = ctx.tmp
+    aware_sys = os.path.join(t, "gpt-aware.json")
+    s = {"scheduling-policy": "FIFO", "endpoint-delay": 0, "active-chunks-per-dimension": 1,
+         "preferred-dataset-splits": 2, "collective-optimization": "localBWAware",
+         "local-mem-bw": 50, "boost-mode": 0}
+    for k in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
+        s[k + "-implementation"] = ["direct"]
+    with open(aware_sys, "w") as f:
+        json.dump(s, f)
+    for i, (name, opts) in enumerate(GPT):
+        prefix = os.path.join(t, "gpt%d" % i)
+        base = [x for k, v in zip(GPT_BASE[::2], GPT_BASE[1::2]) if k not in opts for x in (k, v)]
+        chakra("generate", "model", "--model", "gpt", *base, *opts, "-o", prefix)
+        with open(prefix + ".comm_groups.json") as f:
+            npus = max(r for g in json.load(f).values() for r in g) + 1
+        compare(ctx, "generated GPT workload (--rules astra-sim)", name, prefix, npus,
+                "its own network", "unaware", groups=prefix + ".comm_groups.json",
+                extra=["--rules", "astra-sim"],
+                files=(prefix + ".network.yml", prefix + ".system.json"))
+        if i in (0, 3, 5, 7, 8):
+            net = os.path.join(t, "gpt-switch%d.yml" % npus)
+            with open(net, "w") as f:
+                f.write("topology: [ Switch ]\nnpus_count: [ %d ]\nbandwidth: [ 150 ]\n"
+                        "latency: [ 700 ]\n" % npus)
+            for model in ("unaware", "aware"):
+                compare(ctx, "generated GPT workload (--rules astra-sim)", name, prefix, npus,
+                        "one Switch, direct", model, groups=prefix + ".comm_groups.json",
+                        extra=["--rules", "astra-sim"], files=(net, aware_sys))
+
+
 # ---------------- random workloads shaped like converted traces ----------------
 
 def random_workload(seed, npus, out, splits=4):
@@ -589,6 +661,7 @@ def main():
         multi_rank(ctx)
         synthetic(ctx)
         generated(ctx)
+        gpt(ctx)
         random_runs(ctx, args.random, args.seed)
     finally:
         if args.keep:
