@@ -22,6 +22,8 @@ void chakra_builder_free(chakra_builder *b)
 
 void chakra_builder_reset(chakra_builder *b)
 {
+	if (!b)
+		return;
 	b->id = b->start = b->dur = 0;
 	b->type = 0;
 	memset(&b->name, 0, sizeof b->name);
@@ -37,39 +39,47 @@ static int pool_add(chakra_builder *b, const void *s, size_t len, span *out)
 	static const uint8_t zeros[8] = { 0 };
 	if (chakra__cbuf_append(&b->pool, zeros, pad))
 		return CHAKRA_ENOMEM;
-	out->off = b->pool.len;
+	size_t off = b->pool.len;
+	if (chakra__cbuf_append(&b->pool, s, len))
+		return CHAKRA_ENOMEM; /* *out unchanged: never a span past the pool */
+	out->off = off;
 	out->len = len;
-	return chakra__cbuf_append(&b->pool, s, len) ? CHAKRA_ENOMEM : 0;
+	return 0;
 }
 
 static size_t slen(const char *s, size_t len) { return len == (size_t)-1 ? strlen(s) : len; }
 
-void chakra_builder_set_id(chakra_builder *b, uint64_t id) { b->id = id; }
-void chakra_builder_set_type(chakra_builder *b, int type) { b->type = type; }
-void chakra_builder_set_start_time_micros(chakra_builder *b, uint64_t v) { b->start = v; }
-void chakra_builder_set_duration_micros(chakra_builder *b, uint64_t v) { b->dur = v; }
+/* The NULL rule (chakra.h): setters of no builder do nothing. */
+void chakra_builder_set_id(chakra_builder *b, uint64_t id) { if (b) b->id = id; }
+void chakra_builder_set_type(chakra_builder *b, int type) { if (b) b->type = type; }
+void chakra_builder_set_start_time_micros(chakra_builder *b, uint64_t v) { if (b) b->start = v; }
+void chakra_builder_set_duration_micros(chakra_builder *b, uint64_t v) { if (b) b->dur = v; }
 
 int chakra_builder_set_name(chakra_builder *b, const char *s, size_t len)
 {
-	if (!s)
+	if (!b || !s)
 		return CHAKRA_EINVAL;
 	return pool_add(b, s, slen(s, len), &b->name);
 }
 
 int chakra_builder_add_data_dep(chakra_builder *b, uint64_t id)
 {
+	if (!b)
+		return CHAKRA_EINVAL;
 	return chakra__cbuf_append(&b->data, &id, 8) ? CHAKRA_ENOMEM : 0;
 }
 
 int chakra_builder_add_ctrl_dep(chakra_builder *b, uint64_t id)
 {
+	if (!b)
+		return CHAKRA_EINVAL;
 	return chakra__cbuf_append(&b->ctrl, &id, 8) ? CHAKRA_ENOMEM : 0;
 }
 
 int chakra_builder_set_io(chakra_builder *b, chakra_io which, chakra_io_field field,
                           const char *s, size_t len)
 {
-	if ((unsigned)which > 1 || (unsigned)field > 2 || !s)
+	if (!b || (unsigned)which > 1 || (unsigned)field > 2 || !s)
 		return CHAKRA_EINVAL;
 	b->has_io[which] = 1;
 	return pool_add(b, s, slen(s, len), &b->io[which][field]);
@@ -79,7 +89,7 @@ int chakra_builder_set_io(chakra_builder *b, chakra_io which, chakra_io_field fi
 static battr *attr_new(chakra_builder *b, const char *name, int kind, int *rc)
 {
 	span nm;
-	if (!name) {
+	if (!b || !name) {
 		*rc = CHAKRA_EINVAL;
 		return NULL;
 	}
@@ -151,7 +161,7 @@ int chakra_builder_attr_double(chakra_builder *b, const char *name, chakra_attr_
 int chakra_builder_attr_string(chakra_builder *b, const char *name, chakra_attr_kind kind,
                                const char *s, size_t len)
 {
-	if ((kind != CHAKRA_ATTR_STRING && kind != CHAKRA_ATTR_BYTES) || !s)
+	if (!b || !name || (kind != CHAKRA_ATTR_STRING && kind != CHAKRA_ATTR_BYTES) || !s)
 		return CHAKRA_EINVAL;
 	span sp;
 	int rc = pool_add(b, s, slen(s, len), &sp);
@@ -167,7 +177,7 @@ int chakra_builder_attr_string(chakra_builder *b, const char *name, chakra_attr_
 int chakra_builder_attr_list_uint(chakra_builder *b, const char *name, chakra_attr_kind kind,
                                   const uint64_t *v, size_t n)
 {
-	if (!is_intish(kind) || kind % 2 != 0 || (n && !v) || n > SIZE_MAX / 8)
+	if (!b || !name || !is_intish(kind) || kind % 2 != 0 || (n && !v) || n > SIZE_MAX / 8)
 		return CHAKRA_EINVAL;
 	span sp;
 	int rc = pool_add(b, NULL, 0, &sp);
@@ -189,7 +199,8 @@ int chakra_builder_attr_list_uint(chakra_builder *b, const char *name, chakra_at
 int chakra_builder_attr_list_double(chakra_builder *b, const char *name, chakra_attr_kind kind,
                                     const double *v, size_t n)
 {
-	if ((kind != CHAKRA_ATTR_DOUBLE_LIST && kind != CHAKRA_ATTR_FLOAT_LIST) || (n && !v) ||
+	if (!b || !name || (kind != CHAKRA_ATTR_DOUBLE_LIST && kind != CHAKRA_ATTR_FLOAT_LIST) ||
+	    (n && !v) ||
 	    n > SIZE_MAX / 8)
 		return CHAKRA_EINVAL;
 	span sp;
@@ -212,7 +223,8 @@ int chakra_builder_attr_list_double(chakra_builder *b, const char *name, chakra_
 int chakra_builder_attr_list_string(chakra_builder *b, const char *name, chakra_attr_kind kind,
                                     const char *const *v, const size_t *lens, size_t n)
 {
-	if ((kind != CHAKRA_ATTR_STRING_LIST && kind != CHAKRA_ATTR_BYTES_LIST) || (n && !v) ||
+	if (!b || !name || (kind != CHAKRA_ATTR_STRING_LIST && kind != CHAKRA_ATTR_BYTES_LIST) ||
+	    (n && !v) ||
 	    n > SIZE_MAX / sizeof(span))
 		return CHAKRA_EINVAL;
 	/* Strings first, then the span table that points at them. */
@@ -244,7 +256,7 @@ int chakra_builder_attr_empty(chakra_builder *b, const char *name)
 
 int chakra_builder_attr_set_doc(chakra_builder *b, const char *s, size_t len)
 {
-	if (b->attrs.len == 0 || !s)
+	if (!b || b->attrs.len == 0 || !s)
 		return CHAKRA_EINVAL;
 	span sp;
 	int rc = pool_add(b, s, slen(s, len), &sp);
@@ -257,6 +269,8 @@ int chakra_builder_attr_set_doc(chakra_builder *b, const char *s, size_t len)
 
 int chakra_builder_attr_copy(chakra_builder *b, const chakra_attr *a)
 {
+	if (!b || !a)
+		return CHAKRA_EINVAL;
 	int rc;
 	chakra_attr_kind k = (chakra_attr_kind)a->kind;
 	const char *name = a->name.s ? a->name.s : "";
@@ -294,6 +308,8 @@ int chakra_builder_attr_copy(chakra_builder *b, const chakra_attr *a)
 
 int chakra_builder_copy_node(chakra_builder *b, const chakra_node *n)
 {
+	if (!b || !n)
+		return CHAKRA_EINVAL;
 	int rc;
 	size_t len;
 	chakra_builder_reset(b);

@@ -65,8 +65,11 @@ static const node_full empty_full = {
 	NULL, 0, 0, 0,
 };
 
+/* The NULL rule (chakra.h): a NULL node reads as an empty one. */
 static const node_full *full(const chakra_node *n)
 {
+	if (!n)
+		return &empty_full;
 	if (n->full)
 		return n->full;
 	if (n->materialize) {
@@ -78,9 +81,9 @@ static const node_full *full(const chakra_node *n)
 	return &empty_full; /* only when memory ran out */
 }
 
-uint64_t chakra_node_id(const chakra_node *n) { return n->id; }
-uint64_t chakra_node_offset(const chakra_node *n) { return n->offset; }
-uint64_t chakra_node_index(const chakra_node *n) { return n->index; }
+uint64_t chakra_node_id(const chakra_node *n) { return n ? n->id : 0; }
+uint64_t chakra_node_offset(const chakra_node *n) { return n ? n->offset : 0; }
+uint64_t chakra_node_index(const chakra_node *n) { return n ? n->index : 0; }
 
 const char *chakra_node_name(const chakra_node *n, size_t *len)
 {
@@ -126,6 +129,8 @@ const chakra_attr *chakra_node_attr_at(const chakra_node *n, size_t i)
 
 static const chakra_attr *find(const chakra_attr *attrs, size_t n, const char *name)
 {
+	if (!name)
+		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(attrs[i].name.s, name))
 			return &attrs[i];
@@ -143,19 +148,22 @@ const chakra_attr *chakra_node_attr_find(const chakra_node *n, const char *name)
 const char *chakra_attr_name(const chakra_attr *a, size_t *len)
 {
 	if (len)
-		*len = a->name.len;
-	return a->name.s ? a->name.s : "";
+		*len = a ? a->name.len : 0;
+	return a && a->name.s ? a->name.s : "";
 }
 
 const char *chakra_attr_doc(const chakra_attr *a, size_t *len)
 {
 	if (len)
-		*len = a->doc.len;
-	return a->doc.s ? a->doc.s : "";
+		*len = a ? a->doc.len : 0;
+	return a && a->doc.s ? a->doc.s : "";
 }
 
-chakra_attr_kind chakra_attr_kind_of(const chakra_attr *a) { return (chakra_attr_kind)a->kind; }
-int chakra_attr_is_list(const chakra_attr *a) { return a->kind >= 4 && a->kind % 2 == 0; }
+chakra_attr_kind chakra_attr_kind_of(const chakra_attr *a)
+{
+	return a ? (chakra_attr_kind)a->kind : CHAKRA_ATTR_NONE;
+}
+int chakra_attr_is_list(const chakra_attr *a) { return a && a->kind >= 4 && a->kind % 2 == 0; }
 
 static int is_int_kind(int k)
 {
@@ -194,6 +202,8 @@ static int conv_double(int kind, uint64_t u, double d, double *out)
 
 int chakra_attr_int(const chakra_attr *a, int64_t *out)
 {
+	if (!a || !out)
+		return CHAKRA_EINVAL;
 	if (chakra_attr_is_list(a) || !is_int_kind(a->kind))
 		return CHAKRA_ETYPE;
 	return conv_int(a->kind, a->u, out);
@@ -201,6 +211,8 @@ int chakra_attr_int(const chakra_attr *a, int64_t *out)
 
 int chakra_attr_uint(const chakra_attr *a, uint64_t *out)
 {
+	if (!a || !out)
+		return CHAKRA_EINVAL;
 	if (chakra_attr_is_list(a) || !is_int_kind(a->kind))
 		return CHAKRA_ETYPE;
 	return conv_uint(a->kind, a->u, out);
@@ -208,6 +220,8 @@ int chakra_attr_uint(const chakra_attr *a, uint64_t *out)
 
 int chakra_attr_double(const chakra_attr *a, double *out)
 {
+	if (!a || !out)
+		return CHAKRA_EINVAL;
 	int k = a->kind;
 	if (chakra_attr_is_list(a) || k == CHAKRA_ATTR_NONE || k == CHAKRA_ATTR_STRING ||
 	    k == CHAKRA_ATTR_BYTES)
@@ -217,6 +231,8 @@ int chakra_attr_double(const chakra_attr *a, double *out)
 
 int chakra_attr_bool(const chakra_attr *a, int *out)
 {
+	if (!a || !out)
+		return CHAKRA_EINVAL;
 	if (chakra_attr_is_list(a) || !is_int_kind(a->kind))
 		return CHAKRA_ETYPE;
 	*out = a->u != 0;
@@ -225,6 +241,8 @@ int chakra_attr_bool(const chakra_attr *a, int *out)
 
 int chakra_attr_string(const chakra_attr *a, const char **s, size_t *len)
 {
+	if (!a || !s)
+		return CHAKRA_EINVAL;
 	if (a->kind != CHAKRA_ATTR_STRING && a->kind != CHAKRA_ATTR_BYTES)
 		return CHAKRA_ETYPE;
 	*s = a->s.s ? a->s.s : "";
@@ -237,6 +255,8 @@ size_t chakra_attr_list_len(const chakra_attr *a) { return chakra_attr_is_list(a
 
 int chakra_attr_list_int(const chakra_attr *a, size_t i, int64_t *out)
 {
+	if (!a || !out)
+		return CHAKRA_EINVAL;
 	if (!chakra_attr_is_list(a) || !is_int_kind(a->kind))
 		return CHAKRA_ETYPE;
 	if (i >= a->n)
@@ -246,6 +266,8 @@ int chakra_attr_list_int(const chakra_attr *a, size_t i, int64_t *out)
 
 int chakra_attr_list_uint(const chakra_attr *a, size_t i, uint64_t *out)
 {
+	if (!a || !out)
+		return CHAKRA_EINVAL;
 	if (!chakra_attr_is_list(a) || !is_int_kind(a->kind))
 		return CHAKRA_ETYPE;
 	if (i >= a->n)
@@ -255,6 +277,8 @@ int chakra_attr_list_uint(const chakra_attr *a, size_t i, uint64_t *out)
 
 int chakra_attr_list_double(const chakra_attr *a, size_t i, double *out)
 {
+	if (!a || !out)
+		return CHAKRA_EINVAL;
 	int k = a->kind;
 	if (!chakra_attr_is_list(a) || k == CHAKRA_ATTR_STRING_LIST || k == CHAKRA_ATTR_BYTES_LIST)
 		return CHAKRA_ETYPE;
@@ -265,6 +289,8 @@ int chakra_attr_list_double(const chakra_attr *a, size_t i, double *out)
 
 int chakra_attr_list_string(const chakra_attr *a, size_t i, const char **s, size_t *len)
 {
+	if (!a || !s)
+		return CHAKRA_EINVAL;
 	if (a->kind != CHAKRA_ATTR_STRING_LIST && a->kind != CHAKRA_ATTR_BYTES_LIST)
 		return CHAKRA_ETYPE;
 	if (i >= a->n)
@@ -279,24 +305,32 @@ int chakra_attr_list_string(const chakra_attr *a, size_t i, const char **s, size
 
 int chakra_node_get_int(const chakra_node *n, const char *name, int64_t *out)
 {
+	if (!n || !name || !out)
+		return CHAKRA_EINVAL;
 	const chakra_attr *a = chakra_node_attr_find(n, name);
 	return a ? chakra_attr_int(a, out) : CHAKRA_ENOTFOUND;
 }
 
 int chakra_node_get_uint(const chakra_node *n, const char *name, uint64_t *out)
 {
+	if (!n || !name || !out)
+		return CHAKRA_EINVAL;
 	const chakra_attr *a = chakra_node_attr_find(n, name);
 	return a ? chakra_attr_uint(a, out) : CHAKRA_ENOTFOUND;
 }
 
 int chakra_node_get_bool(const chakra_node *n, const char *name, int *out)
 {
+	if (!n || !name || !out)
+		return CHAKRA_EINVAL;
 	const chakra_attr *a = chakra_node_attr_find(n, name);
 	return a ? chakra_attr_bool(a, out) : CHAKRA_ENOTFOUND;
 }
 
 int chakra_node_get_string(const chakra_node *n, const char *name, const char **s, size_t *len)
 {
+	if (!n || !name || !s)
+		return CHAKRA_EINVAL;
 	const chakra_attr *a = chakra_node_attr_find(n, name);
 	return a ? chakra_attr_string(a, s, len) : CHAKRA_ENOTFOUND;
 }
@@ -318,6 +352,8 @@ int chakra_node_pg_name(const chakra_node *n, const char **s, size_t *len)
 
 int chakra_node_involved_dim(const chakra_node *n, int *dims, size_t cap)
 {
+	if (!n || (!dims && cap))
+		return CHAKRA_EINVAL;
 	const chakra_attr *a = chakra_node_attr_find(n, "involved_dim");
 	if (!a)
 		return CHAKRA_ENOTFOUND;
@@ -333,18 +369,18 @@ int chakra_node_involved_dim(const chakra_node *n, int *dims, size_t cap)
 const char *chakra_metadata_version(const chakra_metadata *m, size_t *len)
 {
 	if (len)
-		*len = m->version.len;
-	return m->version.s;
+		*len = m ? m->version.len : 0;
+	return m && m->version.s ? m->version.s : "";
 }
 
-size_t chakra_metadata_attr_count(const chakra_metadata *m) { return m->n_attrs; }
+size_t chakra_metadata_attr_count(const chakra_metadata *m) { return m ? m->n_attrs : 0; }
 
 const chakra_attr *chakra_metadata_attr_at(const chakra_metadata *m, size_t i)
 {
-	return i < m->n_attrs ? &m->attrs[i] : NULL;
+	return m && i < m->n_attrs ? &m->attrs[i] : NULL;
 }
 
 const chakra_attr *chakra_metadata_attr_find(const chakra_metadata *m, const char *name)
 {
-	return find(m->attrs, m->n_attrs, name);
+	return m ? find(m->attrs, m->n_attrs, name) : NULL;
 }

@@ -139,14 +139,28 @@ static int finish_open(chakra_reader **out, chakra_reader *r)
 	return start(r);
 }
 
+/* A handle refused for a missing argument: it says which (the NULL rule,
+ * chakra.h: as for a bad options version, the caller gets a handle whose
+ * message explains). */
+static int missing(chakra_reader *r, const char *what)
+{
+	chakra__errf(r->err, CHAKRA_EINVAL, "%s", what);
+	return reader_fail(r, CHAKRA_EINVAL, 0, 0, 0);
+}
+
 int chakra_reader_open(chakra_reader **out, const char *path, const chakra_reader_options *o)
 {
 	int rc;
+	if (!out)
+		return CHAKRA_EINVAL;
 	*out = NULL;
-	chakra_reader *r = alloc_reader(o, !strcmp(path, "-") ? "<stdin>" : path, &rc);
+	chakra_reader *r = alloc_reader(o, !path ? "<no path>" : !strcmp(path, "-") ? "<stdin>" : path,
+	                                &rc);
 	*out = r;
 	if (rc < 0)
 		return rc;
+	if (!path)
+		return missing(r, "chakra_reader_open: no path (NULL)");
 	rc = chakra__source_open_path(&r->fr.src, path, r->err);
 	if (rc < 0)
 		return reader_fail(r, rc, 0, 0, 0);
@@ -157,12 +171,17 @@ int chakra_reader_open_buffer(chakra_reader **out, const void *buf, size_t len,
                               const chakra_reader_options *o)
 {
 	int rc;
+	if (!out)
+		return CHAKRA_EINVAL;
 	*out = NULL;
 	chakra_reader *r = alloc_reader(o, "<memory>", &rc);
 	*out = r;
 	if (rc < 0)
 		return rc;
-	chakra__source_open_mem(&r->fr.src, buf, len);
+	if (!buf && len)
+		return missing(r, "chakra_reader_open_buffer: no buffer (NULL) for a length above 0");
+	static const uint8_t none[1] = { 0 };
+	chakra__source_open_mem(&r->fr.src, buf ? buf : none, len);
 	return finish_open(out, r);
 }
 
@@ -170,11 +189,15 @@ int chakra_reader_open_cb(chakra_reader **out, chakra_read_cb cb, void *data,
                           const chakra_reader_options *o)
 {
 	int rc;
+	if (!out)
+		return CHAKRA_EINVAL;
 	*out = NULL;
 	chakra_reader *r = alloc_reader(o, "<callback>", &rc);
 	*out = r;
 	if (rc < 0)
 		return rc;
+	if (!cb)
+		return missing(r, "chakra_reader_open_cb: no read callback (NULL)");
 	chakra__source_open_cb(&r->fr.src, cb, data);
 	return finish_open(out, r);
 }
@@ -191,10 +214,15 @@ void chakra_reader_close(chakra_reader *r)
 	chakra__free(r);
 }
 
-const chakra_metadata *chakra_reader_metadata(const chakra_reader *r) { return &r->meta; }
+const chakra_metadata *chakra_reader_metadata(const chakra_reader *r)
+{
+	return r ? &r->meta : NULL;
+}
 
 int chakra_reader_next_raw(chakra_reader *r, const void **msg, size_t *len)
 {
+	if (!r || !msg || !len)
+		return CHAKRA_EINVAL; /* a misuse: the reader is not failed by it */
 	if (r->failed)
 		return r->failed;
 	const uint8_t *m;
@@ -218,6 +246,8 @@ int chakra_reader_next_raw(chakra_reader *r, const void **msg, size_t *len)
 
 int chakra_reader_next(chakra_reader *r, const chakra_node **node)
 {
+	if (!r || !node)
+		return CHAKRA_EINVAL;
 	const void *m;
 	size_t len;
 	int rc = chakra_reader_next_raw(r, &m, &len);
@@ -254,8 +284,8 @@ int chakra_reader_next(chakra_reader *r, const chakra_node **node)
 	return 1;
 }
 
-uint64_t chakra_reader_offset(const chakra_reader *r) { return framer_offset(&r->fr); }
-uint64_t chakra_reader_node_count(const chakra_reader *r) { return r->count; }
+uint64_t chakra_reader_offset(const chakra_reader *r) { return r ? framer_offset(&r->fr) : 0; }
+uint64_t chakra_reader_node_count(const chakra_reader *r) { return r ? r->count : 0; }
 const char *chakra_reader_errmsg(const chakra_reader *r)
 {
 	return r ? r->err : "out of memory (no reader was created)";

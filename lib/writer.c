@@ -16,6 +16,7 @@
 #include "chakra/error.h"
 #include "chakra/writer.h"
 #include "node_impl.h"
+#include "outfile.h"
 #include "wire.h"
 
 #define FLUSH_AT (1024 * 1024)
@@ -23,7 +24,8 @@
 struct chakra_writer {
 	chakra_writer_options opts;
 	int fd;
-	char *path, *tmp_path; /* tmp_path: file being written, renamed on close */
+	char *path;
+	chakra__out file; /* a path's output (outfile.h); file.f NULL: none open */
 	chakra_write_cb cb;
 	void *cbdata;
 	z_stream zs;
@@ -31,7 +33,6 @@ struct chakra_writer {
 	cbuf out;   /* framed, uncompressed bytes waiting to be flushed */
 	cbuf zout;  /* compressed bytes */
 	int state;  /* 0: expect metadata, 1: nodes, 2: finished, <0: failed */
-	int own_fd; /* fd opened directly on a non-regular file: close it */
 	uint64_t nodes;
 	chakra__errinfo einfo;
 	char err[CHAKRA_ERRMSG_MAX];
@@ -51,7 +52,11 @@ int chakra_writer_options_init(chakra_writer_options *opts, unsigned version)
 
 static int writer_fail(chakra_writer *w, int code, const char *what)
 {
-	chakra__errf(w->err, code, "%s: %s", w->path ? w->path : "<callback>", what);
+	size_t pl = w->path ? strlen(w->path) : 0;
+	if (pl && !strncmp(what, w->path, pl) && what[pl] == ':')
+		chakra__errf(w->err, code, "%s", what); /* names the path already */
+	else
+		chakra__errf(w->err, code, "%s: %s", w->path ? w->path : "<callback>", what);
 	/* Node writes name the node (its index among the nodes written). */
 	chakra__errinfo_set(&w->einfo, code, w->state == 1 ? CHAKRA_ERRINFO_INDEX : 0, 0, w->nodes, 0);
 	w->state = code;
@@ -146,11 +151,15 @@ static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
 int chakra_writer_open(chakra_writer **out, const char *path, const chakra_writer_options *o)
 {
 	int rc;
+	if (!out)
+		return CHAKRA_EINVAL;
 	*out = NULL;
 	chakra_writer *w = writer_new(o, &rc);
 	*out = w;
 	if (rc < 0)
 		return rc;
+	if (!path)
+		return writer_fail(w, CHAKRA_EINVAL, "chakra_writer_open: no path (NULL)");
 	if (!strcmp(path, "-")) {
 		w->fd = 1;
 		return 0;
@@ -158,38 +167,14 @@ int chakra_writer_open(chakra_writer **out, const char *path, const chakra_write
 	w->path = chakra__strdup(path);
 	if (!w->path)
 		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* A device, FIFO or socket (/dev/null, a pipe to another
-		 * program): write to it directly. Renaming a temporary file over
-		 * it would replace the device node itself (as root, /dev/null
-		 * became a regular file that way). Nothing stored is replaced, so
-		 * `overwrite` is not needed. */
-		if (S_ISDIR(st.st_mode))
-			return writer_fail(w, CHAKRA_EIO, "is a directory");
-		w->fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (w->fd < 0)
-			return writer_fail(w, CHAKRA_EIO, strerror(errno));
-		w->own_fd = 1;
-		return 0;
-	}
-	if (!w->opts.overwrite && access(path, F_OK) == 0)
-		return writer_fail(w, CHAKRA_EIO, "exists; not overwriting it (set overwrite to replace)");
-	/* tmp_path set means "a temporary of ours exists" (writer_free removes
-	 * it): only once its name is written and mkstemp has created it */
-	size_t n = strlen(path) + 16;
-	char *tmp = (char *)chakra__malloc(n);
-	if (!tmp)
-		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
-	snprintf(tmp, n, "%s.tmp-XXXXXX", path);
-	w->fd = mkstemp(tmp);
-	if (w->fd < 0) {
-		int e = errno;
-		chakra__free(tmp);
-		return writer_fail(w, CHAKRA_EIO, strerror(e));
-	}
-	w->tmp_path = tmp;
-	fchmod(w->fd, 0644);
+	/* the output rule (outfile.h): a temporary renamed by finish, a
+	 * device or FIFO written into, an existing file kept unless overwrite */
+	chakra__out_opts oo = { w->opts.overwrite, 0, NULL, 0, "set overwrite" };
+	char e[CHAKRA_ERRMSG_MAX];
+	rc = chakra__out_open(&w->file, path, &oo, e, sizeof e);
+	if (rc < 0)
+		return writer_fail(w, rc, e);
+	w->fd = fileno(w->file.f);
 	return 0;
 }
 
@@ -197,6 +182,8 @@ int chakra_writer_open_cb(chakra_writer **out, chakra_write_cb cb, void *data,
                           const chakra_writer_options *o)
 {
 	int rc;
+	if (!out)
+		return CHAKRA_EINVAL;
 	chakra_writer *w = writer_new(o, &rc);
 	*out = w;
 	if (rc < 0)
@@ -229,6 +216,8 @@ static int after_message(chakra_writer *w)
 
 int chakra_writer_write_metadata(chakra_writer *w, const char *version, const chakra_builder *attrs)
 {
+	if (!w)
+		return CHAKRA_EINVAL;
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 0)
@@ -245,6 +234,8 @@ int chakra_writer_write_metadata(chakra_writer *w, const char *version, const ch
 
 int chakra_writer_copy_metadata(chakra_writer *w, const chakra_metadata *m)
 {
+	if (!w || !m)
+		return CHAKRA_EINVAL;
 	chakra_builder *b = chakra_builder_new();
 	if (!b)
 		return writer_fail(w, CHAKRA_ENOMEM, "out of memory");
@@ -259,6 +250,8 @@ int chakra_writer_copy_metadata(chakra_writer *w, const chakra_metadata *m)
 
 int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
 {
+	if (!w || !b)
+		return CHAKRA_EINVAL; /* a misuse: the writer is not failed by it */
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 1)
@@ -284,6 +277,8 @@ int chakra_writer_write_node(chakra_writer *w, const chakra_builder *b)
 
 int chakra_writer_write_raw(chakra_writer *w, const void *msg, size_t len)
 {
+	if (!w || (!msg && len))
+		return CHAKRA_EINVAL;
 	if (w->state < 0)
 		return w->state;
 	if (w->state != 1)
@@ -292,7 +287,8 @@ int chakra_writer_write_raw(chakra_writer *w, const void *msg, size_t len)
 	uint8_t *d = frame(w, len);
 	if (!d)
 		return w->state;
-	memcpy(d, msg, len);
+	if (len)
+		memcpy(d, msg, len);
 	w->nodes++;
 	return after_message(w);
 }
@@ -301,22 +297,17 @@ static void writer_free(chakra_writer *w)
 {
 	if (w->gz_on)
 		deflateEnd(&w->zs);
-	if (w->own_fd && w->fd >= 0)
-		close(w->fd);
-	if (w->tmp_path) { /* not finished: drop the partial output */
-		if (w->fd >= 0)
-			close(w->fd);
-		unlink(w->tmp_path);
-	}
+	chakra__out_abort(&w->file); /* not finished: drop the partial output */
 	chakra__cbuf_free(&w->out);
 	chakra__cbuf_free(&w->zout);
 	chakra__free(w->path);
-	chakra__free(w->tmp_path);
 	chakra__free(w);
 }
 
 int chakra_writer_finish(chakra_writer *w)
 {
+	if (!w)
+		return CHAKRA_EINVAL;
 	if (w->state == 2)
 		return 0;
 	if (w->state < 0)
@@ -324,24 +315,11 @@ int chakra_writer_finish(chakra_writer *w)
 	if (w->state == 0)
 		return writer_fail(w, CHAKRA_ESTATE, "finished before any metadata was written");
 	int rc = writer_flush(w, 1);
-	if (rc == 0 && w->own_fd) {
-		int fd = w->fd;
+	if (rc == 0 && w->file.f) {
+		char e[CHAKRA_ERRMSG_MAX];
 		w->fd = -1;
-		w->own_fd = 0;
-		if (close(fd) < 0)
-			rc = writer_fail(w, CHAKRA_EIO, strerror(errno));
-	}
-	if (rc == 0 && w->tmp_path) {
-		int fd = w->fd;
-		w->fd = -1;
-		if (close(fd) < 0)
-			rc = writer_fail(w, CHAKRA_EIO, strerror(errno));
-		else if (rename(w->tmp_path, w->path) < 0)
-			rc = writer_fail(w, CHAKRA_EIO, strerror(errno));
-		else {
-			chakra__free(w->tmp_path);
-			w->tmp_path = NULL;
-		}
+		if ((rc = chakra__out_commit(&w->file, e, sizeof e)) < 0)
+			rc = writer_fail(w, rc, e);
 	}
 	if (rc == 0)
 		w->state = 2;
@@ -367,4 +345,4 @@ int chakra_writer_error(const chakra_writer *w, chakra_error_info *info, size_t 
 	}
 	return chakra__errinfo_get(&w->einfo, w->err, info, size);
 }
-uint64_t chakra_writer_node_count(const chakra_writer *w) { return w->nodes; }
+uint64_t chakra_writer_node_count(const chakra_writer *w) { return w ? w->nodes : 0; }

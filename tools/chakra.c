@@ -100,6 +100,7 @@ static int dispatch(int argc, char **argv)
 		printf("chakra %s\n", chakra_version_string());
 		return 0;
 	}
+	tool_signals_init(); /* temporaries are removed on SIGINT, SIGTERM, ... */
 	/* Two-word commands ("bench feed") first, then one word. A command
 	 * gets its full name as argv[0], so that its messages and hints name
 	 * it as typed ("chakra generate synthetic --help", not "chakra

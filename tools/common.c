@@ -105,30 +105,19 @@ int tool_parse_double(const char *opt, const char *s, double *out)
 	return 0;
 }
 
+static int out_report(int rc, const char *err);
+
 int tool_check_output(const char *out, const char *const *inputs, int n_inputs)
 {
-	struct stat so, si;
-	if (!out || !strcmp(out, "-") || stat(out, &so) != 0)
+	/* the input check alone (force: an existing file is not the question) */
+	struct stat st;
+	if (!out || !strcmp(out, "-") || stat(out, &st) != 0)
 		return 0;
-	for (int i = 0; i < n_inputs; i++) {
-		if (inputs[i] && strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 &&
-		    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-			tool_err("%s: output is the same file as input %s; refusing to overwrite it",
-			         out, inputs[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-FILE *tool_fopen_out(const char *path)
-{
-	if (!strcmp(path, "-"))
-		return stdout;
-	FILE *f = fopen(path, "w");
-	if (!f)
-		tool_err("%s: cannot open for writing: %s", path, strerror(errno));
-	return f;
+	chakra__out_opts oo = { 1, 1, inputs, n_inputs > 0 ? (size_t)n_inputs : 0, NULL };
+	char err[1200];
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	return out_report(chakra__out_check(out, &oo, err, sizeof err), err);
 }
 
 int tool_fclose_out(FILE *f, const char *path)
@@ -255,94 +244,44 @@ void tool_progress_end(tool_progress *p)
 
 /* ---- temporaries removed on signals ---- */
 
-/* The list is only changed with the handled signals blocked, so the
- * handler always sees it consistent (the tools are single-threaded). */
-static char **tmps;
-static volatile sig_atomic_t n_tmps;
-static size_t tmps_cap;
+/* The registry is the output helper's (lib/outfile.c): the library
+ * modules the tools call (convert with {R}, synth sample, project) register
+ * their temporaries in it too. */
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 #define N_CLEANUP_SIGNALS (sizeof cleanup_signals / sizeof *cleanup_signals)
 
-static void remove_tmps(void)
-{
-	for (sig_atomic_t i = 0; i < n_tmps; i++)
-		unlink(tmps[i]);
-}
-
 static void on_signal(int sig)
 {
-	remove_tmps();
+	chakra__out_remove_tmps();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void block_signals(sigset_t *old)
+void tool_signals_init(void)
 {
-	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
-		sigaddset(&set, cleanup_signals[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
-static int tmp_register(char *path)
-{
-	static int installed;
-	if (!installed) {
-		installed = 1;
-		for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) {
-			struct sigaction sa, old;
-			/* keep a signal the caller ignores (nohup) ignored */
-			if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-				continue;
-			memset(&sa, 0, sizeof sa);
-			sa.sa_handler = on_signal;
-			sigemptyset(&sa.sa_mask);
-			sigaction(cleanup_signals[i], &sa, NULL);
-		}
+	chakra__out_track(1, cleanup_signals, N_CLEANUP_SIGNALS);
+	for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) {
+		struct sigaction sa, old;
+		/* keep a signal the caller ignores (nohup) ignored */
+		if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(cleanup_signals[i], &sa, NULL);
 	}
-	sigset_t old;
-	int rc = 0;
-	block_signals(&old);
-	if ((size_t)n_tmps == tmps_cap) {
-		size_t cap = tmps_cap ? tmps_cap * 2 : 8;
-		char **t = realloc(tmps, cap * sizeof *t);
-		if (t) {
-			tmps = t;
-			tmps_cap = cap;
-		} else {
-			rc = -1;
-		}
-	}
-	if (rc == 0)
-		tmps[n_tmps++] = path;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
-static void tmp_unregister(const char *path)
-{
-	sigset_t old;
-	block_signals(&old);
-	for (sig_atomic_t i = 0; i < n_tmps; i++)
-		if (tmps[i] == path) {
-			tmps[i] = tmps[n_tmps - 1];
-			n_tmps--;
-			break;
-		}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int tool_mkstemp(char *tmpl)
 {
-	if (tmp_register(tmpl) < 0) {
+	if (chakra__out_tmp_register(tmpl) < 0) {
 		errno = ENOMEM;
 		return -1;
 	}
 	int fd = mkstemp(tmpl);
 	if (fd < 0) {
 		int e = errno;
-		tmp_unregister(tmpl);
+		chakra__out_tmp_unregister(tmpl);
 		errno = e;
 	}
 	return fd;
@@ -351,12 +290,12 @@ int tool_mkstemp(char *tmpl)
 void tool_tmp_remove(char *tmpl)
 {
 	unlink(tmpl);
-	tmp_unregister(tmpl);
+	chakra__out_tmp_unregister(tmpl);
 }
 
 void tool_oom_exit(const char *what)
 {
-	remove_tmps();
+	chakra__out_remove_tmps();
 	/* no stdio buffers needed for this message */
 	static const char pre[] = "chakra: out of memory (";
 	ssize_t r = write(2, pre, sizeof pre - 1);
@@ -366,207 +305,56 @@ void tool_oom_exit(const char *what)
 	_exit(1);
 }
 
-/* ---- the output rule ---- */
+/* ---- the output rule: lib/outfile.c, messages on stderr ---- */
+
+static int out_report(int rc, const char *err)
+{
+	if (rc < 0)
+		tool_err("%s", err);
+	return rc < 0 ? -1 : 0;
+}
 
 int tool_out_check(const char *path, int force, const char *const *inputs, int n_inputs)
 {
-	struct stat st;
-	if (!strcmp(path, "-"))
-		return 0;
-	if (!*path) {
-		tool_err("empty output file name");
-		return -1;
-	}
-	if (tool_check_output(path, inputs, n_inputs) < 0)
-		return -1;
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			tool_err("%s: is a directory", path);
-			return -1;
-		}
-		if (S_ISREG(st.st_mode) && !force) {
-			tool_err("%s: exists; use -f (--force) to replace it", path);
-			return -1;
-		}
-	} else if (lstat(path, &st) == 0 && !force) {
-		tool_err("%s: is a symbolic link to nothing; use -f (--force) to replace it", path);
-		return -1;
-	}
-	return 0;
+	chakra__out_opts oo = { force, 1, inputs, n_inputs > 0 ? (size_t)n_inputs : 0, NULL };
+	char err[1200];
+	return out_report(chakra__out_check(path, &oo, err, sizeof err), err);
 }
 
 int tool_out_open(tool_out *o, const char *path, int force, const char *const *inputs,
                   int n_inputs)
 {
-	struct stat st;
-	memset(o, 0, sizeof *o);
-	o->path = path;
-	o->force = force;
-	if (!strcmp(path, "-")) {
-		o->f = stdout;
-		return 0;
-	}
-	if (tool_out_check(path, force, inputs, n_inputs) < 0)
-		return -1;
-	int exists = stat(path, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode)) {
-		/* a device or FIFO: write into it, never replace it */
-		int fd = open(path, O_WRONLY | O_NOCTTY);
-		if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
-			tool_err("%s: cannot open for writing: %s", path, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return -1;
-		}
-		return 0;
-	}
-	struct stat lst;
-	if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-		o->target = realpath(path, NULL); /* replace the target, keep the link */
-	else
-		o->target = strdup(path);
-	size_t n = o->target ? strlen(o->target) + 16 : 0;
-	o->tmp = n ? malloc(n) : NULL;
-	if (!o->target || !o->tmp) {
-		tool_err("%s: %s", path, o->target ? "out of memory" : strerror(errno));
-		free(o->target);
-		free(o->tmp);
-		o->target = o->tmp = NULL;
-		return -1;
-	}
-	snprintf(o->tmp, n, "%s.tmp-XXXXXX", o->target);
-	if (tmp_register(o->tmp) < 0) {
-		tool_err("out of memory");
-		goto fail;
-	}
-	int fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		tool_err("%s: cannot create a temporary file next to it: %s", path, strerror(errno));
-		tmp_unregister(o->tmp);
-		goto fail;
-	}
-	/* mkstemp makes 0600: give the file the mode a plain create would, or
-	 * the mode of the file it replaces */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) < 0) {
-		/* not fatal: the data is what matters */
-	}
-	o->replaced = exists;
-	o->f = fdopen(fd, "wb");
-	if (!o->f) {
-		tool_err("%s: %s", o->tmp, strerror(errno));
-		close(fd);
-		unlink(o->tmp);
-		tmp_unregister(o->tmp);
-		goto fail;
-	}
-	return 0;
-fail:
-	free(o->target);
-	free(o->tmp);
-	o->target = o->tmp = NULL;
-	return -1;
+	chakra__out_opts oo = { force, 1, inputs, n_inputs > 0 ? (size_t)n_inputs : 0, NULL };
+	char err[1200];
+	return out_report(chakra__out_open(o, path, &oo, err, sizeof err), err);
 }
 
 int tool_out_write_cb(void *data, const void *buf, size_t len)
 {
-	tool_out *o = data;
-	return fwrite(buf, 1, len, o->f) == len ? 0 : -1;
+	return chakra__out_write_cb(data, buf, len);
 }
 
 int tool_out_close(tool_out *o)
 {
-	if (!o->f)
-		return o->failed ? -1 : 0;
-	FILE *f = o->f;
-	o->f = NULL;
-	errno = 0;
-	int bad = ferror(f) != 0;
-	int err = bad ? (errno ? errno : EIO) : 0;
-	if (!bad && fflush(f) != 0)
-		bad = 1, err = errno;
-	/* replacing a file: its old data must not be lost to a crash right
-	 * after the rename, so the new data reaches the disk first */
-	if (!bad && o->tmp && o->replaced && fsync(fileno(f)) != 0 && errno != EINVAL)
-		bad = 1, err = errno;
-	if (f != stdout && fclose(f) != 0 && !bad)
-		bad = 1, err = errno;
-	if (bad) {
-		o->failed = 1;
-		tool_err("%s: write failed: %s", o->path, strerror(err ? err : EIO));
-		return -1;
-	}
-	return 0;
-}
-
-static void out_drop(tool_out *o)
-{
-	if (o->tmp) {
-		unlink(o->tmp);
-		tmp_unregister(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-	free(o->target);
-	o->target = NULL;
-}
-
-/* Rename without replacing an existing file: renameat2 when the file
- * system has it, else link + unlink (both fail on an existing target). */
-static int rename_noreplace(const char *from, const char *to)
-{
-#ifdef RENAME_NOREPLACE
-	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -1;
-#endif
-	if (link(from, to) == 0) {
-		unlink(from);
-		return 0;
-	}
-	if (errno != EPERM && errno != ENOSYS)
-		return -1;
-	/* no hard links here (some network and FAT file systems): check and rename */
-	struct stat st;
-	if (lstat(to, &st) == 0) {
-		errno = EEXIST;
-		return -1;
-	}
-	return rename(from, to);
+	char err[1200];
+	return out_report(chakra__out_close(o, err, sizeof err), err);
 }
 
 int tool_out_commit(tool_out *o)
 {
-	int rc = tool_out_close(o);
-	if (rc == 0 && o->tmp) {
-		if ((o->force ? rename(o->tmp, o->target) : rename_noreplace(o->tmp, o->target)) != 0) {
-			if (errno == EEXIST)
-				tool_err("%s: appeared while we wrote it; use -f (--force) to replace it",
-				         o->path);
-			else
-				tool_err("%s: cannot move the finished output into place: %s", o->path,
-				         strerror(errno));
-			rc = -1;
-		} else {
-			tmp_unregister(o->tmp);
-			free(o->tmp);
-			o->tmp = NULL;
-		}
-	}
-	out_drop(o);
-	return rc;
+	char err[1200];
+	return out_report(chakra__out_commit(o, err, sizeof err), err);
+}
+
+int tool_out_commit_set(tool_out *outs, size_t n)
+{
+	char err[1200];
+	return out_report(chakra__out_commit_set(outs, n, err, sizeof err), err);
 }
 
 void tool_out_abort(tool_out *o)
 {
-	if (o->f && o->f != stdout)
-		fclose(o->f);
-	else if (o->f)
-		fflush(o->f);
-	o->f = NULL;
-	out_drop(o);
+	chakra__out_abort(o);
 }
 
 void tool_rank_map_file(FILE *f, const char *map_path, const char *file)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "chakra/chakra.h"
+#include "outfile.h"
 
 #if defined(__GNUC__)
 #  define TOOL_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -50,38 +51,22 @@ int tool_parse_double(const char *opt, const char *s, double *out);
  * nothing the user gave is overwritten. Returns 0 or prints and returns -1. */
 int tool_check_output(const char *out, const char *const *inputs, int n_inputs);
 
-/* Open an output text stream ("-" = stdout) by truncating it in place.
- * Kept for commands not converted yet: new code uses tool_out below. */
-FILE *tool_fopen_out(const char *path);
-/* Close it; reports write errors (disk full...) and returns -1 on failure. */
+/* Close a stream of the caller's (a private temporary); reports write
+ * errors (disk full...) and returns -1 on failure. */
 int tool_fclose_out(FILE *f, const char *path);
 
-/* ---- The output rule (every command that writes a file) ----
- * - "-" is stdout.
- * - A path that exists and is not a regular file (a FIFO, /dev/null, a
- *   terminal) is opened and written directly: never renamed over, never
- *   removed.
- * - Otherwise the data goes to PATH.tmp-XXXXXX in the same directory and
- *   is renamed to PATH by tool_out_commit, so a failed or interrupted run
- *   never leaves a partial file under the user's name. A symbolic link is
- *   followed: its target is replaced, the link stays.
- * - An existing regular file is replaced only with force (-f); the check
- *   is repeated atomically at the rename, so a file that appears
- *   meanwhile is not lost either.
- * - An output that is one of the inputs is refused even with force.
- * - Temporaries are removed on error, on exit through tool_oom_exit, and
- *   on SIGINT, SIGTERM, SIGHUP and SIGPIPE (the signal then proceeds).
- * Nothing we did not create is ever removed. */
-typedef struct tool_out {
-	const char *path;  /* as given, for messages */
-	char *target;      /* where the rename goes (the link's target) */
-	char *tmp;         /* temporary being written; NULL when direct */
-	FILE *f;           /* NULL once closed */
-	int force, replaced, failed;
-} tool_out;
+/* ---- The output rule (every file a command writes) ----
+ * lib/outfile.h states it and implements it for the library, its modules
+ * and the tools alike: "-" is stdout; a device or FIFO is written into,
+ * never renamed over; anything else goes to PATH.tmp-XXXXXX, renamed on
+ * commit (a link's target is replaced, the link stays); an existing file
+ * is replaced only with force (-f), an input never; a set of files is
+ * committed whole or not at all. These wrappers print the helper's
+ * messages as "chakra: ..." and return 0 or -1. */
+typedef chakra__out tool_out;
 
-/* Open `path` under the rule above. Returns 0, or prints why not and
- * returns -1 (nothing created). */
+/* Open `path` under the rule. 0, or prints why not and returns -1
+ * (nothing created). */
 int tool_out_open(tool_out *o, const char *path, int force, const char *const *inputs,
                   int n_inputs);
 /* Check that `path` could be opened (exists without force, is an input, is
@@ -96,6 +81,8 @@ int tool_out_close(tool_out *o);
 /* Close if open, then move the temporary into place. 0 or -1 (printed;
  * the temporary is removed). */
 int tool_out_commit(tool_out *o);
+/* Commit n outputs as one (lib/outfile.h): all in place, or none changed. */
+int tool_out_commit_set(tool_out *outs, size_t n);
 /* Drop the output: close, remove the temporary (never the target). Safe
  * to call after commit (does nothing) or on a zeroed struct. */
 void tool_out_abort(tool_out *o);
@@ -104,6 +91,11 @@ void tool_out_abort(tool_out *o);
  * (quoted when it has blanks, quotes or '#'), relative to the map's folder
  * when both share it. */
 void tool_rank_map_file(FILE *f, const char *map_path, const char *file);
+
+/* Install the handlers that remove every temporary (ours and the library
+ * modules') on SIGINT, SIGTERM, SIGHUP and SIGPIPE, then let the signal
+ * proceed; a signal the caller ignores stays ignored. Called once by main. */
+void tool_signals_init(void);
 
 /* A private temporary file (mkstemp on tmpl), removed on the signals above
  * too; tmpl must live until tool_tmp_remove. fd or -1 (errno set). */

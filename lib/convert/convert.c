@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "outfile.h"
 
 /* The bytes of the options struct a caller of that version has (fields
  * are only appended); 0 for a version we do not know. */
@@ -283,6 +284,8 @@ static int groups_from_graph(const cv_graph *g, cv_groups *out)
 			return -1;
 		memset(q, 0, sizeof *q);
 		q->size = p->size;
+		q->rank_start = p->rank_start;
+		q->rank_stride = p->rank_stride;
 		q->name = strdup(cv_str(&g->strs, p->name));
 		if (!q->name)
 			return -1;
@@ -405,6 +408,21 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		e.file = kp;
 		if ((rc = chakra__cv_link(&et, &kin, ket, &r->summary, &e)) < 0)
 			goto out;
+		/* both have host ops and not one links: the two traces are of
+		 * different programs or runs (it used to write the ET alone with
+		 * exit 0 and no word about it) */
+		size_t kcpu = 0;
+		for (size_t i = 0; i < kin.n && !kcpu; i++)
+			kcpu = kin.ev[i].kind == CV_K_CPU_OP;
+		if (!r->summary.et_ops_linked && kcpu && r->summary.host_ops) {
+			rc = chakra__cv_fail(&e, CHAKRA_ECORRUPT, NULL, NULL, -1, -1,
+			                     "%s and %s: none of the ET's %llu host ops matches a Kineto "
+			                     "op (by record-function id, external id or name order): "
+			                     "traces of different programs or runs? Convert the ET alone "
+			                     "(without --kineto) or give the Kineto trace of the same run",
+			                     et_path, kp, (unsigned long long)r->summary.host_ops);
+			goto out;
+		}
 		host_times(&g, &et, &kin, host_of, ket);
 		/* Kineto event -> host node; the window is the span of the linked ops */
 		int64_t w0 = INT64_MAX, w1 = INT64_MIN;
@@ -574,6 +592,20 @@ int chakra__cv_run(const char *et_path, const char *kineto_path, const char *out
 	int rc = chakra__cv_opts(opts, &o, r->errmsg, sizeof r->errmsg);
 	if (rc < 0)
 		return rc;
+	cv_err e = { 0 };
+	e.index = e.offset = -1;
+	if ((rc = check_opts(&o, &e)) < 0) {
+		result_from_err(r, &e);
+		return rc;
+	}
+	if (!o.out_cb) {
+		/* the output rule (outfile.h) before any work: never an input,
+		 * an existing file only with overwrite */
+		const char *ins[] = { et_path, kineto_path ? kineto_path : o.kineto_path };
+		chakra__out_opts oo = { o.overwrite, 1, ins, 2, "use -f (--force)" };
+		if ((rc = chakra__out_check(out_path, &oo, r->errmsg, sizeof r->errmsg)) < 0)
+			return rc;
+	}
 	if (et_path) {
 		if (kineto_path)
 			o.kineto_path = kineto_path;
@@ -612,6 +644,8 @@ int chakra_convert_kineto(const char *kineto_path, const char *out_path,
 
 int chakra_convert_summary_print(const chakra_convert_summary *s, void *file)
 {
+	if (!s || !file)
+		return CHAKRA_EINVAL;
 	FILE *f = file;
 	static const char *tn[8] = { "invalid", "metadata", "mem_load", "mem_store", "comp",
 	                             "comm_send", "comm_recv", "comm_coll" };

@@ -14,6 +14,7 @@
 #include "chakra/writer.h"
 #include <yajl/yajl_parse.h>
 
+#include "graph_impl.h"
 #include "jguard.h"
 
 #if defined(__GNUC__)
@@ -90,8 +91,7 @@ typedef struct cv_strtab {
 	size_t len, cap;
 	struct cv_sref { uint32_t off, len; } *ent; /* NUL-terminated in text */
 	size_t n, ncap;
-	uint32_t *hash;     /* open addressing: index+1, 0 = empty */
-	size_t hcap;
+	chakra__ixmap index; /* keyed per table: names a file chooses never collide */
 } cv_strtab;
 int chakra__cv_strtab_init(cv_strtab *t);
 /* Index of s (added if new), CV_NONE on ENOMEM. */
@@ -116,12 +116,20 @@ int chakra__cv_map_put(cv_map *m, uint64_t key, uint32_t val); /* replaces */
 size_t chakra__cv_map_count(const cv_map *m);
 void chakra__cv_map_free(cv_map *m);
 
-/* A key for a pair of 64-bit values (pid, tid), (device, stream). */
-static inline uint64_t cv_pair_key(int64_t a, int64_t b)
-{
-	uint64_t x = (uint64_t)a * 0x9e3779b97f4a7c15ull;
-	return (x ^ (x >> 29)) + (uint64_t)b * 0xc2b2ae3d27d4eb4full;
-}
+/* ---- (a, b) -> u32 map: (pid, tid), (device, stream), (tensor id,
+ * storage id). Both values are stored and compared, and the hash is keyed
+ * per map, so no file can make pairs share a key or a slot (a hash of the
+ * pair as the key let chosen pairs collide into one scan). A zeroed
+ * struct is an empty map. ---- */
+typedef struct cv_pmap {
+	chakra__ixmap ix;
+	struct cv_pair { int64_t a, b; uint32_t val; } *e;
+	size_t n, cap;
+	int ready;
+} cv_pmap;
+uint32_t chakra__cv_pmap_get(const cv_pmap *m, int64_t a, int64_t b); /* CV_NONE if absent */
+int chakra__cv_pmap_put(cv_pmap *m, int64_t a, int64_t b, uint32_t val); /* replaces */
+void chakra__cv_pmap_free(cv_pmap *m);
 
 /* ---- numbers ---- */
 /* JSON number text to int64: exact for integers; a number with a fraction
@@ -276,7 +284,14 @@ typedef struct cv_pg {
 	int64_t size;
 	int64_t *ranks;
 	size_t n_ranks;
+	/* members given as a range: rank_start + k * rank_stride, k < size
+	 * (rank_stride 0: none), kept as a range (never materialised) */
+	int64_t rank_start, rank_stride;
 } cv_pg;
+
+/* Ranks are below this (as ASTRA-sim's group files and the synth module
+ * take them): a member past it is corrupt input, not a rank. */
+#define CV_RANK_LIMIT (INT64_C(1) << 24)
 
 typedef struct cv_et {
 	cv_strtab strs;
@@ -420,6 +435,7 @@ typedef struct cv_wait {
 
 typedef struct cv_graph {
 	cv_strtab strs;
+	cv_map pg_index;         /* group name (strtab index) -> pgs[] */
 	cv_node *nodes;
 	size_t n, cap;
 	cv_edge *edges;
@@ -431,10 +447,25 @@ typedef struct cv_graph {
 	const cv_et *et;         /* host ops' source (inputs/outputs, attributes) */
 } cv_graph;
 
-/* Add or complete a process group (name in the graph's strtab). ranks may
- * be NULL; size < 0 unknown. */
+/* Add or complete a process group (name in the graph's strtab): where
+ * every group enters the converter (process_group:init, a collective's
+ * record, a Kineto kernel's args, distributedInfo.pg_config), so it is
+ * validated here once. ranks may be NULL; size < 0 unknown; rank_stride >
+ * 0 gives the members as the range rank_start + k * rank_stride, k < size.
+ * A member listed twice, a rank below 0 or from CV_RANK_LIMIT on, a range
+ * that leaves it, are refused: CHAKRA_ECORRUPT with the message in err,
+ * naming `where` (file, unit and index as chakra__cv_fail takes them).
+ * 0 or a negative chakra_error. */
+typedef struct cv_where {
+	const char *file, *unit;
+	int64_t index;
+	const char *what;        /* e.g. "distributedInfo.pg_config", or NULL */
+} cv_where;
 int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t backend,
-                        int64_t size, const int64_t *ranks, size_t nranks);
+                        int64_t size, const int64_t *ranks, size_t nranks, int64_t rank_start,
+                        int64_t rank_stride, cv_err *err, const cv_where *where);
+/* The group of that name, or NULL. */
+const cv_pg *chakra__cv_graph_pg_find(const cv_graph *g, uint32_t name);
 
 int chakra__cv_graph_init(cv_graph *g);
 /* A new node, zeroed with CV_UNSET ids; returns its index or CV_NONE. */
@@ -531,6 +562,7 @@ typedef struct cv_groups {
 		int64_t size;
 		int64_t *ranks;
 		size_t n;
+		int64_t rank_start, rank_stride; /* a range (stride > 0) when n == 0 */
 	} *g;
 	size_t n, cap;
 } cv_groups;

@@ -393,6 +393,7 @@ static int64_t elem_int(const ctx *x, const elem *e)
 /* record_param_comms: the collective it describes, located by the position
  * of the collective-name String rather than by schema (layouts differ
  * inside one schema version). */
+/* 0, -1 out of memory, -2 refused (the error is set). */
 static int parse_rpc(ctx *x, cv_etnode *n, const cv_tensor *tin, size_t ntin)
 {
 	cv_et *et = x->et;
@@ -458,17 +459,30 @@ static int parse_rpc(ctx *x, cv_etnode *n, const cv_tensor *tin, size_t ntin)
 	if (x->at_rstride != CV_UNSET)
 		c->rank_stride = x->at_rstride;
 	int dsz = x->at_dtype ? chakra__cv_dtype_size(sb(x, x->at_dtype), x->at_dtype_l) : 0;
+	/* sizes are written as int64: a product or sum past it is corrupt
+	 * input, never a wrapped size */
+	int64_t b;
 	if (dsz && x->at_in_ne != CV_UNSET && x->at_in_ne >= 0) {
-		c->in_bytes = (uint64_t)x->at_in_ne * (uint64_t)dsz;
+		if (__builtin_mul_overflow(x->at_in_ne, (int64_t)dsz, &b))
+			return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "in_msg_nelems %lld x %d bytes "
+			                        "overflows a 64-bit size", (long long)x->at_in_ne, dsz) - 2;
+		c->in_bytes = (uint64_t)b;
 		c->have_in_bytes = 1;
 	}
 	if (dsz && x->at_out_ne != CV_UNSET && x->at_out_ne >= 0) {
-		c->out_bytes = (uint64_t)x->at_out_ne * (uint64_t)dsz;
+		if (__builtin_mul_overflow(x->at_out_ne, (int64_t)dsz, &b))
+			return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "out_msg_nelems %lld x %d bytes "
+			                        "overflows a 64-bit size", (long long)x->at_out_ne, dsz) - 2;
+		c->out_bytes = (uint64_t)b;
 		c->have_out_bytes = 1;
 	}
 	if (!c->have_in_bytes && ntin) {
+		b = 0;
 		for (size_t i = 0; i < ntin; i++)
-			c->in_bytes += tin[i].bytes;
+			if (__builtin_add_overflow(b, (int64_t)tin[i].bytes, &b))
+				return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
+				                        "the input tensors' sizes add up past a 64-bit size") - 2;
+		c->in_bytes = (uint64_t)b;
 		c->have_in_bytes = 1;
 	}
 	return 0;
@@ -572,7 +586,13 @@ static int node_end(ctx *x)
 				et->max_id = t->tid;
 			if (t->sid > et->max_id)
 				et->max_id = t->sid;
-			t->bytes = c->v[3] > 0 && c->v[4] > 0 ? (uint64_t)c->v[3] * (uint64_t)c->v[4] : 0;
+			int64_t tb = 0;
+			if (c->v[3] > 0 && c->v[4] > 0 && __builtin_mul_overflow(c->v[3], c->v[4], &tb))
+				return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
+				                        "tensor %lld: %lld elements x %lld bytes overflows a "
+				                        "64-bit size", (long long)c->v[0], (long long)c->v[3],
+				                        (long long)c->v[4]);
+			t->bytes = (uint64_t)tb;
 		}
 		if (dir == 0) {
 			n->tin = start;
@@ -583,9 +603,12 @@ static int node_end(ctx *x)
 		}
 	}
 	derive_num_ops(x, n);
-	if ((n->flags & CV_ET_RPC) &&
-	    parse_rpc(x, n, n->tin_n ? et->tensors + n->tin : NULL, n->tin_n) < 0)
+	int prc = n->flags & CV_ET_RPC
+	          ? parse_rpc(x, n, n->tin_n ? et->tensors + n->tin : NULL, n->tin_n) : 0;
+	if (prc == -1)
 		return nomem(x);
+	if (prc < 0)
+		return 0; /* refused: the error is set */
 	if (n->flags & CV_ET_PGINIT) {
 		for (size_t i = 0; i < x->nel[F_IN_VAL]; i++) {
 			const elem *e = &x->el[F_IN_VAL][i];

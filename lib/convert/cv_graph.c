@@ -65,20 +65,83 @@ int chakra__cv_graph_wait(cv_graph *g, uint32_t call, uint32_t dev)
 	return 0;
 }
 
-int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t backend,
-                        int64_t size, const int64_t *ranks, size_t nranks)
+static int cmp_i64(const void *a, const void *b)
 {
-	cv_pg *p = NULL;
-	for (size_t i = 0; i < g->npg; i++)
-		if (g->pgs[i].name == name)
-			p = &g->pgs[i];
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int pg_bad(cv_err *err, const cv_where *w, const cv_graph *g, uint32_t name,
+                  const char *fmt, long long a, long long b)
+{
+	char what[160];
+	snprintf(what, sizeof what, fmt, a, b);
+	return chakra__cv_fail(err, CHAKRA_ECORRUPT, w ? w->file : NULL, w ? w->unit : NULL,
+	                       w ? w->index : -1, -1, "%s%sprocess group '%.200s': %s",
+	                       w && w->what ? w->what : "", w && w->what ? ": " : "",
+	                       cv_str(&g->strs, name), what);
+}
+
+/* Members of a list: ranks in [0, CV_RANK_LIMIT), none twice (sorted copy:
+ * O(n log n) whatever the list). */
+static int pg_check_list(const cv_graph *g, uint32_t name, const int64_t *ranks, size_t n,
+                         cv_err *err, const cv_where *w)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ranks[i] < 0 || ranks[i] >= CV_RANK_LIMIT)
+			return pg_bad(err, w, g, name, "member %lld is not a rank (0..%lld)",
+			              (long long)ranks[i], (long long)(CV_RANK_LIMIT - 1));
+	int64_t *t = malloc((n ? n : 1) * sizeof *t);
+	if (!t)
+		return chakra__cv_fail(err, CHAKRA_ENOMEM, w ? w->file : NULL, NULL, -1, -1,
+		                       "out of memory");
+	memcpy(t, ranks, n * sizeof *t);
+	qsort(t, n, sizeof *t, cmp_i64);
+	int rc = 0;
+	for (size_t i = 1; i < n && !rc; i++)
+		if (t[i] == t[i - 1])
+			rc = pg_bad(err, w, g, name, "rank %lld is listed twice%.0lld", (long long)t[i], 0);
+	free(t);
+	return rc;
+}
+
+const cv_pg *chakra__cv_graph_pg_find(const cv_graph *g, uint32_t name)
+{
+	uint32_t i = chakra__cv_map_get(&g->pg_index, name);
+	return i == CV_NONE ? NULL : &g->pgs[i];
+}
+
+int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t backend,
+                        int64_t size, const int64_t *ranks, size_t nranks, int64_t rank_start,
+                        int64_t rank_stride, cv_err *err, const cv_where *w)
+{
+	const char *file = w ? w->file : NULL;
+	if (nranks && pg_check_list(g, name, ranks, nranks, err, w) < 0)
+		return err->code;
+	/* a range: start >= 0, stride > 0, every member below the limit
+	 * (checked without overflow: start + (size - 1) * stride) */
+	int range = !nranks && size > 0 && rank_start >= 0 && rank_stride > 0;
+	if (range) {
+		int64_t last;
+		if (rank_start >= CV_RANK_LIMIT ||
+		    __builtin_mul_overflow(size - 1, rank_stride, &last) ||
+		    __builtin_add_overflow(last, rank_start, &last) || last >= CV_RANK_LIMIT)
+			return pg_bad(err, w, g, name, "rank_start %lld + k * rank_stride %lld leaves the "
+			              "ranks (0..16777215)", (long long)rank_start, (long long)rank_stride);
+		if (size == 1)
+			rank_stride = 1;
+	}
+	uint32_t at = chakra__cv_map_get(&g->pg_index, name);
+	cv_pg *p = at == CV_NONE ? NULL : &g->pgs[at];
 	if (!p) {
 		if (!(p = CV_PUSH(g->pgs, g->npg, g->pgcap)))
-			return -1;
+			return chakra__cv_fail(err, CHAKRA_ENOMEM, file, NULL, -1, -1, "out of memory");
 		memset(p, 0, sizeof *p);
 		p->name = name;
 		p->size = -1;
 		p->backend_id = CV_UNSET;
+		if (chakra__cv_map_put(&g->pg_index, name, (uint32_t)(g->npg - 1)) < 0)
+			return chakra__cv_fail(err, CHAKRA_ENOMEM, file, NULL, -1, -1, "out of memory");
 	}
 	if (desc && !p->desc)
 		p->desc = desc;
@@ -89,11 +152,15 @@ int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t back
 	if (nranks && !p->n_ranks) {
 		p->ranks = malloc(nranks * sizeof *p->ranks);
 		if (!p->ranks)
-			return -1;
+			return chakra__cv_fail(err, CHAKRA_ENOMEM, file, NULL, -1, -1, "out of memory");
 		memcpy(p->ranks, ranks, nranks * sizeof *p->ranks);
 		p->n_ranks = nranks;
+		p->rank_stride = 0; /* a list says more than a range */
 		if (p->size < 0)
 			p->size = (int64_t)nranks;
+	} else if (range && !p->n_ranks && !p->rank_stride && p->size == size) {
+		p->rank_start = rank_start;
+		p->rank_stride = rank_stride;
 	}
 	return 0;
 }
@@ -103,6 +170,7 @@ void chakra__cv_graph_free(cv_graph *g)
 	for (size_t i = 0; i < g->npg; i++)
 		free(g->pgs[i].ranks);
 	free(g->pgs);
+	chakra__cv_map_free(&g->pg_index);
 	free(g->nodes);
 	free(g->edges);
 	free(g->waits);
@@ -315,9 +383,14 @@ static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 			A_STR("backend", cv_str(&g->strs, p->backend), cv_strlen(&g->strs, p->backend));
 		if (p->size >= 0)
 			A_INT("pg_size", p->size);
-		if (p->n_ranks)
+		if (p->n_ranks) {
 			w->err |= chakra_builder_attr_list_uint(w->b, "pg_ranks", CHAKRA_ATTR_INT64_LIST,
 			                                        (const uint64_t *)p->ranks, p->n_ranks);
+		} else if (p->rank_stride > 0) {
+			/* a range stays a range: pg_size members from pg_rank_start */
+			A_INT("pg_rank_start", p->rank_start);
+			A_INT("pg_rank_stride", p->rank_stride);
+		}
 	}
 }
 

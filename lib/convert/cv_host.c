@@ -237,14 +237,6 @@ static uint64_t num_ops_of(hb *b, uint32_t i, int depth)
 	return sum;
 }
 
-static uint64_t tkey(const cv_tensor *t)
-{
-	if (t->tid < (1ull << 32) && t->sid < (1ull << 32))
-		return (t->tid << 32) | t->sid;
-	uint64_t h = t->tid * 0x9e3779b97f4a7c15ull;
-	return (h ^ (h >> 31)) ^ (t->sid * 0xc2b2ae3d27d4eb4full);
-}
-
 static uint32_t gstr(cv_graph *g, const cv_strtab *src, uint32_t i)
 {
 	return chakra__cv_intern(&g->strs, cv_str(src, i), cv_strlen(src, i));
@@ -268,24 +260,18 @@ static uint32_t pg_of(hb *b, const cv_comm *c)
 	return 0;
 }
 
-/* The group a collective names, with what it says about its members. */
-static int add_comm_pg(hb *b, const cv_comm *c, uint32_t name)
+/* The group a collective names, with what it says about its members:
+ * global_rank_start / stride stay a range. */
+static int add_comm_pg(hb *b, const cv_comm *c, uint32_t name, const cv_etnode *e)
 {
-	int64_t *r = NULL;
-	size_t nr = 0;
-	if (c->world > 0 && c->world <= (1 << 20) && c->rank_start != CV_UNSET &&
-	    c->rank_stride != CV_UNSET && c->rank_start >= 0 && c->rank_stride > 0) {
-		r = malloc((size_t)c->world * sizeof *r);
-		if (!r)
-			return -1;
-		for (int64_t k = 0; k < c->world; k++)
-			r[nr++] = c->rank_start + k * c->rank_stride;
-	}
 	uint32_t desc = c->pg_desc ? gstr(b->g, &b->et->strs, c->pg_desc) : 0;
-	int rc = chakra__cv_graph_pg(b->g, name, desc == CV_NONE ? 0 : desc, 0,
-	                             c->world != CV_UNSET ? c->world : -1, r, nr);
-	free(r);
-	return rc;
+	if (desc == CV_NONE)
+		return chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
+	int have_range = c->rank_start != CV_UNSET && c->rank_stride != CV_UNSET;
+	cv_where w = { b->file, "node", (int64_t)e->index, NULL };
+	return chakra__cv_graph_pg(b->g, name, desc, 0, c->world != CV_UNSET ? c->world : -1, NULL,
+	                           0, have_range ? c->rank_start : 0,
+	                           have_range ? c->rank_stride : 0, b->err, &w);
 }
 
 typedef struct pgkey {
@@ -306,7 +292,9 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 		rc = select_ops(&b, host_of, s);
 	uint32_t *sub = NULL, *stk = NULL;
 	size_t nsub = 0, subcap = 0, stkcap = 0;
-	cv_map producer = { 0 }, chain = { 0 }, pending = { 0 }, seen = { 0 };
+	cv_pmap producer = { 0 }, seen = { 0 }; /* by (tensor id, storage id), exactly */
+	cv_map chain = { 0 }, pending = { 0 }, tagmap = { 0 },
+	       pgmap = { 0 };
 	pgkey *pgs = NULL;
 	size_t npgs = 0, pgcap = 0;
 	struct { uint64_t key; uint32_t count; } *tags = NULL;
@@ -318,9 +306,12 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 		const cv_pg *p = &et->pgs[k];
 		uint32_t nm = gstr(g, &et->strs, p->name), ds = gstr(g, &et->strs, p->desc),
 		         be = gstr(g, &et->strs, p->backend);
-		if (nm == CV_NONE || ds == CV_NONE || be == CV_NONE ||
-		    chakra__cv_graph_pg(g, nm, ds, be, p->size, p->ranks, p->n_ranks) < 0)
+		if (nm == CV_NONE || ds == CV_NONE || be == CV_NONE)
 			goto nomem;
+		cv_where w = { b.file, NULL, -1, "process_group:init" };
+		if ((rc = chakra__cv_graph_pg(g, nm, ds, be, p->size, p->ranks, p->n_ranks, 0, 0, err,
+		                              &w)) < 0)
+			goto out;
 	}
 	/* waits name their collective by sequence number */
 	for (size_t k = 0; k < b.n_emitted; k++) {
@@ -379,24 +370,38 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 			gn->pg_name = pg_of(&b, c);
 			if (gn->pg_name == CV_NONE)
 				goto nomem;
-			if (gn->pg_name && add_comm_pg(&b, c, gn->pg_name) < 0)
-				goto nomem;
+			if (gn->pg_name && (rc = add_comm_pg(&b, c, gn->pg_name, e)) < 0)
+				goto out;
 			gn = &g->nodes[gi];
 			if (type != CHAKRA_COMM_COLL_NODE) {
 				/* group-local peer -> global rank; tag = how many earlier
 				 * messages this pair exchanged in this direction */
 				int64_t peer = c->rank;
-				if (peer != CV_UNSET && c->rank_start != CV_UNSET && c->rank_stride != CV_UNSET)
-					peer = c->rank_start + peer * c->rank_stride;
+				if (peer != CV_UNSET && c->rank_start != CV_UNSET && c->rank_stride != CV_UNSET &&
+				    (__builtin_mul_overflow(peer, c->rank_stride, &peer) ||
+				     __builtin_add_overflow(peer, c->rank_start, &peer)))
+					peer = INT64_MIN + 1; /* refused below */
+				if (peer != CV_UNSET && (peer < -1 || peer >= CV_RANK_LIMIT)) {
+					rc = chakra__cv_fail(err, CHAKRA_ECORRUPT, b.file, "node",
+					                     (int64_t)e->index, -1,
+					                     "%s peer: group rank %lld, rank_start %lld, "
+					                     "rank_stride %lld do not give a rank (0..%lld)",
+					                     type == CHAKRA_COMM_SEND_NODE ? "send" : "recv",
+					                     (long long)c->rank, (long long)c->rank_start,
+					                     (long long)c->rank_stride,
+					                     (long long)(CV_RANK_LIMIT - 1));
+					goto out;
+				}
 				gn->peer = peer == CV_UNSET ? -1 : peer;
-				uint64_t key = ((uint64_t)gn->pg_name << 33) ^ ((uint64_t)(type & 1) << 32) ^
-				               (uint64_t)(uint32_t)gn->peer;
-				size_t t = 0;
-				while (t < ntags && tags[t].key != key)
-					t++;
-				if (t == ntags) {
-					if (!CV_PUSH(tags, ntags, tagcap))
+				/* (group, direction, peer) exactly: peer + 1 < 2^25 */
+				uint64_t key = ((uint64_t)gn->pg_name << 26) | ((uint64_t)(type & 1) << 25) |
+				               (uint64_t)(gn->peer + 1);
+				uint32_t t = chakra__cv_map_get(&tagmap, key);
+				if (t == CV_NONE) {
+					if (!CV_PUSH(tags, ntags, tagcap) ||
+					    chakra__cv_map_put(&tagmap, key, (uint32_t)(ntags - 1)) < 0)
 						goto nomem;
+					t = (uint32_t)(ntags - 1);
 					tags[t].key = key;
 					tags[t].count = 0;
 				}
@@ -413,13 +418,19 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 				const cv_tensor *tt = &et->tensors[d->tin + t];
 				if (!tt->sid)
 					continue;
-				uint64_t key = tkey(tt);
-				if (j == 0 && chakra__cv_map_get(&seen, key) != gen) {
-					tbytes += tt->bytes;
-					if (chakra__cv_map_put(&seen, key, gen) < 0)
+				int64_t ka = (int64_t)tt->tid, kb = (int64_t)tt->sid;
+				if (j == 0 && chakra__cv_pmap_get(&seen, ka, kb) != gen) {
+					if (__builtin_add_overflow(tbytes, tt->bytes, &tbytes) ||
+					    tbytes > (uint64_t)INT64_MAX) {
+						rc = chakra__cv_fail(err, CHAKRA_ECORRUPT, b.file, "node",
+						                     (int64_t)e->index, -1, "the op's tensor "
+						                     "sizes add up past a 64-bit size");
+						goto out;
+					}
+					if (chakra__cv_pmap_put(&seen, ka, kb, gen) < 0)
 						goto nomem;
 				}
-				uint32_t p = chakra__cv_map_get(&producer, key);
+				uint32_t p = chakra__cv_pmap_get(&producer, ka, kb);
 				if (p != CV_NONE && p != gi && chakra__cv_graph_edge(g, p, gi, 0) < 0)
 					goto nomem;
 			}
@@ -427,13 +438,19 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 				const cv_tensor *tt = &et->tensors[d->tout + t];
 				if (!tt->sid)
 					continue;
-				uint64_t key = tkey(tt);
-				if (j == 0 && chakra__cv_map_get(&seen, key) != gen) {
-					tbytes += tt->bytes;
-					if (chakra__cv_map_put(&seen, key, gen) < 0)
+				int64_t ka = (int64_t)tt->tid, kb = (int64_t)tt->sid;
+				if (j == 0 && chakra__cv_pmap_get(&seen, ka, kb) != gen) {
+					if (__builtin_add_overflow(tbytes, tt->bytes, &tbytes) ||
+					    tbytes > (uint64_t)INT64_MAX) {
+						rc = chakra__cv_fail(err, CHAKRA_ECORRUPT, b.file, "node",
+						                     (int64_t)e->index, -1, "the op's tensor "
+						                     "sizes add up past a 64-bit size");
+						goto out;
+					}
+					if (chakra__cv_pmap_put(&seen, ka, kb, gen) < 0)
 						goto nomem;
 				}
-				if (chakra__cv_map_put(&producer, key, gi) < 0)
+				if (chakra__cv_pmap_put(&producer, ka, kb, gi) < 0)
 					goto nomem;
 			}
 		}
@@ -449,12 +466,12 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 			goto nomem;
 		if (type == CHAKRA_COMM_COLL_NODE || type == CHAKRA_COMM_SEND_NODE ||
 		    type == CHAKRA_COMM_RECV_NODE) {
-			size_t q = 0;
-			while (q < npgs && pgs[q].name != gn->pg_name)
-				q++;
-			if (q == npgs) {
-				if (!CV_PUSH(pgs, npgs, pgcap))
+			uint32_t q = chakra__cv_map_get(&pgmap, gn->pg_name);
+			if (q == CV_NONE) {
+				if (!CV_PUSH(pgs, npgs, pgcap) ||
+				    chakra__cv_map_put(&pgmap, gn->pg_name, (uint32_t)(npgs - 1)) < 0)
 					goto nomem;
+				q = (uint32_t)(npgs - 1);
 				pgs[q].name = gn->pg_name;
 				pgs[q].last = CV_NONE;
 			}
@@ -483,10 +500,12 @@ out:
 	free(stk);
 	free(pgs);
 	free(tags);
-	chakra__cv_map_free(&producer);
+	chakra__cv_pmap_free(&producer);
 	chakra__cv_map_free(&chain);
 	chakra__cv_map_free(&pending);
-	chakra__cv_map_free(&seen);
+	chakra__cv_pmap_free(&seen);
+	chakra__cv_map_free(&tagmap);
+	chakra__cv_map_free(&pgmap);
 	free(b.parent);
 	free(b.kid_off);
 	free(b.kids);

@@ -229,8 +229,15 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	cv_kin *kin = x->k;
 	int64_t v;
 	if (c == C_TOP) {
-		if (k == K_BASE && int_of(kind, s, n, &v) == 0)
+		if (k == K_BASE && int_of(kind, s, n, &v) == 0) {
+			/* added to every time written: kept inside CV_TIME_MAX_NS like
+			 * the times themselves, so the sums never overflow */
+			if (v > CV_TIME_MAX_NS || v < -CV_TIME_MAX_NS)
+				return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT,
+				                        "baseTimeNanoseconds %lld is out of range (at most "
+				                        "2^61 ns)", (long long)v);
 			kin->base_ns = v;
+		}
 		else if (k == K_EVENTS)
 			return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "'traceEvents' is not an array");
 		else if (k == K_DIST && kind == 's') {

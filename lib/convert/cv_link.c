@@ -158,23 +158,18 @@ static void sort_e(const cv_et *et, uint32_t *v, size_t n, uint32_t *tmp)
 	memcpy(v, tmp, n * sizeof *v);
 }
 
-static seq *seq_get(seq **s, size_t *n, size_t *cap, cv_map *m, int64_t pid, int64_t tid)
+static seq *seq_get(seq **s, size_t *n, size_t *cap, cv_pmap *m, int64_t pid, int64_t tid)
 {
-	uint64_t key = cv_pair_key(pid, tid);
-	uint32_t i = chakra__cv_map_get(m, key);
-	if (i != CV_NONE && (*s)[i].pid == pid && (*s)[i].tid == tid)
-		return &(*s)[i];
+	uint32_t i = chakra__cv_pmap_get(m, pid, tid);
 	if (i != CV_NONE)
-		for (size_t j = 0; j < *n; j++)
-			if ((*s)[j].pid == pid && (*s)[j].tid == tid)
-				return &(*s)[j];
+		return &(*s)[i];
 	seq *q = CV_PUSH(*s, *n, *cap);
 	if (!q)
 		return NULL;
 	memset(q, 0, sizeof *q);
 	q->pid = pid;
 	q->tid = tid;
-	if (i == CV_NONE && chakra__cv_map_put(m, key, (uint32_t)(*n - 1)) < 0)
+	if (chakra__cv_pmap_put(m, pid, tid, (uint32_t)(*n - 1)) < 0)
 		return NULL;
 	return q;
 }
@@ -233,7 +228,8 @@ static size_t by_order(const lk *l, uint32_t *ket)
 	seq *es = NULL, *ks = NULL;
 	size_t nes = 0, escap = 0, nks = 0, kscap = 0, linked = 0;
 	uint32_t *tmp = malloc((et->n > k->n ? et->n : k->n) * sizeof *tmp + 4);
-	cv_map anchor = { 0 }, esm = { 0 }, ksm = { 0 };
+	cv_map anchor = { 0 };
+	cv_pmap esm = { 0 }, ksm = { 0 };
 	if (!tmp)
 		goto fail;
 	for (size_t i = 0; i < et->n; i++) {
@@ -387,8 +383,8 @@ out:
 		free(ks[i].v);
 	free(es), free(ks), free(tmp);
 	chakra__cv_map_free(&anchor);
-	chakra__cv_map_free(&esm);
-	chakra__cv_map_free(&ksm);
+	chakra__cv_pmap_free(&esm);
+	chakra__cv_pmap_free(&ksm);
 	return linked;
 }
 

@@ -128,20 +128,26 @@ static int device_trace(lkb *b, cv_linked *lo)
 		size_t npg = 0, cap = 0;
 		const char *t = YAJL_GET_STRING(p);
 		rc = chakra__cv_pg_parse(&et->strs, t, strlen(t), &pgs, &npg, &cap) < 0 ? -1 : 0;
+		int bad = 0;
 		for (size_t i = 0; i < npg && !rc; i++) {
 			uint32_t nm = gstr(b, pgs[i].name), ds = gstr(b, pgs[i].desc);
 			uint32_t be = gstr(b, pgs[i].backend);
-			if (nm == CV_NONE || ds == CV_NONE || be == CV_NONE ||
-			    chakra__cv_graph_pg(b->g, nm, ds, be, pgs[i].size, pgs[i].ranks,
-			                        pgs[i].n_ranks) < 0)
+			if (nm == CV_NONE || ds == CV_NONE || be == CV_NONE) {
 				rc = -1;
+				break;
+			}
+			/* checked where it enters: a rank twice or out of range is an error */
+			cv_where wh = { b->file, NULL, -1, "device_trace.process_groups" };
+			if (chakra__cv_graph_pg(b->g, nm, ds, be, pgs[i].size, pgs[i].ranks,
+			                        pgs[i].n_ranks, 0, 0, b->err, &wh) < 0)
+				rc = -1, bad = 1;
 		}
 		for (size_t i = 0; i < npg; i++)
 			free(pgs[i].ranks);
 		free(pgs);
 		if (rc < 0) {
 			yajl_tree_free(v);
-			return nomem(b);
+			return bad ? -1 : nomem(b);
 		}
 	}
 	yajl_val a = yajl_tree_get(v, ak, yajl_t_array);

@@ -3,8 +3,10 @@
  * ... while the files exist, convert each to PREFIX.R.et (.et.gz with gzip), check that every
  * process group has the same members on every rank that names it, and
  * write PREFIX.comm_groups.json in ASTRA-sim's communicator-group format
- * ({"name": [ranks...]}). Outputs are checked before anything is written,
- * and removed again if a later rank fails. */
+ * ({"name": [ranks...]}). The outputs are one set under the output rule
+ * (outfile.h): checked before anything is written (none may be an input),
+ * written to temporaries, and renamed only once every rank succeeded, so a
+ * failure leaves the previous files as they were. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "cv.h"
+#include "outfile.h"
 
 #define MAX_RANKS 65536
 
@@ -56,46 +59,58 @@ static int fail(chakra_convert_result *r, int code, const char *fmt, const char 
 	return code;
 }
 
-/* Member lists agree (a group without a list agrees with any). */
-static int same_members(const struct cv_group *a, const struct cv_group *b)
+/* Members: a list, a range, or none (unknown). */
+static size_t n_members(const struct cv_group *g)
 {
-	if (!a->n || !b->n)
-		return 1;
-	if (a->n != b->n)
-		return 0;
-	return !memcmp(a->ranks, b->ranks, a->n * sizeof *a->ranks);
+	return g->n ? g->n : g->rank_stride > 0 && g->size > 0 ? (size_t)g->size : 0;
 }
 
-static int write_groups(const char *path, const cv_groups *all, long nranks, int overwrite,
+static int64_t member(const struct cv_group *g, size_t k)
+{
+	return g->n ? g->ranks[k] : g->rank_start + (int64_t)k * g->rank_stride;
+}
+
+/* Members agree (a group without members agrees with any); two ranges are
+ * compared as ranges, a list against anything member by member. */
+static int same_members(const struct cv_group *a, const struct cv_group *b)
+{
+	size_t na = n_members(a), nb = n_members(b);
+	if (!na || !nb)
+		return 1;
+	if (na != nb)
+		return 0;
+	if (!a->n && !b->n)
+		return a->rank_start == b->rank_start && (na == 1 || a->rank_stride == b->rank_stride);
+	for (size_t k = 0; k < na; k++)
+		if (member(a, k) != member(b, k))
+			return 0;
+	return 1;
+}
+
+/* The group file into an opened output: names as JSON strings (escaped),
+ * members as listed, a range written out member by member (never held as
+ * a list), a group without members as every rank. */
+static int write_groups(FILE *f, const char *path, const cv_groups *all, long nranks,
                         chakra_convert_result *r)
 {
-	if (!overwrite && exists(path))
-		return fail(r, CHAKRA_EIO, "%s: exists (use -f to replace it)", path, 0);
-	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return fail(r, CHAKRA_ENOMEM, "%s: out of memory", path, 0);
-	snprintf(tmp, n, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd), unlink(tmp);
-		free(tmp);
-		snprintf(r->errmsg, sizeof r->errmsg, "%s: cannot write: %s", path, strerror(e));
-		return CHAKRA_EIO;
-	}
+	cv_buf nb = { 0 };
 	fputs("{", f);
 	for (size_t i = 0; i < all->n; i++) {
 		const struct cv_group *g = &all->g[i];
-		fprintf(f, "%s\n  \"", i ? "," : "");
-		for (const char *c = g->name; *c; c++)
-			fprintf(f, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-		fputs("\": [", f);
+		nb.len = 0;
+		if (chakra__cv_buf_add_jstr(&nb, g->name, strlen(g->name)) < 0) {
+			chakra__cv_buf_free(&nb);
+			return fail(r, CHAKRA_ENOMEM, "%s: out of memory%.0ld", path, 0);
+		}
+		fprintf(f, "%s\n  %s: [", i ? "," : "", nb.p);
 		if (g->n) {
 			for (size_t j = 0; j < g->n; j++)
 				fprintf(f, "%s%lld", j ? ", " : "", (long long)g->ranks[j]);
+		} else if (g->rank_stride > 0 && g->size > 0) {
+			/* members < CV_RANK_LIMIT: checked where the group entered */
+			for (int64_t j = 0; j < g->size; j++)
+				fprintf(f, "%s%lld", j ? ", " : "",
+				        (long long)(g->rank_start + j * g->rank_stride));
 		} else {
 			/* no list: every rank (PyTorch writes [] for the default group) */
 			long m = g->size > 0 && g->size <= MAX_RANKS ? (long)g->size : nranks;
@@ -105,15 +120,7 @@ static int write_groups(const char *path, const cv_groups *all, long nranks, int
 		fputs("]", f);
 	}
 	fputs("\n}\n", f);
-	int bad = ferror(f) | fflush(f) | fsync(fileno(f));
-	if (fclose(f) || bad || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		free(tmp);
-		snprintf(r->errmsg, sizeof r->errmsg, "%s: cannot write: %s", path, strerror(e));
-		return CHAKRA_EIO;
-	}
-	free(tmp);
+	chakra__cv_buf_free(&nb);
 	return 0;
 }
 
@@ -160,56 +167,65 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 		free(p);
 		return rc;
 	}
-	/* nothing is written if any output exists (without overwrite) or an
-	 * input of some rank is missing */
-	int rc = 0;
-	for (long k = 0; k < nr && !rc; k++) {
-		char *out = out_name(prefix, k, NULL, o->gzip), *kin = kineto_pattern && et_pattern
-		                                                ? expand(kineto_pattern, k)
-		                                                : NULL;
-		if (!out || (kineto_pattern && et_pattern && !kin))
-			rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
-		else if (!o->overwrite && exists(out))
-			rc = fail(r, CHAKRA_EIO, "%s: exists (use -f to replace it)%.0ld", out, 0);
-		else if (kin && !exists(kin))
-			rc = fail(r, CHAKRA_EIO, "%s: no such file (the Kineto trace of rank %ld)", kin, k);
-		free(out);
-		free(kin);
-	}
-	char *gpath = out_name(prefix, -1, "comm_groups.json", 0);
-	if (!rc && !gpath)
-		rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
-	if (!rc && !o->overwrite && exists(gpath))
-		rc = fail(r, CHAKRA_EIO, "%s: exists (use -f to replace it)%.0ld", gpath, 0);
-	if (rc) {
-		free(gpath);
-		return rc;
-	}
+	/* every name: inputs ins[2k] (the lead's) and ins[2k+1] (the Kineto
+	 * trace linked to an ET, or NULL); outputs outn[k], outn[nr] = groups */
+	int two = kineto_pattern && et_pattern;
+	size_t nout = (size_t)nr + 1;
+	char **ins = calloc(2 * (size_t)nr, sizeof *ins);
+	char **outn = calloc(nout, sizeof *outn);
+	chakra__out *outs = calloc(nout, sizeof *outs);
 	cv_groups all = { 0 };
-	long done = 0;
+	cv_strtab names = { 0 }; /* group name -> index in all (interned in order) */
+	int rc = 0;
+	if (!ins || !outn || !outs || chakra__cv_strtab_init(&names) < 0)
+		rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
 	for (long k = 0; k < nr && !rc; k++) {
-		char *in = expand(lead, k);
-		char *kin = kineto_pattern && et_pattern ? expand(kineto_pattern, k) : NULL;
-		char *out = out_name(prefix, k, NULL, o->gzip);
-		cv_groups mine = { 0 };
-		if (!in || !out || (kineto_pattern && et_pattern && !kin)) {
+		ins[2 * k] = expand(lead, k);
+		ins[2 * k + 1] = two ? expand(kineto_pattern, k) : NULL;
+		outn[k] = out_name(prefix, k, NULL, o->gzip);
+		if (!ins[2 * k] || (two && !ins[2 * k + 1]) || !outn[k])
 			rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
-		} else {
-			rc = chakra__cv_run(et_pattern ? in : NULL, et_pattern ? kin : in, out, o, r, &mine);
-			if (!rc)
-				done = k + 1;
-			if (!rc && r->summary.rank >= 0 && r->summary.rank != k)
-				rc = fail(r, CHAKRA_ECORRUPT,
-				          "%s: the trace says it is rank %ld, its file name says otherwise",
-				          et_pattern && kin ? kin : in, (long)r->summary.rank);
-		}
+		else if (two && !exists(ins[2 * k + 1]))
+			rc = fail(r, CHAKRA_EIO, "%s: no such file (the Kineto trace of rank %ld)",
+			          ins[2 * k + 1], k);
+	}
+	if (!rc && !(outn[nr] = out_name(prefix, -1, "comm_groups.json", 0)))
+		rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
+	/* nothing is written if any output exists (without overwrite), is an
+	 * input of some rank, or is named twice */
+	chakra__out_opts oo = { o->overwrite, 0, (const char *const *)ins, 2 * (size_t)nr,
+	                        "use -f (--force)" };
+	if (!rc)
+		rc = chakra__out_check_set((const char *const *)outn, nout, &oo, r->errmsg,
+		                           sizeof r->errmsg);
+	oo.inputs = NULL; /* checked above, once */
+	oo.n_inputs = 0;
+	for (long k = 0; k < nr && !rc; k++) {
+		cv_groups mine = { 0 };
+		chakra_convert_options ok = *o;
+		ok.out_cb = chakra__out_write_cb;
+		ok.out_data = &outs[k];
+		const char *in = ins[2 * k], *kin = ins[2 * k + 1];
+		if ((rc = chakra__out_open(&outs[k], outn[k], &oo, r->errmsg, sizeof r->errmsg)) < 0)
+			break;
+		rc = chakra__cv_run(et_pattern ? in : NULL, et_pattern ? kin : in, outn[k], &ok, r, &mine);
+		/* closed now: one descriptor at a time, however many ranks */
+		if (!rc)
+			rc = chakra__out_close(&outs[k], r->errmsg, sizeof r->errmsg);
+		if (!rc && r->summary.rank >= 0 && r->summary.rank != k)
+			rc = fail(r, CHAKRA_ECORRUPT,
+			          "%s: the trace says it is rank %ld, its file name says otherwise",
+			          two && kin ? kin : in, (long)r->summary.rank);
 		if (!rc && per_rank && (size_t)k < max_ranks)
 			per_rank[k] = r->summary;
 		/* groups: same members on every rank that names them */
 		for (size_t i = 0; i < mine.n && !rc; i++) {
-			size_t j = 0;
-			while (j < all.n && strcmp(all.g[j].name, mine.g[i].name))
-				j++;
+			uint32_t j = chakra__cv_intern(&names, mine.g[i].name, strlen(mine.g[i].name));
+			if (j == CV_NONE) {
+				rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
+				break;
+			}
+			j--; /* index 0 is "" */
 			if (j == all.n) {
 				struct cv_group *q = CV_PUSH(all.g, all.n, all.cap);
 				if (!q) {
@@ -220,32 +236,40 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 				memset(&mine.g[i], 0, sizeof mine.g[i]);
 			} else if (!same_members(&all.g[j], &mine.g[i])) {
 				snprintf(r->errmsg, sizeof r->errmsg,
-				         "%s: process group '%s' has other members on rank %ld than on the "
+				         "%s: process group '%.200s' has other members on rank %ld than on the "
 				         "ranks before it", in, mine.g[i].name, k);
 				rc = CHAKRA_ECORRUPT;
-			} else if (!all.g[j].n && mine.g[i].n) {
+			} else if (!n_members(&all.g[j]) && n_members(&mine.g[i])) {
 				struct cv_group t = all.g[j];
 				all.g[j] = mine.g[i];
 				mine.g[i] = t;
 			}
 		}
 		chakra__cv_groups_free(&mine);
-		free(in), free(kin), free(out);
 	}
+	if (!rc && (rc = chakra__out_open(&outs[nr], outn[nr], &oo, r->errmsg,
+	                                  sizeof r->errmsg)) == 0)
+		rc = write_groups(outs[nr].f, outn[nr], &all, nr, r);
+	/* every rank is complete: all files move into place, or none */
 	if (!rc)
-		rc = write_groups(gpath, &all, nr, o->overwrite, r);
-	if (rc) {
-		/* leave nothing of this run behind */
-		for (long k = 0; k < done; k++) {
-			char *out = out_name(prefix, k, NULL, o->gzip);
-			if (out)
-				unlink(out);
-			free(out);
-		}
-	} else if (n_ranks) {
+		rc = chakra__out_commit_set(outs, nout, r->errmsg, sizeof r->errmsg);
+	if (!rc && n_ranks)
 		*n_ranks = (size_t)nr;
-	}
+	for (size_t k = 0; outs && k < nout; k++)
+		chakra__out_abort(&outs[k]); /* after a failure: the temporaries go */
+	/* the names go with this call: the result must not point at them */
+	for (size_t k = 0; ins && k < 2 * (size_t)nr; k++)
+		if (r->file == ins[k])
+			r->file = NULL;
+	for (size_t k = 0; outn && k < nout; k++)
+		if (r->file == outn[k])
+			r->file = NULL;
+	for (size_t k = 0; ins && k < 2 * (size_t)nr; k++)
+		free(ins[k]);
+	for (size_t k = 0; outn && k < nout; k++)
+		free(outn[k]);
+	free(ins), free(outn), free(outs);
 	chakra__cv_groups_free(&all);
-	free(gpath);
+	chakra__cv_strtab_free(&names);
 	return rc;
 }

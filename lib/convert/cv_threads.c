@@ -38,8 +38,9 @@ int chakra__cv_thread_waits(cv_graph *g, int64_t w0, chakra_convert_summary *s)
 	if (!m)
 		return 0;
 	tref *th = malloc(m * sizeof *th), *ends = malloc(m * sizeof *ends);
-	if (!th || !ends) {
-		free(th), free(ends);
+	size_t *other = malloc(m * sizeof *other);
+	if (!th || !ends || !other) {
+		free(th), free(ends), free(other);
 		return -1;
 	}
 	/* without a window: the iteration starts with the first timed node */
@@ -59,6 +60,14 @@ int chakra__cv_thread_waits(cv_graph *g, int64_t w0, chakra_convert_summary *s)
 		w0 = lo;
 	qsort(th, m, sizeof *th, cmp_tref);
 	qsort(ends, m, sizeof *ends, cmp_tref);
+	/* other[p]: 1 + the last end before p on another thread than p's (0:
+	 * none), so finding the last end of another thread than b's is one
+	 * step, not a walk back over b's own ends (one thread with 200,000
+	 * gapped ops took 21 s) */
+	for (size_t p = 0; p < m; p++) {
+		int64_t tp = g->nodes[ends[p].node].tid;
+		other[p] = !p ? 0 : g->nodes[ends[p - 1].node].tid != tp ? p : other[p - 1];
+	}
 	int rc = 0;
 	for (size_t j = 0; j < m && !rc; j++) {
 		const cv_node *b = &g->nodes[th[j].node];
@@ -75,13 +84,13 @@ int chakra__cv_thread_waits(cv_graph *g, int64_t w0, chakra_convert_summary *s)
 			else
 				h = mid;
 		}
-		while (l && g->nodes[ends[l - 1].node].tid == b->tid)
-			l--;
+		if (l && g->nodes[ends[l - 1].node].tid == b->tid)
+			l = other[l - 1];
 		if (!l || ends[l - 1].key1 <= from)
 			continue;
 		rc = chakra__cv_graph_edge(g, ends[l - 1].node, th[j].node, 1);
 		s->thread_wait_edges++;
 	}
-	free(th), free(ends);
+	free(th), free(ends), free(other);
 	return rc;
 }

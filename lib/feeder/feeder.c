@@ -158,6 +158,8 @@ static int subst_copy(chakra_feeder *f, const chakra_rank_subst *s)
 
 static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char *defname)
 {
+	if (!out)
+		return CHAKRA_EINVAL;
 	*out = NULL;
 	chakra_feeder *f = (chakra_feeder *)chakra__calloc(1, sizeof *f);
 	if (!f)
@@ -239,7 +241,8 @@ static int opened(chakra_feeder *f, int rc)
 
 int chakra_feeder_open(chakra_feeder **out, const char *path, const chakra_feeder_options *o)
 {
-	int rc = setup(out, o, !strcmp(path, "-") ? "<stdin>" : path);
+	/* a NULL path: the reader says so, in the feeder's message */
+	int rc = setup(out, o, !path ? "<no path>" : !strcmp(path, "-") ? "<stdin>" : path);
 	if (rc < 0)
 		return rc;
 	return opened(*out, chakra_reader_open(&(*out)->rd, path, (*out)->opts.reader));
@@ -322,6 +325,8 @@ static void feeder_free(chakra_feeder *f)
 
 int chakra_feeder_next(chakra_feeder *f, const chakra_node **node)
 {
+	if (!f || !node)
+		return CHAKRA_EINVAL; /* a misuse: the feeder is not failed by it */
 	fslot *s = NULL;
 	int rc = pick(f, &s);
 	if (rc > 0)
@@ -356,6 +361,8 @@ static int not_inflight(chakra_feeder *f, const char *what, uint64_t id)
 
 int chakra_feeder_complete(chakra_feeder *f, uint64_t id)
 {
+	if (!f)
+		return CHAKRA_EINVAL;
 	if (f->failed)
 		return f->failed;
 	idmap_ent *ent = idmap_find(&f->ids, id);
@@ -382,6 +389,8 @@ int chakra_feeder_complete(chakra_feeder *f, uint64_t id)
 
 int chakra_feeder_push_back(chakra_feeder *f, uint64_t id)
 {
+	if (!f)
+		return CHAKRA_EINVAL;
 	if (f->failed)
 		return f->failed;
 	uint32_t i = idmap_get(&f->ids, id);
@@ -393,6 +402,8 @@ int chakra_feeder_push_back(chakra_feeder *f, uint64_t id)
 
 int chakra_feeder_drive(chakra_feeder *f)
 {
+	if (!f)
+		return CHAKRA_EINVAL;
 	if (f->failed)
 		return f->failed;
 	if (!f->opts.ready_cb)
@@ -403,6 +414,8 @@ int chakra_feeder_drive(chakra_feeder *f)
 
 const chakra_node *chakra_feeder_lookup(chakra_feeder *f, uint64_t id)
 {
+	if (!f)
+		return NULL;
 	uint32_t i = idmap_get(&f->ids, id);
 	if (i == FT_NIL && f->q_n && chakra__feeder_flush(f) == 0) /* queued, perhaps */
 		i = idmap_get(&f->ids, id);
@@ -414,12 +427,15 @@ const chakra_node *chakra_feeder_lookup(chakra_feeder *f, uint64_t id)
 
 int chakra_feeder_has_more(const chakra_feeder *f)
 {
-	return !f->eof || f->held > 0;
+	return f && (!f->eof || f->held > 0);
 }
 
-uint64_t chakra_feeder_held_count(const chakra_feeder *f) { return f->held; }
+/* The NULL rule (chakra.h): the counters of no feeder are 0. */
+uint64_t chakra_feeder_held_count(const chakra_feeder *f) { return f ? f->held : 0; }
 uint64_t chakra_feeder_ready_count(const chakra_feeder *f)
 {
+	if (!f)
+		return 0;
 	/* The ready set only: inserting the read-ahead FIFO here (as this did
 	 * before) turned lazy feeding off for every caller that asked once
 	 * per node, 2-3x slower (issue 13). */
@@ -446,16 +462,16 @@ int chakra_feeder_stats(const chakra_feeder *f, struct chakra_feeder_stats *st, 
 	memcpy(st, &s, size < sizeof s ? size : sizeof s);
 	return 0;
 }
-uint64_t chakra_feeder_inflight_count(const chakra_feeder *f) { return f->inflight; }
-uint64_t chakra_feeder_issued_count(const chakra_feeder *f) { return f->issued; }
-uint64_t chakra_feeder_warning_count(const chakra_feeder *f) { return f->warnings; }
-uint64_t chakra_feeder_duplicate_dep_count(const chakra_feeder *f) { return f->dup_deps; }
-uint64_t chakra_feeder_cycle_break_count(const chakra_feeder *f) { return f->cycle_drops; }
-uint64_t chakra_feeder_completed_count(const chakra_feeder *f) { return f->completed; }
+uint64_t chakra_feeder_inflight_count(const chakra_feeder *f) { return f ? f->inflight : 0; }
+uint64_t chakra_feeder_issued_count(const chakra_feeder *f) { return f ? f->issued : 0; }
+uint64_t chakra_feeder_warning_count(const chakra_feeder *f) { return f ? f->warnings : 0; }
+uint64_t chakra_feeder_duplicate_dep_count(const chakra_feeder *f) { return f ? f->dup_deps : 0; }
+uint64_t chakra_feeder_cycle_break_count(const chakra_feeder *f) { return f ? f->cycle_drops : 0; }
+uint64_t chakra_feeder_completed_count(const chakra_feeder *f) { return f ? f->completed : 0; }
 
 const chakra_metadata *chakra_feeder_metadata(const chakra_feeder *f)
 {
-	return f->rd ? chakra_reader_metadata(f->rd) : NULL;
+	return f && f->rd ? chakra_reader_metadata(f->rd) : NULL;
 }
 
 const char *chakra_feeder_errmsg(const chakra_feeder *f)

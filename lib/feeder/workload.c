@@ -80,11 +80,17 @@ static int open_map(chakra_workload *w, const char *path, const chakra_feeder_op
 int chakra_workload_open(chakra_workload **out, const char *prefix,
                          const chakra_feeder_options *opts)
 {
+	if (!out)
+		return CHAKRA_EINVAL;
 	*out = NULL;
 	chakra_workload *w = (chakra_workload *)chakra__calloc(1, sizeof *w);
 	if (!w)
 		return CHAKRA_ENOMEM;
 	*out = w;
+	if (!prefix) {
+		snprintf(w->err, sizeof w->err, "chakra_workload_open: no prefix (NULL)");
+		return CHAKRA_EINVAL;
+	}
 	size_t plen = strlen(prefix) + 32;
 	char *path = (char *)chakra__malloc(plen);
 	if (!path) {
@@ -129,11 +135,11 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
 	return 0;
 }
 
-size_t chakra_workload_size(const chakra_workload *w) { return w->n; }
+size_t chakra_workload_size(const chakra_workload *w) { return w ? w->n : 0; }
 
 chakra_feeder *chakra_workload_feeder(chakra_workload *w, size_t rank)
 {
-	if (rank >= w->n)
+	if (!w || rank >= w->n)
 		return NULL;
 	if (w->f[rank] || !w->map)
 		return w->f[rank];

@@ -75,11 +75,13 @@ void chakra_graph_free(chakra_graph *g)
 	free(g);
 }
 
-size_t chakra_graph_count(const chakra_graph *g) { return g->n; }
-size_t chakra_graph_edge_count(const chakra_graph *g) { return g->ne; }
+size_t chakra_graph_count(const chakra_graph *g) { return g ? g->n : 0; }
+size_t chakra_graph_edge_count(const chakra_graph *g) { return g ? g->ne : 0; }
 
 uint64_t chakra_graph_id(const chakra_graph *g, uint32_t v)
 {
+	if (!g || v >= g->n)
+		return 0;
 	return g->dense ? g->base + v : g->ids[v];
 }
 
@@ -150,6 +152,8 @@ static int undense(chakra_graph *g)
 
 uint32_t chakra_graph_find(const chakra_graph *g, uint64_t id)
 {
+	if (!g)
+		return CHAKRA_GRAPH_NONE;
 	if (g->dense)
 		return id >= g->base && id - g->base < g->n ? (uint32_t)(id - g->base)
 		                                            : CHAKRA_GRAPH_NONE;
@@ -188,7 +192,12 @@ static int add_edges(chakra_graph *g, uint64_t id, const uint64_t *p, size_t k, 
 long long chakra_graph_add(chakra_graph *g, uint64_t id, const uint64_t *data, size_t nd,
                            const uint64_t *ctrl, size_t nc, uint32_t *first)
 {
+	uint32_t first_ignored;
+	if (!first)
+		first = &first_ignored; /* may be NULL: not wanted */
 	*first = CHAKRA_GRAPH_NONE;
+	if (!g || (!data && nd) || (!ctrl && nc))
+		return CHAKRA_EINVAL;
 	if (g->resolved)
 		return CHAKRA_EINVAL;
 	if (g->n >= MAX_NODES)
@@ -232,6 +241,8 @@ long long chakra_graph_add(chakra_graph *g, uint64_t id, const uint64_t *data, s
 
 int chakra_graph_resolve(chakra_graph *g, chakra_graph_edge_cb cb, void *data)
 {
+	if (!g)
+		return CHAKRA_EINVAL;
 	if (g->resolved)
 		return 0;
 	if (!g->eoff && !(g->eoff = calloc(1, sizeof *g->eoff)))
@@ -266,6 +277,8 @@ int chakra_graph_resolve(chakra_graph *g, chakra_graph_edge_cb cb, void *data)
 
 size_t chakra_graph_parents(const chakra_graph *g, uint32_t v, const uint32_t **edges)
 {
+	if (!g || !edges || v >= g->n)
+		return 0;
 	*edges = g->edges + g->eoff[v];
 	return g->eoff[v + 1] - g->eoff[v];
 }
@@ -277,6 +290,8 @@ static int usable(uint32_t e, int kinds)
 
 long long chakra_graph_children(chakra_graph *g, uint32_t v, const uint32_t **children)
 {
+	if (!g || !children || v >= g->n)
+		return CHAKRA_EINVAL;
 	if (!g->coff) {
 		uint32_t *coff = calloc(g->n + 1, sizeof *coff);
 		uint32_t *child = malloc((g->ne ? g->ne : 1) * sizeof *child);
@@ -400,6 +415,8 @@ static int visit_cycle(void *ctx, const chakra_graph *g, uint32_t v, const unsig
 
 int chakra_graph_has_cycle(const chakra_graph *g, int kinds)
 {
+	if (!g)
+		return CHAKRA_EINVAL;
 	unsigned char *st = calloc(g->n ? g->n : 1, 1);
 	if (!st)
 		return CHAKRA_ENOMEM;
@@ -451,6 +468,8 @@ static int visit_path(void *ctx, const chakra_graph *g, uint32_t v, const unsign
 int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist, uint32_t *pred,
                          uint32_t *depth, chakra_graph_paths *out)
 {
+	if (!g || !out || (!dist && g->n))
+		return CHAKRA_EINVAL;
 	memset(out, 0, sizeof *out);
 	out->best = out->first_unordered = CHAKRA_GRAPH_NONE;
 	size_t n = g->n;
@@ -500,6 +519,8 @@ int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist, uint3
 long long chakra_graph_cycles(const chakra_graph *g, int kinds, chakra_graph_cycle_cb cb,
                               void *data)
 {
+	if (!g)
+		return CHAKRA_EINVAL;
 	size_t n = g->n, m = n ? n : 1;
 	uint32_t *index = malloc(m * sizeof *index), *low = malloc(m * sizeof *low);
 	uint32_t *stk = malloc(m * sizeof *stk), *comp = malloc(m * sizeof *comp);

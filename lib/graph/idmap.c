@@ -100,6 +100,8 @@ static int grow(chakra_idmap *m)
 
 int chakra_idmap_put(chakra_idmap *m, uint64_t key, uint32_t val, uint32_t *old)
 {
+	if (!m)
+		return CHAKRA_EINVAL;
 	if ((m->count + 1) * 2 > m->cap && grow(m) < 0)
 		return CHAKRA_ENOMEM;
 	size_t mask = m->cap - 1, i = slot_of(m, key);
@@ -119,6 +121,8 @@ int chakra_idmap_put(chakra_idmap *m, uint64_t key, uint32_t val, uint32_t *old)
 
 int chakra_idmap_set(chakra_idmap *m, uint64_t key, uint32_t val)
 {
+	if (!m)
+		return CHAKRA_EINVAL;
 	if ((m->count + 1) * 2 > m->cap && grow(m) < 0)
 		return CHAKRA_ENOMEM;
 	size_t mask = m->cap - 1, i = slot_of(m, key);
@@ -133,6 +137,8 @@ int chakra_idmap_set(chakra_idmap *m, uint64_t key, uint32_t val)
 
 uint32_t chakra_idmap_get(const chakra_idmap *m, uint64_t key)
 {
+	if (!m)
+		return CHAKRA_GRAPH_NONE;
 	size_t mask = m->cap - 1, i = slot_of(m, key);
 	while (m->vals[i] != CHAKRA_GRAPH_NONE) {
 		if (m->keys[i] == key)
@@ -142,4 +148,4 @@ uint32_t chakra_idmap_get(const chakra_idmap *m, uint64_t key)
 	return CHAKRA_GRAPH_NONE;
 }
 
-size_t chakra_idmap_count(const chakra_idmap *m) { return m->count; }
+size_t chakra_idmap_count(const chakra_idmap *m) { return m ? m->count : 0; }

@@ -48,6 +48,12 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 typedef struct runkey {
 	uint32_t res;
 	int8_t cls;              /* -1 start marker, 0 op, 1 end marker */
@@ -201,12 +207,13 @@ static int run_order(chakra_perf *r)
 	}
 	qsort(keys, r->nops, sizeof *keys, cmp_run);
 	for (size_t i = 0; i < r->nres; i++)
-		r->res[i].n = 0;
+		r->res[i].n = r->res[i].nreal = 0;
 	for (size_t i = 0; i < r->nops; i++) {
 		pf_res *x = &r->res[keys[i].res];
 		if (!x->n)
 			x->first = (uint32_t)i;
 		r->ops[keys[i].op].pos = x->n++;
+		x->nreal += r->ops[keys[i].op].kind != CHAKRA_PERF_MARK;
 		r->order[i] = keys[i].op;
 	}
 	free(keys);
@@ -460,38 +467,117 @@ static int typical_gaps(prep *p)
 
 /* ---- collectives ---- */
 
-/* The ranks of a group: the options' groups file, the trace's METADATA
- * nodes, else every rank loaded. *all is set when the group is "every
- * rank". */
-static int group_ranks(chakra_perf *r, const chakra_perf_options *o, const pf_op *op,
-                       const uint32_t **ranks, size_t *n, uint32_t *buf_all)
+/* Groups given in the options: indexed by name once per run, and checked
+ * there, where they enter (ranks below PF_RANK_LIMIT, none twice). */
+typedef struct optgroups {
+	const chakra_sim_groups *gs;
+	chakra__ixmap ix;
+} optgroups;
+
+static int og_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const chakra_sim_groups *gs = ctx;
+	const char *const *k = key;
+	size_t n = (size_t)(k[1] - k[0]);
+	return strlen(gs->g[i].name) == n && !memcmp(gs->g[i].name, k[0], n);
+}
+
+static uint64_t og_hash(const void *ctx, uint32_t i, uint64_t seed)
+{
+	const chakra_sim_groups *gs = ctx;
+	return chakra__graph_hash_bytes(gs->g[i].name, strlen(gs->g[i].name), seed);
+}
+
+static int og_open(chakra_perf *r, optgroups *og, const chakra_sim_groups *gs)
+{
+	memset(og, 0, sizeof *og);
+	chakra__ixmap_init(&og->ix);
+	og->gs = gs;
+	if (!gs)
+		return 0;
+	size_t most = 0;
+	for (size_t i = 0; i < gs->n; i++)
+		if (gs->g[i].n > most)
+			most = gs->g[i].n;
+	uint32_t *t = malloc((most ? most : 1) * sizeof *t);
+	if (!t)
+		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < gs->n && !rc; i++) {
+		const chakra_sim_group *g = &gs->g[i];
+		if (!g->name || (!g->ranks && g->n)) {
+			rc = chakra__pf_fail(r, CHAKRA_EINVAL, "groups: entry %zu has no name or no ranks",
+			                     i);
+			break;
+		}
+		memcpy(t, g->ranks, g->n * sizeof *t);
+		qsort(t, g->n, sizeof *t, cmp_u32);
+		for (size_t k = 0; k < g->n && !rc; k++)
+			if (t[k] >= PF_RANK_LIMIT || (k && t[k] == t[k - 1]))
+				rc = chakra__pf_fail(r, CHAKRA_EINVAL, "group '%.200s': %s %u", g->name,
+				                     t[k] >= PF_RANK_LIMIT ? "not a rank:"
+				                                           : "lists a rank twice:", t[k]);
+		size_t nl = strlen(g->name);
+		const char *key[2] = { g->name, g->name + nl };
+		uint64_t h = chakra__graph_hash_bytes(g->name, nl, og->ix.seed);
+		/* the first of a name wins, as chakra_sim_groups_find does */
+		if (!rc && chakra__ixmap_find(&og->ix, h, og_eq, gs, key) == CHAKRA__IXMAP_NONE &&
+		    chakra__ixmap_add(&og->ix, h, (uint32_t)i, og_hash, gs) < 0)
+			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	}
+	free(t);
+	return rc;
+}
+
+static const chakra_sim_group *og_find(const optgroups *og, const char *name, size_t len)
+{
+	if (!og->gs)
+		return NULL;
+	const char *key[2] = { name, name + len };
+	uint32_t i = chakra__ixmap_find(&og->ix, chakra__graph_hash_bytes(name, len, og->ix.seed),
+	                                og_eq, og->gs, key);
+	return i == CHAKRA__IXMAP_NONE ? NULL : &og->gs->g[i];
+}
+
+/* The members of a collective's group below `limit` (the ranks loaded, or
+ * the network's NPUs when it models the collective), each once, into buf
+ * (marked mark[rank] = gen): the options' groups, the trace's METADATA
+ * nodes, else every rank loaded. *beyond: a member at or past the limit. */
+static size_t group_members(chakra_perf *r, const optgroups *og, const pf_op *op,
+                            uint32_t *buf, uint32_t *mark, uint32_t gen, uint32_t limit,
+                            uint32_t *beyond)
 {
 	const char *name = pf_str(r, op->pg_off);
+	size_t m = 0;
+	*beyond = PF_NONE;
 	if (op->pg_len) {
-		if (o->groups) {
-			const chakra_sim_group *g = chakra_sim_groups_find(o->groups, name, op->pg_len);
-			if (g) {
-				*ranks = g->ranks;
-				*n = g->n;
-				return 0;
+		const chakra_sim_group *sg = og_find(og, name, op->pg_len);
+		const pf_group *g = sg ? NULL : chakra__pf_group_find(r, name, op->pg_len);
+		if (sg || g) {
+			size_t n = sg ? sg->n : g->n;
+			for (size_t k = 0; k < n; k++) {
+				uint32_t rk = sg ? sg->ranks[k] : pf_member(g, k);
+				if (rk >= limit) {
+					if (*beyond == PF_NONE)
+						*beyond = rk;
+					if (!g || g->ranks)
+						continue;
+					break; /* a range: the rest are larger still */
+				}
+				if (mark[rk] != gen) {
+					mark[rk] = gen;
+					buf[m++] = rk;
+				}
 			}
-		}
-		for (size_t i = 0; i < r->ngroups; i++) {
-			const pf_group *g = &r->groups[i];
-			if (g->name_len == op->pg_len && !memcmp(pf_str(r, g->name_off), name, op->pg_len)) {
-				*ranks = g->ranks;
-				*n = g->n;
-				return 0;
-			}
+			return m;
 		}
 	}
-	size_t m = 0;
 	for (uint32_t k = 0; k < r->nranks; k++)
-		if (r->ranks[k].present)
-			buf_all[m++] = k;
-	*ranks = buf_all;
-	*n = m;
-	return 0;
+		if (r->ranks[k].present) {
+			mark[k] = gen;
+			buf[m++] = k;
+		}
+	return m;
 }
 
 typedef struct cref {
@@ -532,11 +618,22 @@ static int collectives(prep *p, const double *cscale)
 		n += r->ops[i].kind == CHAKRA_PERF_COMM;
 	if (!n)
 		return 0;
+	/* members that matter: ranks loaded, and the network's NPUs when it
+	 * models the collectives */
+	int net = o->network && o->system;
+	uint32_t limit = (uint32_t)r->nranks;
+	if (net && o->network->npus > limit)
+		limit = o->network->npus;
 	cref *c = malloc(n * sizeof *c);
-	uint32_t *all = malloc((r->nranks ? r->nranks : 1) * sizeof *all);
+	uint32_t *all = malloc((limit ? limit : 1) * sizeof *all);
+	uint32_t *mark = calloc(limit ? limit : 1, sizeof *mark);
 	uint32_t *cnt = calloc(r->nranks ? r->nranks : 1, sizeof *cnt);
-	int rc = 0;
-	if (!c || !all || !cnt) {
+	uint32_t gen = 0;
+	optgroups og;
+	int rc = og_open(r, &og, o->groups);
+	if (rc < 0)
+		goto out;
+	if (!c || !all || !mark || !cnt) {
 		rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -573,24 +670,32 @@ static int collectives(prep *p, const double *cscale)
 		while (j < n && c[j].pg_len == c[i].pg_len &&
 		       !memcmp(r->pool + c[j].pg_off, r->pool + c[i].pg_off, c[i].pg_len))
 			j++;
-		const uint32_t *gr;
-		size_t gn;
-		group_ranks(r, o, &r->ops[c[i].op], &gr, &gn, all);
-		/* members loaded: ranks of the group that have ops here */
+		uint32_t beyond;
+		const uint32_t *gr = all;
+		size_t gn = group_members(r, &og, &r->ops[c[i].op], all, mark, ++gen, limit, &beyond);
+		if (net && beyond != PF_NONE) {
+			rc = chakra__pf_fail(r, CHAKRA_EINVAL, "a %s collective of group '%.*s' spans "
+			                     "rank %u, but the network has %u NPUs",
+			                     chakra_comm_type_name(r->ops[c[i].op].comm_type),
+			                     (int)(c[i].pg_len > 200 ? 200 : c[i].pg_len),
+			                     r->pool + c[i].pg_off, beyond, o->network->npus);
+			goto out;
+		}
+		/* members loaded: ranks of the group that have ops here (each
+		 * once: a group is checked where it enters, and gr holds no rank
+		 * twice either way) */
 		size_t loaded = 0;
 		for (size_t k = 0; k < gn; k++)
 			if (gr[k] < r->nranks && r->ranks[gr[k]].present)
 				loaded++;
-		/* per rank: its ops on this group are c[start[rank] ...] */
-		memset(cnt, 0, r->nranks * sizeof *cnt);
+		/* per rank: its ops on this group are c[start[rank] ...] (cnt is
+		 * zero outside the ranks of this span: reset below, not cleared
+		 * whole per group) */
 		for (size_t k = i; k < j; k++)
 			cnt[c[k].rank]++;
 		uint32_t first_rank = c[i].rank;
 		for (size_t k = i; k < j; k++) {
-			int in = 0;
-			for (size_t q = 0; q < gn && !in; q++)
-				in = gr[q] == c[k].rank;
-			if (!in) {
+			if (mark[c[k].rank] != gen) {
 				char a[200];
 				rc = chakra__pf_fail(r, CHAKRA_EINVAL, "%s: rank %u is not in its group '%.*s'",
 				                     chakra__pf_opname(r, c[k].op, a, sizeof a), c[k].rank,
@@ -696,11 +801,15 @@ static int collectives(prep *p, const double *cscale)
 			} else
 				r->ncm = base_cm; /* a lone member: nothing to tie */
 		}
+		for (size_t k = i; k < j; k++)
+			cnt[c[k].rank] = 0;
 		i = j;
 	}
 out:
+	chakra__ixmap_free(&og.ix);
 	free(c);
 	free(all);
+	free(mark);
 	free(cnt);
 	return rc;
 }
@@ -1067,6 +1176,20 @@ int chakra__pf_prepare(chakra_perf *r, const chakra_perf_options *o)
 			}
 		}
 	}
+	/* a factor is a number in 0..1e9 (0 = unchanged for compute_scale):
+	 * NaN and negatives used to be taken as 1, inf and 1e300 gave a 0 ns
+	 * iteration */
+	if (!(o->compute_scale >= 0 && o->compute_scale <= 1e9)) {
+		rc = chakra__pf_fail(r, CHAKRA_EINVAL, "compute scale %g: a factor must be in 0..1e9 "
+		                     "(0: unchanged)", o->compute_scale);
+		goto out;
+	}
+	for (size_t k = 0; o->rank_compute_scale && k < r->nranks; k++)
+		if (!(o->rank_compute_scale[k] >= 0 && o->rank_compute_scale[k] <= 1e9)) {
+			rc = chakra__pf_fail(r, CHAKRA_EINVAL, "compute scale of rank %zu: %g: a factor "
+			                     "must be in 0..1e9", k, o->rank_compute_scale[k]);
+			goto out;
+		}
 	double cs = o->compute_scale > 0 ? o->compute_scale : 1.0;
 	cscale = malloc((r->nops ? r->nops : 1) * sizeof *cscale);
 	if (!cscale) {

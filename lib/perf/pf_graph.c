@@ -147,6 +147,8 @@ int chakra_perf_new(chakra_perf **out)
 		*out = NULL;
 		return CHAKRA_ENOMEM;
 	}
+	chakra__ixmap_init(&r->res_ix);
+	chakra__ixmap_init(&r->group_ix);
 	return 0;
 }
 
@@ -171,7 +173,8 @@ void chakra_perf_free(chakra_perf *r)
 	free_results(r);
 	free(r->pool);
 	free(r->res);
-	chakra__pf_map_free(&r->res_map);
+	chakra__ixmap_free(&r->res_ix);
+	chakra__ixmap_free(&r->group_ix);
 	free(r->ops);
 	free(r->xe);
 	for (size_t i = 0; i < r->nranks; i++)
@@ -195,23 +198,46 @@ const char *chakra_perf_errmsg(const chakra_perf *r)
 	return r ? r->err : "no replay handle";
 }
 
+/* Resources by (rank, gpu, device, id), exactly, under a keyed hash: the
+ * hash of the tuple used to be the key, and (device, stream) pairs chosen
+ * to share it made every lookup scan the resources after it. */
+typedef struct reskey {
+	uint32_t rank;
+	uint8_t gpu;
+	int64_t device, id;
+} reskey;
+
+static uint64_t res_hash(uint32_t rank, int gpu, int64_t device, int64_t id, uint64_t seed)
+{
+	uint64_t h = chakra__graph_mix(((uint64_t)rank << 1) | (gpu != 0), seed);
+	h = chakra__graph_mix(h ^ (uint64_t)device, seed);
+	return chakra__graph_mix(h ^ (uint64_t)id, ~seed);
+}
+
+static int res_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const chakra_perf *r = ctx;
+	const reskey *k = key;
+	const pf_res *x = &r->res[i];
+	return x->rank == k->rank && x->gpu == k->gpu && x->device == k->device && x->id == k->id;
+}
+
+static uint64_t res_rehash(const void *ctx, uint32_t i, uint64_t seed)
+{
+	const chakra_perf *r = ctx;
+	const pf_res *x = &r->res[i];
+	return res_hash(x->rank, x->gpu, x->device, x->id, seed);
+}
+
 int64_t chakra_perf_resource(chakra_perf *r, uint32_t rank, int gpu, int64_t device, int64_t id)
 {
 	if (!r)
 		return CHAKRA_EINVAL;
-	uint64_t key = chakra__pf_hash(((uint64_t)rank << 1 | (gpu != 0)) ^
-	                               chakra__pf_hash((uint64_t)device * 0x9e3779b97f4a7c15ULL ^
-	                                               (uint64_t)id));
-	/* The map holds the first resource with this hash; collisions chain
-	 * through a linear search of the (few) resources. */
-	uint32_t i = chakra__pf_map_get(&r->res_map, key);
-	if (i != PF_NONE) {
-		for (size_t k = i; k < r->nres; k++) {
-			const pf_res *x = &r->res[k];
-			if (x->rank == rank && x->gpu == (gpu != 0) && x->device == device && x->id == id)
-				return (int64_t)k;
-		}
-	}
+	reskey key = { rank, (uint8_t)(gpu != 0), device, id };
+	uint64_t h = res_hash(rank, gpu, device, id, r->res_ix.seed);
+	uint32_t i = chakra__ixmap_find(&r->res_ix, h, res_eq, r, &key);
+	if (i != CHAKRA__IXMAP_NONE)
+		return (int64_t)i;
 	if (!chakra__pf_rank(r, rank))
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	pf_res *x = PF_PUSH(r->res, r->nres, r->res_cap);
@@ -222,10 +248,109 @@ int64_t chakra_perf_resource(chakra_perf *r, uint32_t rank, int gpu, int64_t dev
 	x->gpu = gpu != 0;
 	x->device = device;
 	x->id = id;
-	if (i == PF_NONE && chakra__pf_map_put(&r->res_map, key, (uint32_t)(r->nres - 1)))
+	if (chakra__ixmap_add(&r->res_ix, h, (uint32_t)(r->nres - 1), res_rehash, r) < 0) {
+		r->nres--;
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
+	}
 	r->prepared_dirty = 1;
 	return (int64_t)(r->nres - 1);
+}
+
+/* ---- process groups ---- */
+struct gkey {
+	const char *s;
+	size_t n;
+};
+
+static int group_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const chakra_perf *r = ctx;
+	const struct gkey *k = key;
+	const pf_group *g = &r->groups[i];
+	return g->name_len == k->n && !memcmp(pf_str(r, g->name_off), k->s, k->n);
+}
+
+static uint64_t group_rehash(const void *ctx, uint32_t i, uint64_t seed)
+{
+	const chakra_perf *r = ctx;
+	const pf_group *g = &r->groups[i];
+	return chakra__graph_hash_bytes(pf_str(r, g->name_off), g->name_len, seed);
+}
+
+const pf_group *chakra__pf_group_find(const chakra_perf *r, const char *name, size_t len)
+{
+	struct gkey k = { name, len };
+	uint32_t i = chakra__ixmap_find(&r->group_ix, chakra__graph_hash_bytes(name, len,
+	                                r->group_ix.seed), group_eq, r, &k);
+	return i == CHAKRA__IXMAP_NONE ? NULL : &r->groups[i];
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int chakra__pf_group_add(chakra_perf *r, const char *name, size_t len, const int64_t *ranks,
+                         size_t n, int64_t start, int64_t stride, char *why, size_t whylen)
+{
+	if (chakra__pf_group_find(r, name, len))
+		return 0;
+	uint32_t *rk = NULL;
+	if (ranks) {
+		for (size_t i = 0; i < n; i++)
+			if (ranks[i] < 0 || ranks[i] >= PF_RANK_LIMIT) {
+				snprintf(why, whylen, "member %lld is not a rank (0..%u)", (long long)ranks[i],
+				         PF_RANK_LIMIT - 1);
+				return CHAKRA_EINVAL;
+			}
+		rk = malloc((n ? n : 1) * sizeof *rk);
+		uint32_t *t = malloc((n ? n : 1) * sizeof *t);
+		if (!rk || !t) {
+			free(rk), free(t);
+			return CHAKRA_ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			rk[i] = t[i] = (uint32_t)ranks[i];
+		/* a rank listed twice is refused here, once: the collective
+		 * matching counts members (it read past an array) */
+		qsort(t, n, sizeof *t, cmp_u32);
+		for (size_t i = 1; i < n; i++)
+			if (t[i] == t[i - 1]) {
+				snprintf(why, whylen, "rank %u is listed twice", t[i]);
+				free(rk), free(t);
+				return CHAKRA_EINVAL;
+			}
+		free(t);
+	} else {
+		int64_t last;
+		if (n == 0 || start < 0 || stride <= 0 || start >= PF_RANK_LIMIT ||
+		    __builtin_mul_overflow((int64_t)n - 1, stride, &last) ||
+		    __builtin_add_overflow(last, start, &last) || last >= PF_RANK_LIMIT) {
+			snprintf(why, whylen, "the range of %zu ranks from %lld by %lld leaves the ranks "
+			         "(0..%u)", n, (long long)start, (long long)stride, PF_RANK_LIMIT - 1);
+			return CHAKRA_EINVAL;
+		}
+	}
+	uint32_t off = chakra__pf_pool_add(r, name, len);
+	pf_group *g = off != PF_NONE ? PF_PUSH(r->groups, r->ngroups, r->groups_cap) : NULL;
+	if (!g) {
+		free(rk);
+		return CHAKRA_ENOMEM;
+	}
+	g->name_off = off;
+	g->name_len = (uint32_t)len;
+	g->ranks = rk;
+	g->n = n;
+	g->start = ranks ? 0 : (uint32_t)start;
+	g->stride = ranks ? 0 : (uint32_t)stride;
+	if (chakra__ixmap_add(&r->group_ix, chakra__graph_hash_bytes(name, len, r->group_ix.seed),
+	                      (uint32_t)(r->ngroups - 1), group_rehash, r) < 0) {
+		free(rk);
+		r->ngroups--;
+		return CHAKRA_ENOMEM;
+	}
+	return 0;
 }
 
 int64_t chakra_perf_op_add(chakra_perf *r, const chakra_perf_op *op)
@@ -447,10 +572,7 @@ int chakra_perf_resource_info_of(const chakra_perf *r, size_t i,
 	out->gpu = x->gpu;
 	out->device = x->device;
 	out->id = x->id;
-	uint64_t n = 0;
-	for (uint32_t k = 0; k < x->n && r->order; k++)
-		n += r->ops[r->order[x->first + k]].kind != CHAKRA_PERF_MARK;
-	out->ops = r->order ? n : 0;
+	out->ops = r->order ? x->nreal : 0;
 	out->busy_ns = x->busy;
 	if (x->rank < r->nranks) {
 		out->launch_latency_ns = r->ranks[x->rank].launch_lat;

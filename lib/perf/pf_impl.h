@@ -12,6 +12,7 @@
 #define CHAKRA_EXPERIMENTAL
 #endif
 #include "chakra/experimental/perf.h"
+#include "graph_impl.h"
 
 #if defined(__GNUC__)
 #define PF_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -58,8 +59,10 @@ typedef struct pf_res {
 	uint32_t rank;
 	uint8_t gpu;
 	int64_t device, id;
-	/* after prepare: its ops in run order are order[first .. first+n) */
-	uint32_t first, n;
+	/* after prepare: its ops in run order are order[first .. first+n),
+	 * nreal of them not markers (counted once: resource_info_of is asked
+	 * per critical-path segment) */
+	uint32_t first, n, nreal;
 	int64_t busy;
 } pf_res;
 
@@ -103,11 +106,29 @@ typedef struct pf_in {
 } pf_in;
 #define PF_INTERNAL 255      /* start -> end of the same op (its duration) */
 
+/* A process group: its members listed (ranks, n), or the range start +
+ * k * stride, k < n (ranks NULL), as the converter writes global rank
+ * start/stride; never materialised. Checked where it enters (a METADATA
+ * node, chakra_perf_group_add): ranks below PF_RANK_LIMIT, none twice. */
 typedef struct pf_group {
 	uint32_t name_off, name_len;
 	uint32_t *ranks;
 	size_t n;
+	uint32_t start, stride;
 } pf_group;
+#define PF_RANK_LIMIT (1u << 24)
+static inline uint32_t pf_member(const pf_group *g, size_t k)
+{
+	return g->ranks ? g->ranks[k] : g->start + (uint32_t)k * g->stride;
+}
+/* The group of that name, or NULL (a keyed index, not a scan). */
+const pf_group *chakra__pf_group_find(const chakra_perf *r, const char *name, size_t len);
+/* Add a group (the first one of a name wins: every rank lists the same
+ * groups): ranks copied, or the range when ranks is NULL. 0, or
+ * CHAKRA_EINVAL with the reason in why (a member out of range, a rank
+ * listed twice), or CHAKRA_ENOMEM. */
+int chakra__pf_group_add(chakra_perf *r, const char *name, size_t len, const int64_t *ranks,
+                         size_t n, int64_t start, int64_t stride, char *why, size_t whylen);
 
 typedef struct pf_coll {
 	uint32_t first, n;       /* members in coll_members[first .. first+n) */
@@ -137,7 +158,7 @@ struct chakra_perf {
 	/* graph */
 	pf_res *res;
 	size_t nres, res_cap;
-	pf_map res_map;
+	chakra__ixmap res_ix;    /* (rank, gpu, device, id) -> resource, exactly */
 	pf_op *ops;
 	size_t nops, ops_cap;
 	size_t nops_user;        /* ops added by the caller; markers follow */
@@ -147,6 +168,7 @@ struct chakra_perf {
 	size_t nranks, ranks_cap;
 	pf_group *groups;        /* from METADATA nodes */
 	size_t ngroups, groups_cap;
+	chakra__ixmap group_ix;  /* by name */
 	uint64_t dropped_edges;  /* edges against the recorded order */
 	uint64_t unknown_deps;   /* dependencies on ids not in the file */
 	uint64_t thread_waits;   /* cross-thread waits inferred */

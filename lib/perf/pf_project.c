@@ -22,6 +22,7 @@
 #include "chakra/reader.h"
 #include "chakra/writer.h"
 #include "pf_impl.h"
+#include "outfile.h"
 
 enum { G_ALL = 0, G_DATA = 1, G_MODEL = 2, G_ONE = 3 };
 
@@ -45,7 +46,14 @@ typedef struct proj {
 	int ndims;
 	int numeric;             /* every group name is a decimal number */
 	uint64_t max_numeric;
+	size_t name_cap;         /* room for any output group name */
+	chakra__ixmap gix;       /* groups by name (a keyed index, not a scan per node) */
+	uint32_t *model_of;      /* replica d -> its model group (G_MODEL), PF_NONE */
+	uint64_t members;        /* ranks held by all groups (bounded) */
 } proj;
+
+/* Group members held in memory, all groups together (4 bytes each). */
+#define PROJECT_MAX_MEMBERS ((uint64_t)1 << 24)
 
 static int perr(proj *p, int code, const char *fmt, ...) PF_PRINTF(3, 4);
 static int perr(proj *p, int code, const char *fmt, ...)
@@ -56,6 +64,13 @@ static int perr(proj *p, int code, const char *fmt, ...)
 		vsnprintf(p->err, p->errlen, fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+/* A handle's message, or the code's when the handle itself did not fail
+ * (a builder that ran out of memory leaves the writer's message empty). */
+static const char *msg_or(const char *m, int rc)
+{
+	return m && *m ? m : chakra_strerror(rc);
 }
 
 static int exists(const char *path)
@@ -73,12 +88,30 @@ static int rank_path(const char *prefix, uint32_t k, char *buf, size_t cap)
 	return exists(buf);
 }
 
+struct gname {
+	const char *s;
+	size_t n;
+};
+
+static int gname_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const proj *p = ctx;
+	const struct gname *k = key;
+	return strlen(p->g[i].name) == k->n && !memcmp(p->g[i].name, k->s, k->n);
+}
+
+static uint64_t gname_hash(const void *ctx, uint32_t i, uint64_t seed)
+{
+	const proj *p = ctx;
+	return chakra__graph_hash_bytes(p->g[i].name, strlen(p->g[i].name), seed);
+}
+
 static pgrp *find_group(proj *p, const char *name, size_t len)
 {
-	for (size_t i = 0; i < p->ng; i++)
-		if (strlen(p->g[i].name) == len && !memcmp(p->g[i].name, name, len))
-			return &p->g[i];
-	return NULL;
+	struct gname k = { name, len };
+	uint32_t i = chakra__ixmap_find(&p->gix, chakra__graph_hash_bytes(name, len, p->gix.seed),
+	                                gname_eq, p, &k);
+	return i == CHAKRA__IXMAP_NONE ? NULL : &p->g[i];
 }
 
 static int add_group(proj *p, const char *name, size_t len, const uint32_t *ranks, size_t n)
@@ -95,8 +128,13 @@ static int add_group(proj *p, const char *name, size_t len, const uint32_t *rank
 		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	memcpy(g->name, name, len);
 	g->name[len] = 0;
+	if (len + 32 > p->name_cap)
+		p->name_cap = len + 32; /* out_name's buffers: never a cut name */
 	memcpy(g->ranks, ranks, n * sizeof *ranks);
 	g->n = n;
+	if (chakra__ixmap_add(&p->gix, chakra__graph_hash_bytes(name, len, p->gix.seed),
+	                      (uint32_t)(p->ng - 1), gname_hash, p) < 0)
+		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -127,17 +165,41 @@ static int scan_file(proj *p, const char *path)
 		const char *name;
 		size_t nl;
 		const chakra_attr *a = chakra_node_attr_find(n, "pg_ranks");
-		if (chakra_node_pg_name(n, &name, &nl) || !nl || !a || !chakra_attr_is_list(a))
+		/* or the range the converter writes for global_rank_start/stride */
+		const chakra_attr *r0 = chakra_node_attr_find(n, "pg_rank_start");
+		const chakra_attr *rs = chakra_node_attr_find(n, "pg_rank_stride");
+		const chakra_attr *sz = chakra_node_attr_find(n, "pg_size");
+		int64_t start = 0, stride = 0, size = 0;
+		int range = !a && r0 && rs && sz && !chakra_attr_int(r0, &start) &&
+		            !chakra_attr_int(rs, &stride) && !chakra_attr_int(sz, &size);
+		if (chakra_node_pg_name(n, &name, &nl) || !nl ||
+		    (!range && (!a || !chakra_attr_is_list(a))))
 			continue;
-		size_t cnt = chakra_attr_list_len(a);
+		if (find_group(p, name, nl))
+			continue; /* every rank lists the same groups */
+		size_t cnt = range ? (size > 0 ? (size_t)size : 0) : chakra_attr_list_len(a);
+		if (range && (size <= 0 || start < 0 || stride <= 0 || size > (1 << 24) ||
+		              start + (size - 1) * stride >= (1 << 24))) {
+			rc = perr(p, CHAKRA_EINVAL, "%s: node %llu: group '%.*s': pg_rank_start %lld, "
+			          "pg_rank_stride %lld, pg_size %lld do not give ranks (0..16777215)",
+			          path, (unsigned long long)chakra_node_id(n), (int)(nl > 200 ? 200 : nl),
+			          name, (long long)start, (long long)stride, (long long)size);
+			break;
+		}
+		if ((p->members += cnt) > PROJECT_MAX_MEMBERS) {
+			rc = perr(p, CHAKRA_ETOOBIG, "%s: the process groups hold more than %llu ranks "
+			          "in all", path, (unsigned long long)PROJECT_MAX_MEMBERS);
+			break;
+		}
 		uint32_t *rk = malloc((cnt ? cnt : 1) * sizeof *rk);
 		if (!rk) {
 			rc = perr(p, CHAKRA_ENOMEM, "out of memory");
 			break;
 		}
 		for (size_t i = 0; i < cnt; i++) {
-			int64_t v = 0;
-			chakra_attr_list_int(a, i, &v);
+			int64_t v = start + (int64_t)i * stride;
+			if (!range)
+				chakra_attr_list_int(a, i, &v);
 			rk[i] = v < 0 || v >= (1 << 24) ? (1u << 24) : (uint32_t)v;
 		}
 		rc = add_group(p, name, nl, rk, cnt);
@@ -146,7 +208,7 @@ static int scan_file(proj *p, const char *path)
 			break;
 	}
 	if (rc < 0 && !*p->err)
-		perr(p, rc, "%s", chakra_reader_errmsg(rd));
+		perr(p, rc, "%s", msg_or(chakra_reader_errmsg(rd), rc));
 	chakra_reader_close(rd);
 	return rc < 0 ? rc : 0;
 }
@@ -199,6 +261,15 @@ static int classify_groups(proj *p)
 		return perr(p, CHAKRA_EINVAL, "%u ranks are not a whole number of model-parallel "
 		            "groups of %u", p->world, p->m);
 	p->d = p->world / p->m;
+	/* each replica's model group, once (out_name asks per node) */
+	p->model_of = malloc((p->d ? p->d : 1) * sizeof *p->model_of);
+	if (!p->model_of)
+		return perr(p, CHAKRA_ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < p->d; k++)
+		p->model_of[k] = PF_NONE;
+	for (size_t i = 0; i < p->ng; i++)
+		if (p->g[i].cls == G_MODEL && p->g[i].idx < p->d && p->model_of[p->g[i].idx] == PF_NONE)
+			p->model_of[p->g[i].idx] = (uint32_t)i;
 	p->numeric = 1;
 	p->max_numeric = 0;
 	for (size_t i = 0; i < p->ng; i++) {
@@ -218,13 +289,10 @@ static int classify_groups(proj *p)
 static void out_name(const proj *p, const pgrp *g, uint32_t r2, char *buf, size_t cap)
 {
 	if (g->cls != G_MODEL || r2 / p->m < p->d) {
-		if (g->cls == G_MODEL) {
+		if (g->cls == G_MODEL && p->model_of && p->model_of[r2 / p->m] != PF_NONE) {
 			/* the model group of replica r2/M: the input's of that replica */
-			for (size_t i = 0; i < p->ng; i++)
-				if (p->g[i].cls == G_MODEL && p->g[i].idx == r2 / p->m) {
-					snprintf(buf, cap, "%s", p->g[i].name);
-					return;
-				}
+			snprintf(buf, cap, "%s", p->g[p->model_of[r2 / p->m]].name);
+			return;
 		}
 		snprintf(buf, cap, "%s", g->name);
 		return;
@@ -301,14 +369,16 @@ static int copy_io(chakra_builder *b, const chakra_node *n)
 	return 0;
 }
 
-static int write_rank(proj *p, uint32_t r2, const char *src, const char *dst,
+/* Output rank r2 from input file src, into an opened member of the set. */
+static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
                       chakra_builder *b)
 {
+	const char *dst = out->path;
 	chakra_reader *rd = NULL;
 	chakra_writer *w = NULL;
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
 	wo.gzip = p->o->gzip;
-	wo.overwrite = p->o->overwrite;
+	char *name = NULL;
 	uint32_t *rk = malloc((p->n2 + 1) * sizeof *rk);
 	uint64_t *u = malloc((p->n2 + 16) * sizeof *u);
 	int rc = rk && u ? chakra_reader_open(&rd, src, NULL) : CHAKRA_ENOMEM;
@@ -316,7 +386,7 @@ static int write_rank(proj *p, uint32_t r2, const char *src, const char *dst,
 		rc = perr(p, rc, "%s", rd ? chakra_reader_errmsg(rd) : chakra_strerror(rc));
 		goto out;
 	}
-	if ((rc = chakra_writer_open(&w, dst, &wo)) < 0) {
+	if ((rc = chakra_writer_open_cb(&w, chakra__out_write_cb, out, &wo)) < 0) {
 		rc = perr(p, rc, "%s", w ? chakra_writer_errmsg(w) : chakra_strerror(rc));
 		goto out;
 	}
@@ -341,7 +411,9 @@ static int write_rank(proj *p, uint32_t r2, const char *src, const char *dst,
 	if (rc >= 0)
 		rc = chakra_writer_write_metadata(w, vbuf, b);
 	const chakra_node *n;
-	char name[256];
+	name = malloc(p->name_cap + 32);
+	if (!name)
+		rc = perr(p, CHAKRA_ENOMEM, "out of memory");
 	while (rc >= 0 && (rc = chakra_reader_next(rd, &n)) > 0) {
 		int type = chakra_node_type_of(n);
 		const char *pg = NULL;
@@ -406,12 +478,12 @@ static int write_rank(proj *p, uint32_t r2, const char *src, const char *dst,
 			const chakra_attr *a = chakra_node_attr_at(n, i);
 			chakra_attr_kind k = chakra_attr_kind_of(a);
 			if (g && attr_is(a, "pg_name")) {
-				out_name(p, g, r2, name, sizeof name);
+				out_name(p, g, r2, name, p->name_cap + 32);
 				rc = chakra_builder_attr_string(b, "pg_name", k, name, (size_t)-1);
-			} else if (g && type == CHAKRA_METADATA_NODE && attr_is(a, "pg_ranks")) {
-				for (size_t q = 0; q < gn; q++)
-					u[q] = rk[q];
-				rc = chakra_builder_attr_list_uint(b, "pg_ranks", k, u, gn);
+			} else if (g && type == CHAKRA_METADATA_NODE &&
+			           (attr_is(a, "pg_ranks") || attr_is(a, "pg_rank_start") ||
+			            attr_is(a, "pg_rank_stride"))) {
+				/* the output's members, as a list (below) */
 			} else if (g && type == CHAKRA_METADATA_NODE && attr_is(a, "pg_size")) {
 				rc = chakra_builder_attr_int(b, "pg_size", k, (int64_t)gn);
 			} else if (data && attr_is(a, "comm_size") && ct == CHAKRA_ALL_GATHER) {
@@ -436,47 +508,61 @@ static int write_rank(proj *p, uint32_t r2, const char *src, const char *dst,
 			} else
 				rc = chakra_builder_attr_copy(b, a);
 		}
+		if (rc >= 0 && g && type == CHAKRA_METADATA_NODE) {
+			for (size_t q = 0; q < gn; q++)
+				u[q] = rk[q];
+			rc = chakra_builder_attr_list_uint(b, "pg_ranks", CHAKRA_ATTR_INT64_LIST, u, gn);
+		}
 		if (rc >= 0)
 			rc = chakra_writer_write_node(w, b);
 		if (rc < 0 && !*p->err)
-			perr(p, rc, "%s: %s", dst, chakra_writer_errmsg(w));
+			perr(p, rc, "%s: %s", dst, msg_or(chakra_writer_errmsg(w), rc));
 	}
 	if (rc < 0 && !*p->err)
-		perr(p, rc, "%s", chakra_reader_errmsg(rd));
+		perr(p, rc, "%s", msg_or(chakra_reader_errmsg(rd), rc));
 	if (rc >= 0 && (rc = chakra_writer_finish(w)) < 0)
-		perr(p, rc, "%s: %s", dst, chakra_writer_errmsg(w));
+		perr(p, rc, "%s: %s", dst, out->werr ? strerror(out->werr)
+		                                     : msg_or(chakra_writer_errmsg(w), rc));
+	/* closed now: one descriptor at a time, however many ranks */
+	if (rc >= 0)
+		rc = chakra__out_close(out, p->err, p->errlen);
 out:
 	chakra_writer_close(w);
 	chakra_reader_close(rd);
+	free(name);
 	free(rk);
 	free(u);
 	return rc < 0 ? rc : 0;
 }
 
-static int write_groups(proj *p, const char *path)
+/* A JSON string (group names are arbitrary bytes from the traces). */
+static void put_jstr(FILE *f, const char *s)
 {
-	size_t cap = strlen(path) + 32;
-	char *tmp = malloc(cap);
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The group file, into an opened member of the set. */
+static int write_groups(proj *p, FILE *f)
+{
 	uint32_t *rk = malloc((p->n2 + 1) * sizeof *rk);
-	FILE *f = NULL;
-	int rc = 0;
-	if (!tmp || !rk) {
-		rc = perr(p, CHAKRA_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (!p->o->overwrite && exists(path)) {
-		rc = perr(p, CHAKRA_EIO, "%s exists (overwrite it with -f)", path);
-		goto out;
-	}
-	snprintf(tmp, cap, "%s.tmp-%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		rc = perr(p, CHAKRA_EIO, "%s: %s", tmp, strerror(errno));
-		goto out;
+	char *name = malloc(p->name_cap + 32);
+	if (!rk || !name) {
+		free(rk);
+		free(name);
+		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	}
 	fputs("{", f);
 	int first = 1;
-	char name[256];
 	/* every output group once: all-rank and data groups as they are,
 	 * model groups once per replica */
 	for (size_t i = 0; i < p->ng; i++) {
@@ -488,9 +574,11 @@ static int write_groups(proj *p, const char *path)
 			uint32_t r2 = g->cls == G_MODEL ? d * p->m : g->cls == G_ONE ? g->ranks[0] : 0;
 			if (g->cls == G_ONE && r2 >= p->n2)
 				continue;
-			out_name(p, g, r2, name, sizeof name);
+			out_name(p, g, r2, name, p->name_cap + 32);
 			size_t n = out_ranks(p, g, r2, rk);
-			fprintf(f, "%s\n  \"%s\": [", first ? "" : ",", name);
+			fputs(first ? "\n  " : ",\n  ", f);
+			put_jstr(f, name);
+			fputs(": [", f);
 			first = 0;
 			for (size_t k = 0; k < n; k++)
 				fprintf(f, "%s%u", k ? ", " : "", rk[k]);
@@ -498,25 +586,9 @@ static int write_groups(proj *p, const char *path)
 		}
 	}
 	fputs("\n}\n", f);
-	if (fclose(f) != 0) {
-		f = NULL;
-		rc = perr(p, CHAKRA_EIO, "%s: %s", tmp, strerror(errno));
-		remove(tmp);
-		goto out;
-	}
-	f = NULL;
-	if (rename(tmp, path) != 0) {
-		rc = perr(p, CHAKRA_EIO, "%s: %s", path, strerror(errno));
-		remove(tmp);
-	}
-out:
-	if (f) {
-		fclose(f);
-		remove(tmp);
-	}
-	free(tmp);
 	free(rk);
-	return rc;
+	free(name);
+	return 0;
 }
 
 int chakra_project_options_init(chakra_project_options *opts, unsigned version)
@@ -533,6 +605,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 {
 	proj p;
 	memset(&p, 0, sizeof p);
+	chakra__ixmap_init(&p.gix);
 	char dummy[8];
 	p.err = err && errlen ? err : dummy;
 	p.errlen = err && errlen ? errlen : sizeof dummy;
@@ -548,6 +621,10 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	char *path = malloc(cap), *path2 = malloc(cap);
 	chakra_builder *b = chakra_builder_new();
 	chakra_sim_groups gs = { NULL, 0 };
+	chakra__out *outs = NULL;
+	char **onames = NULL, **inames = NULL;
+	size_t nout = 0;
+	const char *gpath = NULL;
 	int rc = 0;
 	if (!path || !path2 || !b) {
 		rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
@@ -569,7 +646,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 		if ((rc = scan_file(&p, path)) < 0)
 			goto out;
 	}
-	const char *gpath = opts->groups_in;
+	gpath = opts->groups_in;
 	if (!gpath) {
 		snprintf(path2, cap, "%s.comm_groups.json", prefix);
 		if (!exists(path2))
@@ -631,30 +708,44 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 		p.dims[1] = p.n2 / d0;
 		p.ndims = 2;
 	}
-	/* every output is checked before anything is written */
-	for (uint32_t r2 = 0; r2 <= p.n2; r2++) {
-		if (r2 == p.n2)
+	/* The outputs are one set under the output rule (outfile.h): every
+	 * one checked before anything is written (none may be an input: a
+	 * rank's file or the groups file), renamed only once all are
+	 * complete, so a failure leaves the previous files as they were. */
+	nout = (size_t)p.n2 + (p.ng ? 1 : 0);
+	outs = calloc(nout, sizeof *outs);
+	onames = calloc(nout, sizeof *onames);
+	inames = calloc((size_t)p.nfiles + 1, sizeof *inames);
+	if (!outs || !onames || !inames || (gpath && !(inames[p.nfiles] = strdup(gpath)))) {
+		rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < nout && rc == 0; k++) {
+		if (k == p.n2)
 			snprintf(path2, cap, "%s.comm_groups.json", out);
 		else
-			snprintf(path2, cap, "%s.%u.et%s", out, r2, opts->gzip ? ".gz" : "");
-		if (!opts->overwrite && exists(path2)) {
-			rc = perr(&p, CHAKRA_EIO, "%s exists (overwrite it with -f)", path2);
-			goto out;
-		}
-		if (r2 < p.nfiles) {
-			rank_path(prefix, r2, path, cap);
-			struct stat a, c;
-			if (!stat(path, &a) && !stat(path2, &c) && a.st_dev == c.st_dev &&
-			    a.st_ino == c.st_ino) {
-				rc = perr(&p, CHAKRA_EINVAL, "%s is an input: write the projection "
-				          "elsewhere", path2);
-				goto out;
-			}
-		}
+			snprintf(path2, cap, "%s.%zu.et%s", out, k, opts->gzip ? ".gz" : "");
+		if (!(onames[k] = strdup(path2)))
+			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 	}
+	for (uint32_t k = 0; k < p.nfiles && rc == 0; k++) {
+		rank_path(prefix, k, path, cap);
+		if (!(inames[k] = strdup(path)))
+			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
+	}
+	if (rc < 0)
+		goto out;
+	chakra__out_opts oo = { opts->overwrite, 0, (const char *const *)inames,
+	                        (size_t)p.nfiles + 1, "use -f (--force)" };
+	if ((rc = chakra__out_check_set((const char *const *)onames, nout, &oo, p.err,
+	                                p.errlen)) < 0)
+		goto out;
+	oo.inputs = NULL; /* checked once, above */
+	oo.n_inputs = 0;
 	if (p.ng) {
-		snprintf(path2, cap, "%s.comm_groups.json", out);
-		if ((rc = write_groups(&p, path2)) < 0)
+		if ((rc = chakra__out_open(&outs[p.n2], onames[p.n2], &oo, p.err, p.errlen)) < 0 ||
+		    (rc = write_groups(&p, outs[p.n2].f)) < 0 ||
+		    (rc = chakra__out_close(&outs[p.n2], p.err, p.errlen)) < 0)
 			goto out;
 	}
 	for (uint32_t r2 = 0; r2 < p.n2; r2++) {
@@ -664,16 +755,26 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 			          "model-parallel index in the first replica)", prefix, src, r2 % p.m);
 			goto out;
 		}
-		snprintf(path2, cap, "%s.%u.et%s", out, r2, opts->gzip ? ".gz" : "");
-		if ((rc = write_rank(&p, r2, path, path2, b)) < 0)
+		if ((rc = chakra__out_open(&outs[r2], onames[r2], &oo, p.err, p.errlen)) < 0 ||
+		    (rc = write_rank(&p, r2, path, &outs[r2], b)) < 0)
 			goto out;
 	}
+	rc = chakra__out_commit_set(outs, nout, p.err, p.errlen);
 out:
+	for (size_t k = 0; outs && k < nout; k++)
+		chakra__out_abort(&outs[k]); /* after a failure: the temporaries go */
+	for (size_t k = 0; onames && k < nout; k++)
+		free(onames[k]);
+	for (uint32_t k = 0; inames && k <= p.nfiles; k++)
+		free(inames[k]);
+	free(outs), free(onames), free(inames);
 	for (size_t i = 0; i < p.ng; i++) {
 		free(p.g[i].name);
 		free(p.g[i].ranks);
 	}
 	free(p.g);
+	free(p.model_of);
+	chakra__ixmap_free(&p.gix);
 	chakra_sim_groups_free(&gs);
 	chakra_builder_free(b);
 	free(path);

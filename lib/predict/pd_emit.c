@@ -286,7 +286,15 @@ int chakra__pd_emit_rank(const chakra_gpt_config *c, const chakra_gpu_model *gpu
 		goto werr;
 	uint32_t vstages = l->pp * l->v;
 	uint64_t lps = (uint64_t)c->layers / vstages; /* layers per model chunk */
-	uint64_t act = (uint64_t)(sh.b * sh.s * sh.h * sh.e) / (sh.sp ? sh.t : 1);
+	/* Megatron sends a tensor-parallel rank's share of the activation and
+	 * all-gathers it over the tensor group after the receive (its
+	 * scatter-gather optimisation); with sequence parallelism the
+	 * activation is split already. */
+	uint64_t full = (uint64_t)(sh.b * sh.s * sh.h * sh.e);
+	int gather = sh.t > 1 && !sh.sp;
+	uint64_t act = sh.t > 1 ? full / sh.t : full;
+	char tpg[16];
+	snprintf(tpg, sizeof tpg, "%u", E.g_tp);
 	uint32_t next_rank = pd_rank(l, ti, di, (stage + 1) % l->pp);
 	uint32_t prev_rank = pd_rank(l, ti, di, (stage + l->pp - 1) % l->pp);
 	if (o->reduced) { /* one GPU per stage: ranks are stages */
@@ -299,8 +307,11 @@ int chakra__pd_emit_rank(const chakra_gpt_config *c, const chakra_gpu_model *gpu
 		int first = vs == 0, last = vs == vstages - 1;
 		if (!op->bwd) {
 			snprintf(E.ctx, sizeof E.ctx, "mb%" PRIu64 ".c%u.fwd", op->mb, op->chunk);
-			if (!first)
+			if (!first) {
 				p2p(&E, 0, prev_rank, tag_of(l, op->mb, vs, 0), act);
+				if (gather)
+					collective(&E, "pp", "ag", CHAKRA_ALL_GATHER, full, E.dims_tp, tpg);
+			}
 			if (first)
 				steps(&E, &ls.ef);
 			for (uint64_t j = 0; j < lps && E.rc == 0; j++) {
@@ -315,8 +326,11 @@ int chakra__pd_emit_rank(const chakra_gpt_config *c, const chakra_gpu_model *gpu
 				p2p(&E, 1, next_rank, tag_of(l, op->mb, vs + 1, 0), act);
 		} else {
 			snprintf(E.ctx, sizeof E.ctx, "mb%" PRIu64 ".c%u.bwd", op->mb, op->chunk);
-			if (!last)
+			if (!last) {
 				p2p(&E, 0, next_rank, tag_of(l, op->mb, vs, 1), act);
+				if (gather)
+					collective(&E, "pp", "ag", CHAKRA_ALL_GATHER, full, E.dims_tp, tpg);
+			}
 			if (last)
 				steps(&E, &ls.hb);
 			for (uint64_t j = lps; j-- > 0 && E.rc == 0;) {

@@ -18,14 +18,9 @@ int chakra_gpt_write_rank(const chakra_gpt_config *c, const chakra_gpu_model *gp
 {
 	if (!c || !gpu || !net || !cb)
 		return BAD("chakra_gpt_write_rank: NULL argument");
-	int rc = chakra_gpt_config_check(c, err, errlen);
-	if (rc < 0)
-		return rc;
-	chakra_gpt_config cc = *c;
-	if (!cc.gpus_per_node)
-		cc.gpus_per_node = net->gpus_per_node ? net->gpus_per_node : 8;
+	chakra_gpt_config cc;
 	pd_layout l;
-	rc = chakra__pd_layout(&cc, &l, err, errlen);
+	int rc = chakra__pd_layout_on(c, net, &cc, &l, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (rank >= l.gpus)
@@ -89,12 +84,8 @@ int chakra_gpt_write_network(const chakra_gpt_config *c, const chakra_cluster_ne
                              chakra_write_cb cb, void *data)
 {
 	pd_layout l;
-	if (!c || !net || !cb || chakra_gpt_config_check(c, NULL, 0) < 0)
-		return CHAKRA_EINVAL;
-	chakra_gpt_config cc = *c;
-	if (!cc.gpus_per_node)
-		cc.gpus_per_node = net->gpus_per_node ? net->gpus_per_node : 8;
-	if (chakra__pd_layout(&cc, &l, NULL, 0) < 0)
+	chakra_gpt_config cc;
+	if (!c || !net || !cb || chakra__pd_layout_on(c, net, &cc, &l, NULL, 0) < 0)
 		return CHAKRA_EINVAL;
 	chakra_sim_network sn;
 	chakra__pd_sim_network(&l, net, &sn);
@@ -129,12 +120,8 @@ int chakra_gpt_write_system(const chakra_gpt_config *c, const chakra_cluster_net
                             chakra_write_cb cb, void *data)
 {
 	pd_layout l;
-	if (!c || !net || !cb || chakra_gpt_config_check(c, NULL, 0) < 0)
-		return CHAKRA_EINVAL;
-	chakra_gpt_config cc = *c;
-	if (!cc.gpus_per_node)
-		cc.gpus_per_node = net->gpus_per_node ? net->gpus_per_node : 8;
-	if (chakra__pd_layout(&cc, &l, NULL, 0) < 0)
+	chakra_gpt_config cc;
+	if (!c || !net || !cb || chakra__pd_layout_on(c, net, &cc, &l, NULL, 0) < 0)
 		return CHAKRA_EINVAL;
 	/* ASTRA-sim wants one implementation per network dimension, no more */
 	static const char *const keys[] = { "all-reduce", "all-gather", "reduce-scatter",

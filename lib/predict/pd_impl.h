@@ -101,6 +101,10 @@ typedef struct pd_layout {
 } pd_layout;
 
 int chakra__pd_layout(const chakra_gpt_config *c, pd_layout *l, char *err, size_t errlen);
+/* The configuration checked, as *cc with the network's GPUs per node when
+ * it names none, and its layout. */
+int chakra__pd_layout_on(const chakra_gpt_config *c, const chakra_cluster_net *net,
+                         chakra_gpt_config *cc, pd_layout *l, char *err, size_t errlen);
 /* Megatron's rank order: tensor fastest, then data, then pipeline. */
 static inline uint32_t pd_rank(const pd_layout *l, uint32_t ti, uint32_t di, uint32_t pi)
 {

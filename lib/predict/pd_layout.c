@@ -83,6 +83,18 @@ misaligned:
 	                       c->tp, c->dp, c->pp, l->g);
 }
 
+int chakra__pd_layout_on(const chakra_gpt_config *c, const chakra_cluster_net *net,
+                         chakra_gpt_config *cc, pd_layout *l, char *err, size_t errlen)
+{
+	int rc = chakra_gpt_config_check(c, err, errlen);
+	if (rc < 0)
+		return rc;
+	*cc = *c;
+	if (!cc->gpus_per_node)
+		cc->gpus_per_node = net && net->gpus_per_node ? net->gpus_per_node : 8;
+	return chakra__pd_layout(cc, l, err, errlen);
+}
+
 void chakra__pd_sim_network(const pd_layout *l, const chakra_cluster_net *net,
                             chakra_sim_network *sn)
 {

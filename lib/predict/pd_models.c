@@ -30,7 +30,7 @@
 /* presets/a100.json (chakra calibrate compute, docs/predict.md) */
 static const chakra_gpu_model a100_fit = {
 	CHAKRA_GPU_MODEL_VERSION, "a100", 312, 0, 2039, 80,
-	0.78762333508499494, 88.287332240449928, 0.58275378954668466, 71795.935464673923, 0, 0
+	0.79688494315809932, 92.49105526585933, 0.57689479814971323, 71682.622520728139, 0, 0
 };
 
 /* presets/dgx-a100.json (chakra calibrate nccl, docs/predict.md) */
@@ -41,7 +41,7 @@ static const chakra_cluster_net dgx_a100_fit = {
 
 /* presets/vtrain-a100.json: dgx-a100 with the scale-out bandwidth fitted on
  * the 64-GPU iterations of vTrain's cluster (800 Gb/s per 8-GPU node) */
-static const double vtrain_inter_gbps = 9.4204848558754346;
+static const double vtrain_inter_gbps = 9.4621165001250915;
 
 int chakra_gpu_model_init(chakra_gpu_model *m, unsigned version)
 {

@@ -239,8 +239,8 @@ int chakra_gpt_measurements_load(const char *path, chakra_gpt_measurement **rows
 {
 	char *text;
 	size_t len;
-	if (!path)
-		return BAD("chakra_gpt_measurements_load: NULL path");
+	if (!path || !rows || !n)
+		return BAD("chakra_gpt_measurements_load: NULL argument");
 	int rc = chakra__pd_slurp(path, &text, &len, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -449,8 +449,8 @@ int chakra_nccl_log_load(const char *path, chakra_nccl_measurement **rows, size_
 {
 	char *text;
 	size_t len;
-	if (!path)
-		return BAD("chakra_nccl_log_load: NULL path");
+	if (!path || !rows || !n)
+		return BAD("chakra_nccl_log_load: NULL argument");
 	int rc = chakra__pd_slurp(path, &text, &len, err, errlen);
 	if (rc < 0)
 		return rc;

@@ -13,7 +13,9 @@
 #define BAD(...) chakra__pd_fail(err, errlen, CHAKRA_EINVAL, __VA_ARGS__)
 
 /* Time on the representative GPUs, by class. */
-enum { C_COMP, C_TP, C_DP, C_PP, C_OTHER, C_N };
+/* C_PP: an activation in flight to the GPU (a neighbour's send); C_PPG:
+ * the GPU's own gather of a received activation (and its launch). */
+enum { C_COMP, C_TP, C_DP, C_PP, C_PPG, C_OTHER, C_N };
 
 typedef struct span {
 	uint64_t s, e;
@@ -44,6 +46,8 @@ static int classify(const chakra_node *n)
 		return C_DP;
 	if (!strncmp(name, "pp:send", 7))
 		return C_PP;
+	if (!strncmp(name, "pp:ag", 5) || !strncmp(name, "pp:launch", 9))
+		return C_PPG;
 	if (!strncmp(name, "pp:", 3))
 		return -1; /* a receive waits; what it waits for is the sender's */
 	if (!strncmp(name, "it:", 3))
@@ -135,7 +139,7 @@ static int breakdown(const spans *all, uint32_t pp, uint32_t w, uint32_t rank, u
 			nt = finish;
 		if (nt > t) {
 			int c = live[C_COMP] ? C_COMP : live[C_TP] ? C_TP : live[C_DP] ? C_DP
-			        : live[C_PP] ? C_PP : live[C_OTHER] ? C_OTHER : C_N;
+			        : live[C_PPG] ? C_PPG : live[C_PP] ? C_PP : live[C_OTHER] ? C_OTHER : C_N;
 			out[c] += (double)(nt - t);
 			t = nt;
 		}
@@ -250,18 +254,13 @@ int chakra_gpt_predict(const chakra_gpt_config *c, const chakra_gpu_model *gpu,
 		net = &dnet;
 	}
 	memset(out, 0, sizeof *out);
-	int rc = chakra_gpt_config_check(c, err, errlen);
+	chakra_gpt_config cc;
+	pd_layout l;
+	int rc = chakra__pd_layout_on(c, net, &cc, &l, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (c->precision == CHAKRA_PRECISION_FP8 && !(gpu->peak_tflops_fp8 > 0))
 		return BAD("FP8: the GPU model '%s' has no FP8 peak", gpu->name);
-	chakra_gpt_config cc = *c;
-	if (!cc.gpus_per_node)
-		cc.gpus_per_node = net->gpus_per_node ? net->gpus_per_node : 8;
-	pd_layout l;
-	rc = chakra__pd_layout(&cc, &l, err, errlen);
-	if (rc < 0)
-		return rc;
 	rc = chakra_gpt_memory_estimate(&cc, gpu, &out->memory, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -373,7 +372,7 @@ int chakra_gpt_predict(const chakra_gpt_config *c, const chakra_gpu_model *gpu,
 	out->compute_s = part[C_COMP] * 1e-9;
 	out->tp_exposed_s = part[C_TP] * 1e-9;
 	out->dp_exposed_s = part[C_DP] * 1e-9;
-	out->pp_exposed_s = part[C_PP] * 1e-9;
+	out->pp_exposed_s = (part[C_PP] + part[C_PPG]) * 1e-9;
 	out->other_s = part[C_OTHER] * 1e-9;
 	out->bubble_s = (part[C_N] + (double)(finish - wf)) * 1e-9;
 	out->microbatches = l.m;

@@ -15,6 +15,8 @@ uint64_t chakra_replay_share(uint64_t total, uint32_t n, uint32_t i)
 int chakra_replay_layout_of(int comm_type, uint64_t size, uint32_t n, uint32_t me,
                             chakra_replay_layout *l)
 {
+	if (!l)
+		return CHAKRA_EINVAL;
 	l->esz = size % 4 == 0 ? 4 : 1;
 	l->elems = size / l->esz;
 	uint64_t e = l->elems;

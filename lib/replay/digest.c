@@ -22,6 +22,8 @@ static uint64_t mix(uint64_t h, uint64_t w)
 
 chakra_replay_digest chakra_replay_channel_digest(const chakra_replay_plan *p, size_t c)
 {
+	if (!p || c >= chakra_replay_plan_channel_count(p))
+		return (chakra_replay_digest){ 0 };
 	const chakra_replay_channel *ch = &chakra_replay_plan_channels(p)[c];
 	const chakra_replay_op *ops = chakra_replay_plan_ops(p);
 	chakra_replay_digest d = { ch->nops, 0x6a09e667f3bcc908ULL };
@@ -56,6 +58,8 @@ static size_t p2p_first(const chakra_replay_plan *p, chakra_replay_kind kind, ui
 chakra_replay_digest chakra_replay_p2p_digest(const chakra_replay_plan *p, chakra_replay_kind kind,
                                               uint32_t peer)
 {
+	if (!p)
+		return (chakra_replay_digest){ 0 };
 	const chakra_replay_channel *ch = chakra_replay_plan_channels(p);
 	const chakra_replay_op *ops = chakra_replay_plan_ops(p);
 	chakra_replay_digest d = { 0, 0xbb67ae8584caa73bULL };
@@ -82,6 +86,8 @@ static chakra_replay_entry entry_of(const chakra_replay_op *op)
 long chakra_replay_channel_entries(const chakra_replay_plan *p, size_t c,
                                    chakra_replay_entry **out)
 {
+	if (!p || !out)
+		return CHAKRA_EINVAL;
 	const chakra_replay_channel *ch = &chakra_replay_plan_channels(p)[c];
 	const chakra_replay_op *ops = chakra_replay_plan_ops(p);
 	*out = NULL;
@@ -99,6 +105,8 @@ long chakra_replay_channel_entries(const chakra_replay_plan *p, size_t c,
 long chakra_replay_p2p_entries(const chakra_replay_plan *p, chakra_replay_kind kind, uint32_t peer,
                                chakra_replay_entry **out)
 {
+	if (!p || !out)
+		return CHAKRA_EINVAL;
 	const chakra_replay_channel *ch = chakra_replay_plan_channels(p);
 	const chakra_replay_op *ops = chakra_replay_plan_ops(p);
 	size_t end, first = p2p_first(p, kind, peer, &end), n = 0;
@@ -142,6 +150,8 @@ int chakra_replay_coll_diff(const char *scope, const uint32_t *members, uint32_t
                             const chakra_replay_entry *const *seqs, const size_t *lens,
                             char *msg, size_t len)
 {
+	if (!members || !seqs || !lens || !msg)
+		return CHAKRA_EINVAL;
 	size_t longest = 0;
 	for (uint32_t j = 0; j < n; j++)
 		if (lens[j] > longest)
@@ -178,6 +188,8 @@ int chakra_replay_coll_diff(const char *scope, const uint32_t *members, uint32_t
 int chakra_replay_p2p_diff(uint32_t src, uint32_t dst, const chakra_replay_entry *s, size_t ns,
                            const chakra_replay_entry *r, size_t nr, char *msg, size_t len)
 {
+	if ((!s && ns) || (!r && nr) || !msg)
+		return CHAKRA_EINVAL;
 	size_t i = 0, j = 0;
 	uint64_t k = 0; /* position within the current tag */
 	int64_t cur = -1;

@@ -20,10 +20,13 @@ struct chakra_replay_plan {
 	size_t nslots;
 	chakra__replay_map by_id;
 	uint64_t nodes, compute, compute_ns;
+	uint64_t longest_ns, longest_id; /* the longest compute node */
 };
 
 uint64_t chakra_replay_compute_ns(const chakra_node *n)
 {
+	if (!n)
+		return 0;
 	uint64_t ns;
 	if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0)
 		return ns;
@@ -151,6 +154,10 @@ static int plan_node(chakra_replay_plan *p, const chakra_replay_plan_options *o,
 		uint64_t ns = chakra_replay_compute_ns(n);
 		p->compute++;
 		p->compute_ns = ns > UINT64_MAX - p->compute_ns ? UINT64_MAX : p->compute_ns + ns;
+		if (ns > p->longest_ns || p->compute == 1) {
+			p->longest_ns = ns;
+			p->longest_id = chakra_node_id(n);
+		}
 		return 0;
 	}
 	if (type != CHAKRA_COMM_COLL_NODE && type != CHAKRA_COMM_SEND_NODE &&
@@ -303,6 +310,8 @@ static int finish(chakra_replay_plan *p, const chakra_replay_topo *t)
 int chakra_replay_plan_build(chakra_replay_plan **out, const char *path,
                              const chakra_replay_plan_options *o, char *err, size_t errlen)
 {
+	if (!out || !path || !o)
+		return CHAKRA_EINVAL;
 	*out = NULL;
 	if (!o || o->version != CHAKRA_REPLAY_PLAN_OPTIONS_VERSION || !o->topo ||
 	    o->rank >= o->topo->nranks)
@@ -385,6 +394,8 @@ void chakra_replay_plan_free(chakra_replay_plan *p)
 {
 	if (!p)
 		return;
+	if (!p)
+		return;
 	for (size_t i = 0; i < p->nch; i++)
 		free(p->ch[i].ops);
 	free(p->ch);
@@ -396,26 +407,36 @@ void chakra_replay_plan_free(chakra_replay_plan *p)
 
 size_t chakra_replay_plan_op_count(const chakra_replay_plan *p)
 {
+	if (!p)
+		return 0;
 	return p->nops;
 }
 
 const chakra_replay_op *chakra_replay_plan_ops(const chakra_replay_plan *p)
 {
+	if (!p)
+		return NULL;
 	return p->ops;
 }
 
 size_t chakra_replay_plan_channel_count(const chakra_replay_plan *p)
 {
+	if (!p)
+		return 0;
 	return p->nch;
 }
 
 const chakra_replay_channel *chakra_replay_plan_channels(const chakra_replay_plan *p)
 {
+	if (!p)
+		return NULL;
 	return p->ch;
 }
 
 long chakra_replay_plan_coll_channel(const chakra_replay_plan *p, chakra_replay_scope s)
 {
+	if (!p)
+		return CHAKRA_EINVAL;
 	for (size_t i = 0; i < p->nch; i++)
 		if (p->ch[i].kind == CHAKRA_REPLAY_COLL && p->ch[i].scope.kind == s.kind &&
 		    p->ch[i].scope.key == s.key)
@@ -425,21 +446,36 @@ long chakra_replay_plan_coll_channel(const chakra_replay_plan *p, chakra_replay_
 
 const chakra_replay_op *chakra_replay_plan_find(const chakra_replay_plan *p, uint64_t id)
 {
+	if (!p)
+		return NULL;
 	long i = chakra__replay_map_get(&p->by_id, id);
 	return i < 0 ? NULL : &p->ops[i];
 }
 
 uint64_t chakra_replay_plan_node_count(const chakra_replay_plan *p)
 {
+	if (!p)
+		return 0;
 	return p->nodes;
 }
 
 uint64_t chakra_replay_plan_compute_count(const chakra_replay_plan *p)
 {
+	if (!p)
+		return 0;
 	return p->compute;
+}
+
+uint64_t chakra_replay_plan_longest_compute(const chakra_replay_plan *p, uint64_t *id)
+{
+	if (id)
+		*id = p ? p->longest_id : 0;
+	return p ? p->longest_ns : 0;
 }
 
 uint64_t chakra_replay_plan_compute_ns(const chakra_replay_plan *p)
 {
+	if (!p)
+		return 0;
 	return p->compute_ns;
 }

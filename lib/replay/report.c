@@ -46,11 +46,15 @@ static chakra_replay_stat *row(chakra_replay_stats *st, int kind, int comm_type,
 
 chakra_replay_stat *chakra_replay_stats_row(chakra_replay_stats *st, const chakra_replay_op *op)
 {
+	if (!st || !op)
+		return NULL;
 	return row(st, op->kind, op->comm_type, op->nmembers, op->size);
 }
 
 int chakra_replay_stats_merge(chakra_replay_stats *st, const chakra_replay_stat *rows, size_t n)
 {
+	if (!st || (!rows && n))
+		return CHAKRA_EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		const chakra_replay_stat *r = &rows[i];
 		chakra_replay_stat *s = row(st, r->kind, r->comm_type, r->nmembers, r->size);
@@ -82,12 +86,16 @@ static int cmp_stat(const void *a, const void *b)
 
 void chakra_replay_stats_sort(chakra_replay_stats *st)
 {
+	if (!st)
+		return;
 	if (st->n > 1)
 		qsort(st->s, st->n, sizeof *st->s, cmp_stat);
 }
 
 void chakra_replay_stats_free(chakra_replay_stats *st)
 {
+	if (!st)
+		return;
 	free(st->s);
 	memset(st, 0, sizeof *st);
 }
@@ -122,6 +130,8 @@ static double busbw(const chakra_replay_stat *s, double t)
 
 void chakra_replay_report_text(FILE *out, const chakra_replay_report *r)
 {
+	if (!out || !r)
+		return;
 	fprintf(out, "chakra-replay %s: %" PRIu32 " ranks, %u iteration%s (+%u warmup), compute %s, "
 	        "deps %s, groups %s\n", r->prefix, r->nranks, r->iters, r->iters == 1 ? "" : "s",
 	        r->warmup, r->compute, r->deps, r->groups ? r->groups : "none");
@@ -287,6 +297,8 @@ static void gen_report(yajl_gen g, const chakra_replay_report *r)
 
 int chakra_replay_report_json(FILE *out, const chakra_replay_report *r)
 {
+	if (!out || !r)
+		return CHAKRA_EINVAL;
 	/* YAJL does not check its allocations: a failure jumps back here */
 	chakra__jg *jg = chakra__jg_new();
 	if (!jg)

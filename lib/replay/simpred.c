@@ -50,6 +50,8 @@ static int cmp_pair(const void *a, const void *b)
 
 void chakra_replay_sim_free(chakra_replay_sim *s)
 {
+	if (!s)
+		return;
 	for (uint32_t i = 0; s->ev_id && i < s->npus; i++) {
 		free(s->ev_id[i]);
 		free(s->ev_ns[i]);
@@ -67,6 +69,8 @@ int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
                           const chakra_sim_system *sys, const chakra_sim_groups *groups,
                           chakra_deps deps, chakra_replay_sim *out, char *err, size_t errlen)
 {
+	if (!prefix || !net || !sys || !out)
+		return CHAKRA_EINVAL;
 	memset(out, 0, sizeof *out);
 	uint32_t n = net->npus;
 	acc a = { out, NULL, NULL, 0 };
@@ -134,6 +138,8 @@ out:
 
 int64_t chakra_replay_sim_node_ns(const chakra_replay_sim *s, uint32_t npu, uint64_t id)
 {
+	if (!s)
+		return -1;
 	if (npu >= s->npus)
 		return -1;
 	size_t lo = 0, hi = s->nev[npu];

@@ -16,6 +16,8 @@
 
 int chakra_replay_dims_parse(const char *s, uint32_t *dims, int cap)
 {
+	if (!s || !dims)
+		return CHAKRA_EINVAL;
 	int n = 0;
 	while (*s) {
 		char *end;
@@ -48,6 +50,8 @@ static uint32_t all_mask(const chakra_replay_topo *t)
 int chakra_replay_scope_of(const chakra_replay_topo *t, uint32_t rank, const chakra_node *n,
                            chakra_replay_scope *out, char *err, size_t errlen)
 {
+	if (!t || !n || !out)
+		return CHAKRA_EINVAL;
 	const char *pg;
 	size_t len;
 	if (t->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len) {
@@ -103,11 +107,15 @@ int chakra_replay_scope_of(const chakra_replay_topo *t, uint32_t rank, const cha
 
 size_t chakra_replay_scope_slots(const chakra_replay_topo *t)
 {
+	if (!t)
+		return 0;
 	return 1 + ((size_t)1 << t->ndims) + (t->groups ? t->groups->n : 0);
 }
 
 size_t chakra_replay_scope_slot(const chakra_replay_topo *t, chakra_replay_scope s)
 {
+	if (!t)
+		return 0;
 	switch (s.kind) {
 	case CHAKRA_REPLAY_SCOPE_DIMS:
 		return 1 + s.key;
@@ -120,6 +128,8 @@ size_t chakra_replay_scope_slot(const chakra_replay_topo *t, chakra_replay_scope
 
 chakra_replay_scope chakra_replay_scope_at(const chakra_replay_topo *t, size_t slot)
 {
+	if (!t)
+		return (chakra_replay_scope){ CHAKRA_REPLAY_SCOPE_DIMS, 0 };
 	chakra_replay_scope s = { CHAKRA_REPLAY_SCOPE_ALL, 0 };
 	size_t masks = (size_t)1 << t->ndims;
 	if (slot >= 1 && slot <= masks) {
@@ -152,6 +162,8 @@ static uint64_t fixed_index(const chakra_replay_topo *t, uint32_t mask, uint32_t
 uint32_t chakra_replay_scope_members(const chakra_replay_topo *t, chakra_replay_scope s,
                                      uint32_t rank, uint32_t *out)
 {
+	if (!t || !out)
+		return 0;
 	uint32_t n = 0;
 	if (s.kind == CHAKRA_REPLAY_SCOPE_GROUP) {
 		const chakra_sim_group *g = &t->groups->g[s.key];
@@ -177,6 +189,8 @@ uint32_t chakra_replay_scope_members(const chakra_replay_topo *t, chakra_replay_
 
 long chakra_replay_scope_color(const chakra_replay_topo *t, chakra_replay_scope s, uint32_t rank)
 {
+	if (!t)
+		return -1;
 	if (s.kind == CHAKRA_REPLAY_SCOPE_ALL)
 		return 0;
 	if (s.kind == CHAKRA_REPLAY_SCOPE_DIMS)
@@ -191,6 +205,8 @@ long chakra_replay_scope_color(const chakra_replay_topo *t, chakra_replay_scope 
 void chakra_replay_scope_describe(const chakra_replay_topo *t, chakra_replay_scope s, char *buf,
                                   size_t len)
 {
+	if (!t || !buf || !len)
+		return;
 	if (s.kind == CHAKRA_REPLAY_SCOPE_GROUP) {
 		snprintf(buf, len, "group '%s'", t->groups->g[s.key].name);
 	} else if (s.kind == CHAKRA_REPLAY_SCOPE_DIMS) {

@@ -70,7 +70,31 @@ chakra_sim_rules chakra__sim_rules_for(const chakra_sim *s, const chakra_metadat
 	return chakra__sim_recorded(rank0) ? CHAKRA_SIM_RULES_ASTRA_SIM : CHAKRA_SIM_RULES_MODEL;
 }
 
+static int sim_new(chakra_sim **out, const chakra_sim_network *net,
+                   const chakra_sim_system *sys, const chakra_sim_options *opts);
+
+/* A simulator whose creation failed stays that way: it is returned for its
+ * message, and every run is refused (one used to run with zero NPUs and
+ * divide by zero). */
 int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
+                   const chakra_sim_system *sys, const chakra_sim_options *opts)
+{
+	int rc = sim_new(out, net, sys, opts);
+	if (rc < 0 && out && *out)
+		(*out)->unusable = rc;
+	return rc;
+}
+
+static int refused(chakra_sim *s)
+{
+	if (!strstr(s->err, "(this simulator was not created)")) {
+		size_t n = strlen(s->err);
+		snprintf(s->err + n, sizeof s->err - n, " (this simulator was not created)");
+	}
+	return s->unusable;
+}
+
+static int sim_new(chakra_sim **out, const chakra_sim_network *net,
                    const chakra_sim_system *sys, const chakra_sim_options *opts)
 {
 	if (!out)
@@ -159,6 +183,8 @@ int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n)
 {
 	if (!s)
 		return CHAKRA_EINVAL;
+	if (s->unusable)
+		return refused(s);
 	results_clear(s);
 	s->err[0] = 0;
 	s->warning[0] = 0;
@@ -178,6 +204,8 @@ int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
 {
 	if (!s)
 		return CHAKRA_EINVAL;
+	if (s->unusable)
+		return refused(s);
 	results_clear(s);
 	if (!w)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_workload: NULL workload");
@@ -231,6 +259,8 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 {
 	if (!s)
 		return CHAKRA_EINVAL;
+	if (s->unusable)
+		return refused(s);
 	results_clear(s);
 	s->err[0] = 0;
 	s->warning[0] = 0;

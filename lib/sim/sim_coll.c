@@ -14,7 +14,8 @@
  * The protocol (the reference's Ring, AllToAll = direct and
  * HalvingDoubling classes): a member inserts P "packets" when the phase
  * starts and one more each time a message arrives. A packet is ready e
- * (endpoint-delay) after its insertion, plus a reduction of its own size
+ * (endpoint-delay; under ASTRA-sim's rules 10 ns on a group's own ring,
+ * sim_phase.c) after its insertion, plus a reduction of its own size
  * (3 * trunc(bytes / lbw)) when it is "processed"; each ready packet lets
  * the member send its next message (in packet order), and posting a
  * message posts the matching receive. Packets come in rounds of P then
@@ -191,6 +192,7 @@ static int add(sim_phase *out, int *np, const chakra_sim_network *net,
 	p->alg = alg;
 	p->n = n;
 	p->x = x;
+	p->e = sys->endpoint_delay;
 	protocol(p);
 	return 0;
 }
@@ -391,7 +393,7 @@ uint64_t chakra__sim_reduce_cost(const chakra_sim_system *sys, uint64_t bytes)
 
 uint64_t chakra__sim_pkt_delay(const sim_phase *ph, const chakra_sim_system *sys, uint64_t k)
 {
-	uint64_t d = sys->endpoint_delay;
+	uint64_t d = ph->e;
 	if (chakra__sim_pkt_reduced(ph, k))
 		d = sim_add(d, chakra__sim_reduce_cost(sys, chakra__sim_pkt_bytes(ph, k)));
 	return d;

@@ -769,6 +769,8 @@ static int system_load(chakra_sim_system *sys, const char *path, char *err)
 
 void chakra_sim_groups_free(chakra_sim_groups *gs)
 {
+	if (!gs)
+		return;
 	for (size_t i = 0; i < gs->n; i++) {
 		free(gs->g[i].name);
 		free(gs->g[i].ranks);
@@ -776,6 +778,24 @@ void chakra_sim_groups_free(chakra_sim_groups *gs)
 	free(gs->g);
 	gs->g = NULL;
 	gs->n = 0;
+}
+
+typedef struct keyref {
+	const char *key;
+	size_t i;
+} keyref;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const keyref *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 static int groups_parse(chakra_sim_groups *gs, const char *path, const char *text, size_t len,
@@ -787,8 +807,27 @@ static int groups_parse(chakra_sim_groups *gs, const char *path, const char *tex
 	if (rc)
 		return rc;
 	gs->g = calloc(j.n ? j.n : 1, sizeof *gs->g);
-	if (!gs->g)
+	keyref *byname = malloc((j.n ? j.n : 1) * sizeof *byname);
+	uint32_t *sorted = NULL;
+	size_t sorted_cap = 0;
+	if (!gs->g || !byname)
 		rc = nomem(err, path);
+	/* a name defined twice: found by sorting the names, not by comparing
+	 * each with every earlier one (200,000 groups took 69 s) */
+	if (rc == 0) {
+		for (size_t i = 0; i < j.n; i++) {
+			byname[i].key = j.e[i].key;
+			byname[i].i = i;
+		}
+		qsort(byname, j.n, sizeof *byname, cmp_key);
+		size_t dup = SIZE_MAX;
+		for (size_t i = 1; i < j.n; i++)
+			if (!strcmp(byname[i - 1].key, byname[i].key) && byname[i].i < dup)
+				dup = byname[i].i; /* the first repeat in file order */
+		if (dup != SIZE_MAX)
+			rc = fail(err, "%s:%lu: group '%s' is defined twice", path, j.e[dup].line,
+			          j.e[dup].key);
+	}
 	for (size_t i = 0; i < j.n && rc == 0; i++) {
 		const jentry *e = &j.e[i];
 		if (!e->is_list || e->is_object || e->n < 1) {
@@ -796,9 +835,6 @@ static int groups_parse(chakra_sim_groups *gs, const char *path, const char *tex
 			          e->line, e->key);
 			break;
 		}
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(j.e[k].key, e->key))
-				rc = fail(err, "%s:%lu: group '%s' is defined twice", path, e->line, e->key);
 		chakra_sim_group *g = &gs->g[gs->n];
 		g->ranks = malloc(e->n * sizeof *g->ranks);
 		g->name = strdup(e->key);
@@ -815,12 +851,29 @@ static int groups_parse(chakra_sim_groups *gs, const char *path, const char *tex
 				          e->line, e->key, x, npus - 1);
 			else
 				g->ranks[x] = (uint32_t)it->num;
-			for (size_t y = 0; y < x && rc == 0; y++)
-				if (g->ranks[y] == g->ranks[x])
+		}
+		/* a rank listed twice: a sorted copy, not each against the ones
+		 * before it */
+		if (rc == 0 && e->n > sorted_cap) {
+			uint32_t *t = realloc(sorted, e->n * sizeof *t);
+			if (!t) {
+				rc = nomem(err, path);
+				break;
+			}
+			sorted = t;
+			sorted_cap = e->n;
+		}
+		if (rc == 0) {
+			memcpy(sorted, g->ranks, e->n * sizeof *sorted);
+			qsort(sorted, e->n, sizeof *sorted, cmp_rank);
+			for (size_t x = 1; x < e->n && rc == 0; x++)
+				if (sorted[x] == sorted[x - 1])
 					rc = fail(err, "%s:%lu: group '%s': rank %u is listed twice", path,
-					          e->line, e->key, g->ranks[x]);
+					          e->line, e->key, sorted[x]);
 		}
 	}
+	free(byname);
+	free(sorted);
 	jflat_free(&j);
 	if (rc)
 		chakra_sim_groups_free(gs);
@@ -841,7 +894,7 @@ static int groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus, c
 
 const chakra_sim_group *chakra_sim_groups_find(const chakra_sim_groups *gs, const char *name, size_t len)
 {
-	for (size_t i = 0; gs && i < gs->n; i++)
+	for (size_t i = 0; gs && name && i < gs->n; i++)
 		if (strlen(gs->g[i].name) == len && !memcmp(gs->g[i].name, name, len))
 			return &gs->g[i];
 	return NULL;

@@ -22,6 +22,7 @@
 
 /* The public handle: a network and system, options, the last results. */
 struct chakra_sim {
+	int unusable;       /* chakra_sim_new failed: its error; every run refused */
 	chakra_sim_network net;
 	chakra_sim_system sys;
 	chakra_sim_options opt;

@@ -98,6 +98,8 @@ typedef struct sim_phase {
 	uint64_t round;     /* packets per round (P first, then the others) */
 	uint64_t msg;       /* bytes of every message (halving-doubling: see pkt_bytes) */
 	uint64_t out;       /* bytes handed on to the next phase */
+	uint64_t e;         /* delay before a packet is ready: endpoint-delay, but
+	                     * see sim_phase.c for ASTRA-sim's group rings */
 } sim_phase;
 
 /* A collective of `size` bytes: chunk size and count, as the reference cuts

@@ -193,7 +193,7 @@ void chakra__sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uin
 		 * last packet ready, scheduled endpoint-delay earlier; events
 		 * scheduled before that at this time (a message arriving, another
 		 * node's end) come first. */
-		uint64_t e = E->sys->endpoint_delay;
+		uint64_t e = in->ph[p].e;
 		if (heap_push_reg(&E->h, E->now, E->now > e ? E->now - e : 0, EV_COLL_DONE, rank,
 		                  NULL, 0))
 			chakra__sim_nomem(E);
@@ -271,6 +271,23 @@ static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k
 			*key |= 1u << d;
 		}
 	return 0;
+}
+
+/* ASTRA-sim runs a communicator group smaller than the system on a ring
+ * topology of its own ("local" dimension), and its collective algorithms
+ * treat that dimension apart: every packet is ready a fixed 10 ns after its
+ * insertion (the memory bus's fast path) instead of endpoint-delay, and
+ * direct's rounds hold P zero-latency packets then (n-1) x P others, not P
+ * (which decides the packets an all-reduce reduces). */
+#define ASTRA_LOCAL_DELAY 10
+
+static void astra_group_ring(sim_phase *ph, int nph)
+{
+	for (int q = 0; q < nph; q++) {
+		ph[q].e = ASTRA_LOCAL_DELAY;
+		if (ph[q].cls == SIM_CLS_DIRECT)
+			ph[q].round = (uint64_t)ph[q].P * ph[q].n;
+	}
 }
 
 static inst *inst_get(engine *E, int kind, uint32_t key, uint32_t seq)
@@ -408,6 +425,8 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 			                 chakra_node_id(n), chakra__sim_node_name(n), perr);
 			return;
 		}
+		if (E->astra && grp && grp != &E->all && dims[0] < 0)
+			astra_group_ring(ph, nph);
 		/* Per chunk and member (every NPU, or a group's): a start time and
 		 * count (or a run pointer) per phase and a place in a server's
 		 * queue. Within the budget or a clear refusal (a split count of 1e6
@@ -646,7 +665,7 @@ static void tree_advance(engine *E, phase_run *pr, uint32_t j);
 static void tree_start(engine *E, phase_run *pr, uint32_t j, uint64_t t)
 {
 	pr->started[j] = 1;
-	pr->p_last[j] = sim_add(t, E->sys->endpoint_delay);
+	pr->p_last[j] = sim_add(t, pr->ph->e);
 	pr_sched(E, pr, pr->p_last[j], EV_SEND, j, 0);
 }
 
@@ -691,7 +710,7 @@ static void tree_advance(engine *E, phase_run *pr, uint32_t j)
 			return;
 		uint64_t t = pr->p_last[j] > pr->arr_max[a] ? pr->p_last[j] : pr->arr_max[a];
 		if (ns) /* nothing to receive (a leaf): no cost */
-			t = sim_add(sim_add(t, E->sys->endpoint_delay),
+			t = sim_add(sim_add(t, ph->e),
 			            chakra__sim_tree_reduces(ph, s)
 			            ? chakra__sim_reduce_cost(E->sys, chakra__sim_tree_bytes(ph)) : 0);
 		pr->p_last[j] = t;

@@ -197,6 +197,8 @@ int chakra_synth_anonymize(const char *in, const char *out,
                            const chakra_synth_anonymize_options *opts,
                            chakra_synth_anonymize_stats *stats, char *err, size_t errlen)
 {
+	if (!in || !out)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_anonymize_impl(in, out, opts, stats, err, errlen), err, errlen);
@@ -252,6 +254,8 @@ out:
 int chakra_synth_simready(const char *in, const char *out, int overwrite, uint64_t *changed,
                           char *err, size_t errlen)
 {
+	if (!in || !out)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_simready_impl(in, out, overwrite, changed, err, errlen), err, errlen);

@@ -224,6 +224,8 @@ static int synth_compare_impl(chakra_synth_report **out, const char *const *real
 int chakra_synth_compare(chakra_synth_report **out, const char *const *real, size_t nreal,
                          const char *const *synth, size_t nsynth, char *err, size_t errlen)
 {
+	if (!out || (!real && nreal) || (!synth && nsynth))
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_compare_impl(out, real, nreal, synth, nsynth, err, errlen), err, errlen);
@@ -231,18 +233,18 @@ int chakra_synth_compare(chakra_synth_report **out, const char *const *real, siz
 
 size_t chakra_synth_report_count(const chakra_synth_report *r)
 {
-	return r->n;
+	return r ? r->n : 0;
 }
 
 const chakra_synth_ks *chakra_synth_report_at(const chakra_synth_report *r, size_t i)
 {
-	return i < r->n ? &r->ks[i] : NULL;
+	return r && i < r->n ? &r->ks[i] : NULL;
 }
 
 int chakra_synth_report_quantiles(const chakra_synth_report *r, size_t i, int which, size_t q,
                                   double *out)
 {
-	if (i >= r->n || !q)
+	if (!r || !out || i >= r->n || !q)
 		return CHAKRA_EINVAL;
 	const sy_vec *v = which ? &r->d[i].synth : &r->d[i].real;
 	for (size_t j = 0; j < q; j++) {

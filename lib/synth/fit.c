@@ -36,10 +36,16 @@ typedef struct grp {
 	size_t n;
 } grp;
 
+typedef struct gref {
+	const char *name;
+	size_t i;
+} gref;
+
 typedef struct groups {
 	grp *g;
 	size_t n;
 	uint32_t world;       /* highest rank + 1 */
+	gref *byname;         /* sorted by name: found by bisection, not a scan */
 } groups;
 
 static void groups_free(groups *G)
@@ -49,7 +55,62 @@ static void groups_free(groups *G)
 		free(G->g[i].ranks);
 	}
 	free(G->g);
+	free(G->byname);
 	memset(G, 0, sizeof *G);
+}
+
+static int cmp_gref(const void *a, const void *b)
+{
+	const gref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_u32(const void *x, const void *y);
+
+/* Checked once, where the file enters: a name defined twice, a rank listed
+ * twice (each group's ranks end up sorted); then the index by name. */
+static int groups_check(groups *G, const char *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < G->n; i++) {
+		grp *g = &G->g[i];
+		qsort(g->ranks, g->n, sizeof *g->ranks, cmp_u32);
+		for (size_t k = 1; k < g->n; k++)
+			if (g->ranks[k] == g->ranks[k - 1])
+				return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+				                      "%s: group \"%s\" lists rank %u twice", path, g->name,
+				                      g->ranks[k]);
+	}
+	G->byname = malloc((G->n ? G->n : 1) * sizeof *G->byname);
+	if (!G->byname)
+		return CHAKRA_ENOMEM;
+	for (size_t i = 0; i < G->n; i++) {
+		G->byname[i].name = G->g[i].name;
+		G->byname[i].i = i;
+	}
+	qsort(G->byname, G->n, sizeof *G->byname, cmp_gref);
+	for (size_t i = 1; i < G->n; i++)
+		if (!strcmp(G->byname[i].name, G->byname[i - 1].name))
+			return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
+			                      "%s: group \"%s\" is defined twice", path,
+			                      G->byname[i].name);
+	return 0;
+}
+
+static const grp *groups_find(const groups *G, const char *name)
+{
+	size_t lo = 0, hi = G->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(G->byname[mid].name, name);
+		if (c < 0)
+			lo = mid + 1;
+		else if (c > 0)
+			hi = mid;
+		else
+			return &G->g[G->byname[mid].i];
+	}
+	return NULL;
 }
 
 static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen, int *rc)
@@ -96,24 +157,19 @@ static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen,
 	return b;
 }
 
-static int groups_load(groups *G, const char *path, char *err, size_t errlen)
+/* The group file's text (path names it in messages). */
+static int groups_parse(groups *G, const char *path, const char *text, size_t len, char *err,
+                        size_t errlen)
 {
 	memset(G, 0, sizeof *G);
-	size_t len = 0;
 	int rc = 0;
-	char *text = slurp_text(path, &len, err, errlen, &rc);
-	if (!text)
-		return rc;
 	const char *nul = memchr(text, 0, len);
-	if (nul) {
-		size_t at = (size_t)(nul - text);
-		free(text);
-		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character", path, at);
-	}
+	if (nul)
+		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character", path,
+		                      (size_t)(nul - text));
 	char ebuf[256];
 	yajl_val root;
 	int jr = chakra__json_tree(text, len, &root, ebuf, sizeof ebuf);
-	free(text);
 	if (jr == CHAKRA_ENOMEM)
 		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	if (jr < 0)
@@ -160,10 +216,48 @@ static int groups_load(groups *G, const char *path, char *err, size_t errlen)
 		g->n = a->u.array.len;
 	}
 	yajl_tree_free(root);
+	if ((rc = groups_check(G, path, err, errlen)) < 0) {
+		groups_free(G);
+		return rc;
+	}
 	return 0;
 fail:
 	yajl_tree_free(root);
 	groups_free(G);
+	return rc;
+}
+
+static int groups_load(groups *G, const char *path, char *err, size_t errlen)
+{
+	memset(G, 0, sizeof *G);
+	size_t len = 0;
+	int rc = 0;
+	char *text = slurp_text(path, &len, err, errlen, &rc);
+	if (!text)
+		return rc;
+	rc = groups_parse(G, path, text, len, err, errlen);
+	free(text);
+	return rc;
+}
+
+int chakra__sy_groups_probe(const char *name, const char *text, size_t len, size_t *ngroups,
+                            uint32_t *world, char *err, size_t errlen)
+{
+	groups G;
+	int rc = groups_parse(&G, name, text, len, err, errlen);
+	if (rc == 0) {
+		*ngroups = G.n;
+		*world = G.world;
+		/* what the fitter relies on: sorted, none twice, found by name */
+		for (size_t i = 0; i < G.n && rc == 0; i++) {
+			for (size_t k = 1; k < G.g[i].n; k++)
+				if (G.g[i].ranks[k] <= G.g[i].ranks[k - 1])
+					rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL, "ranks not sorted and unique");
+			if (groups_find(&G, G.g[i].name) != &G.g[i])
+				rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL, "group not found by its name");
+		}
+		groups_free(&G);
+	}
 	return rc;
 }
 
@@ -175,16 +269,10 @@ static int cmp_u32(const void *x, const void *y)
 
 /* Shape of a group among world ranks: all, a block of consecutive ranks,
  * or every s-th rank. */
-static int group_shape(const char *file, grp *g, uint32_t world, int *kind, uint32_t *param,
-                       char *err, size_t errlen)
+static int group_shape(const char *file, const grp *g, uint32_t world, int *kind,
+                       uint32_t *param, char *err, size_t errlen)
 {
-	qsort(g->ranks, g->n, sizeof *g->ranks, cmp_u32);
-	size_t m = g->n;
-	for (size_t i = 1; i < m; i++)
-		if (g->ranks[i] == g->ranks[i - 1])
-			return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
-			                      "%s: group \"%s\" lists rank %u twice", file, g->name,
-			                      g->ranks[i]);
+	size_t m = g->n; /* sorted, none twice: groups_check */
 	if (m >= world) {
 		*kind = SY_GROUP_ALL;
 		*param = 0;
@@ -268,7 +356,7 @@ static void coll_acc_free(coll_acc *a)
 
 static void fitter_free(fitter *F)
 {
-	for (int i = 0; i < F->nvocab; i++)
+	for (int i = 0; F->cls && i < F->nvocab; i++) /* (NULL: its allocation failed) */
 		cls_acc_free(&F->cls[i]);
 	free(F->cls);
 	for (size_t i = 0; i < F->ncoll; i++)
@@ -402,18 +490,14 @@ static int walk(fitter *F, const sy_trace *t, char *err, size_t errlen)
 		pgparam[p] = 0;
 		if (!F->have_groups)
 			continue;
-		size_t g;
-		for (g = 0; g < F->G.n; g++)
-			if (!strcmp(F->G.g[g].name, t->pg[p]))
-				break;
-		if (g == F->G.n) {
+		const grp *gp = groups_find(&F->G, t->pg[p]);
+		if (!gp) {
 			rc = chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
 			                    "%s: pg_name \"%s\" is not a group of %s", t->path, t->pg[p],
 			                    F->gpath);
 			goto out;
 		}
-		rc = group_shape(F->gpath, &F->G.g[g], F->G.world, &pgkind[p], &pgparam[p],
-		                 err, errlen);
+		rc = group_shape(F->gpath, gp, F->G.world, &pgkind[p], &pgparam[p], err, errlen);
 		if (rc < 0)
 			goto out;
 	}
@@ -802,6 +886,8 @@ out:
 int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t n,
                      const chakra_synth_fit_options *opts, char *err, size_t errlen)
 {
+	if (!out || (!paths && n))
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_fit_impl(out, paths, n, opts, err, errlen), err, errlen);
@@ -809,14 +895,15 @@ int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t 
 
 void chakra__sy_model_clear(chakra_synth_model *m)
 {
-	for (size_t i = 0; i < m->ncls; i++) {
+	/* (an array may be NULL with its count set: its allocation failed) */
+	for (size_t i = 0; m->cls && i < m->ncls; i++) {
 		chakra__sy_hist_free(&m->cls[i].fanin);
 		chakra__sy_hist_free(&m->cls[i].nearest);
 		chakra__sy_hist_free(&m->cls[i].dist);
 		chakra__sy_hist_free(&m->cls[i].fanout);
 	}
 	free(m->cls);
-	for (size_t i = 0; i < m->ncoll; i++) {
+	for (size_t i = 0; m->coll && i < m->ncoll; i++) {
 		sy_coll *c = &m->coll[i];
 		sy_hist *h[] = { &c->fanin_c, &c->near_c, &c->dist_c, &c->fanin_x, &c->dist_x,
 		                 &c->dist_f };
@@ -824,7 +911,7 @@ void chakra__sy_model_clear(chakra_synth_model *m)
 			chakra__sy_hist_free(h[j]);
 	}
 	free(m->coll);
-	for (size_t i = 0; i < m->ntok; i++) {
+	for (size_t i = 0; m->tok && i < m->ntok; i++) {
 		chakra__sy_hist_free(&m->tok[i].gap);
 		chakra__sy_hist_free(&m->tok[i].first);
 		chakra__sy_hist_free(&m->tok[i].consumers);
@@ -847,11 +934,13 @@ void chakra_synth_model_free(chakra_synth_model *m)
 
 uint32_t chakra_synth_model_ranks(const chakra_synth_model *m)
 {
-	return m->ranks;
+	return m ? m->ranks : 0;
 }
 
 void chakra_synth_model_notes(const chakra_synth_model *m, chakra_synth_fit_notes *out)
 {
+	if (!m || !out)
+		return;
 	out->self_deps = m->self_deps;
 	out->missing_deps = m->missing_deps;
 	out->cycle_edges = m->cycle_edges;
@@ -860,12 +949,12 @@ void chakra_synth_model_notes(const chakra_synth_model *m, chakra_synth_fit_note
 
 double chakra_synth_model_nodes_per_rank(const chakra_synth_model *m)
 {
-	return m->nodes_per_rank;
+	return m ? m->nodes_per_rank : 0;
 }
 
 int chakra_synth_model_markov_order(const chakra_synth_model *m)
 {
-	return m->cseq.order;
+	return m ? m->cseq.order : CHAKRA_EINVAL;
 }
 
 void chakra__sy_coll_name(const sy_coll *c, char *buf, size_t cap)

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "synth_impl.h"
+#include "outfile.h"
 
 #define MAX_NODES 5000000ULL
 #define MAX_NPUS (1u << 20)
@@ -470,65 +471,39 @@ static uint32_t group_id(const shape *s, uint32_t rank)
 	return s->base + (s->kind == SY_GROUP_BLOCK ? rank / s->param : rank % s->param);
 }
 
-static int write_groups(const char *path, const shape *sh, size_t ns, uint32_t npus,
-                        int overwrite, char *err, size_t errlen)
+/* The group file, into an opened output. A shape's groups are listed
+ * directly (a block of param ranks, or every param-th rank): O(npus) per
+ * shape, whatever the number of groups. */
+static void write_groups(FILE *f, const shape *sh, size_t ns, uint32_t npus)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp)
-		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: path too long", path);
-	struct stat st;
-	if (!overwrite && stat(path, &st) == 0)
-		return chakra__sy_err(err, errlen, CHAKRA_EIO,
-		                      "%s: exists (not replaced without overwrite)", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", tmp, strerror(errno));
-	fchmod(fd, 0644);
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", tmp, strerror(errno));
-	}
 	fputs("{", f);
 	int first = 1;
 	for (size_t s = 0; s < ns; s++) {
-		uint32_t ngroups = sh[s].kind == SY_GROUP_BLOCK ? npus / sh[s].param : sh[s].param;
+		uint32_t p = sh[s].param;
+		int block = sh[s].kind == SY_GROUP_BLOCK;
+		uint32_t ngroups = block ? npus / p : p;
 		for (uint32_t g = 0; g < ngroups; g++) {
 			fprintf(f, "%s\n  \"%u\": [", first ? "" : ",", sh[s].base + g);
 			first = 0;
-			int f1 = 1;
-			for (uint32_t r = 0; r < npus; r++)
-				if (group_id(&sh[s], r) == sh[s].base + g) {
-					fprintf(f, "%s%u", f1 ? "" : ", ", r);
-					f1 = 0;
-				}
+			uint32_t r0 = block ? g * p : g, step = block ? 1 : p, end = block ? r0 + p : npus;
+			for (uint32_t r = r0; r < end; r += step)
+				fprintf(f, "%s%u", r == r0 ? "" : ", ", r);
 			fputs("]", f);
 		}
 	}
 	fputs("\n}\n", f);
-	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
-		fclose(f);
-		unlink(tmp);
-		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: write error", path);
-	}
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
-	}
-	return 0;
 }
 
+/* One rank's trace into an opened output (a member of the set). */
 static int write_rank(const chakra_synth_model *m, const master *M, const shape *sh,
-                      const int *coll_shape, const char *path, uint32_t rank,
+                      const int *coll_shape, chakra__out *out, uint32_t rank,
                       const chakra_synth_sample_options *o, chakra_builder *b, char *err,
                       size_t errlen)
 {
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
 	wo.gzip = o->gzip;
-	wo.overwrite = o->overwrite;
 	chakra_writer *w = NULL;
-	int rc = chakra_writer_open(&w, path, &wo);
+	int rc = chakra_writer_open_cb(&w, chakra__out_write_cb, out, &wo);
 	if (rc == 0)
 		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
 	char name[64], pg[16];
@@ -567,8 +542,12 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 	if (rc == 0)
 		rc = chakra_writer_finish(w);
 	if (rc < 0)
-		rc = chakra__sy_err(err, errlen, rc, "%s", w ? chakra_writer_errmsg(w) : chakra_strerror(rc));
+		rc = chakra__sy_err(err, errlen, rc, "%s: %s", out->path,
+		                    !w ? chakra_strerror(rc) : out->werr ? strerror(out->werr)
+		                                                   : chakra_writer_errmsg(w));
 	chakra_writer_close(w);
+	if (rc == 0)
+		rc = chakra__out_close(out, err, errlen); /* one descriptor at a time */
 	return rc;
 }
 
@@ -628,42 +607,34 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 		}
 		coll_shape[i] = (int)s;
 	}
-	/* Refuse before writing anything if an output exists. */
+	/* The outputs are one set under the output rule (outfile.h): all
+	 * checked before anything is written, renamed only once every rank is
+	 * complete, so a failure leaves the previous files as they were. */
 	size_t plen = strlen(prefix) + 32;
-	char *path = malloc(plen);
-	char *gpath = NULL;
-	if (!path) {
-		free(coll_shape);
-		return CHAKRA_ENOMEM;
-	}
-	if (ns) {
-		if (o.comm_groups) {
-			gpath = strdup(o.comm_groups);
-		} else {
-			gpath = malloc(plen);
-			if (gpath)
-				snprintf(gpath, plen, "%s.comm_groups.json", prefix);
-		}
-		if (!gpath) {
-			free(path);
-			free(coll_shape);
-			return CHAKRA_ENOMEM;
-		}
-	}
-	struct stat st;
-	for (uint32_t r = 0; r < o.npus && !o.overwrite; r++) {
-		snprintf(path, plen, "%s.%u.et%s", prefix, r, o.gzip ? ".gz" : "");
-		if (stat(path, &st) == 0) {
-			rc = chakra__sy_err(err, errlen, CHAKRA_EIO,
-			                    "%s: exists (not replaced without overwrite)", path);
-			goto done;
-		}
-	}
-	if (gpath && !o.overwrite && stat(gpath, &st) == 0) {
-		rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: exists (not replaced without overwrite)",
-		                    gpath);
+	size_t nout = (size_t)o.npus + (ns ? 1 : 0);
+	char *paths = malloc(plen * o.npus);
+	const char **names = malloc(nout * sizeof *names);
+	chakra__out *outs = calloc(nout, sizeof *outs);
+	if (!paths || !names || !outs) {
+		rc = CHAKRA_ENOMEM;
 		goto done;
 	}
+	for (uint32_t r = 0; r < o.npus; r++) {
+		snprintf(paths + (size_t)r * plen, plen, "%s.%u.et%s", prefix, r, o.gzip ? ".gz" : "");
+		names[r] = paths + (size_t)r * plen;
+	}
+	char gname[4096];
+	if (ns) {
+		if (snprintf(gname, sizeof gname, o.comm_groups ? "%s" : "%s.comm_groups.json",
+		             o.comm_groups ? o.comm_groups : prefix) >= (int)sizeof gname) {
+			rc = chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: path too long", prefix);
+			goto done;
+		}
+		names[o.npus] = gname;
+	}
+	chakra__out_opts oo = { o.overwrite, 0, NULL, 0, "set overwrite (-f)" };
+	if ((rc = chakra__out_check_set(names, nout, &oo, err, errlen)) < 0)
+		goto done;
 	sy_rng rng;
 	chakra__sy_rng_seed(&rng, o.seed);
 	master M;
@@ -672,17 +643,21 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 	chakra_builder *b = chakra_builder_new();
 	if (rc == 0 && !b)
 		rc = CHAKRA_ENOMEM;
-	for (uint32_t r = 0; r < o.npus && rc == 0; r++) {
-		snprintf(path, plen, "%s.%u.et%s", prefix, r, o.gzip ? ".gz" : "");
-		rc = write_rank(m, &M, sh, coll_shape, path, r, &o, b, err, errlen);
-	}
+	for (uint32_t r = 0; r < o.npus && rc == 0; r++)
+		if ((rc = chakra__out_open(&outs[r], names[r], &oo, err, errlen)) == 0)
+			rc = write_rank(m, &M, sh, coll_shape, &outs[r], r, &o, b, err, errlen);
 	chakra_builder_free(b);
 	master_free(&M);
-	if (rc == 0 && gpath)
-		rc = write_groups(gpath, sh, ns, o.npus, o.overwrite, err, errlen);
+	if (rc == 0 && ns && (rc = chakra__out_open(&outs[o.npus], gname, &oo, err, errlen)) == 0)
+		write_groups(outs[o.npus].f, sh, ns, o.npus);
+	if (rc == 0)
+		rc = chakra__out_commit_set(outs, nout, err, errlen);
 done:
-	free(path);
-	free(gpath);
+	for (size_t k = 0; outs && k < nout; k++)
+		chakra__out_abort(&outs[k]); /* after a failure: the temporaries go */
+	free(outs);
+	free(names);
+	free(paths);
 	free(coll_shape);
 	return rc;
 }
@@ -691,6 +666,8 @@ done:
 int chakra_synth_sample(const chakra_synth_model *m, const char *prefix,
                         const chakra_synth_sample_options *opts, char *err, size_t errlen)
 {
+	if (!m || !prefix)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(synth_sample_impl(m, prefix, opts, err, errlen), err, errlen);

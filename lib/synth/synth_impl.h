@@ -39,6 +39,12 @@
 int chakra__sy_err(char *err, size_t errlen, int code, const char *fmt, ...) SY_PRINTF(4, 5);
 /* rc; when rc is a failure and err is still empty, chakra_strerror(rc) in it. */
 int chakra__sy_msg(int rc, char *err, size_t errlen);
+/* The communicator-group reader of synth fit on text (for the fuzzer):
+ * 0 with the group count and the world (highest rank + 1), or an error
+ * with its message. CHAKRA_EINVAL also when what the fitter relies on does
+ * not hold (each group's ranks sorted and unique, each found by name). */
+int chakra__sy_groups_probe(const char *name, const char *text, size_t len, size_t *ngroups,
+                            uint32_t *world, char *err, size_t errlen);
 
 /* ---- rng.c ---- */
 typedef struct sy_rng {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../heap.h"
 #include "chakra/experimental/graph.h"
@@ -354,14 +355,20 @@ fail:
 	return rc;
 }
 
-int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, size_t errlen)
+/* Whether a file is there (stat: no allocation, so running out of memory
+ * is never taken for a missing file, as a failed fopen was). */
+static int is_there(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+static int expand_impl(const char *arg, char ***paths, size_t *n, char *err, size_t errlen)
 {
 	*paths = NULL;
 	*n = 0;
-	FILE *f = fopen(arg, "rb");
 	size_t cap = 0, len = strlen(arg) + 32;
-	if (f) {
-		fclose(f);
+	if (is_there(arg)) {
 		char **p = malloc(sizeof *p);
 		if (!p || !(p[0] = strdup(arg))) {
 			free(p);
@@ -376,16 +383,15 @@ int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, si
 		if (!path)
 			goto oom;
 		snprintf(path, len, "%s.%llu.et", arg, (unsigned long long)r);
-		f = fopen(path, "rb");
-		if (!f) {
+		int there = is_there(path);
+		if (!there) {
 			snprintf(path, len, "%s.%llu.et.gz", arg, (unsigned long long)r);
-			f = fopen(path, "rb");
+			there = is_there(path);
 		}
-		if (!f) {
+		if (!there) {
 			free(path);
 			break;
 		}
-		fclose(f);
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			char **p = realloc(*paths, cap * sizeof *p);
@@ -409,6 +415,16 @@ oom:
 	*paths = NULL;
 	*n = 0;
 	return CHAKRA_ENOMEM;
+}
+
+/* Every failure comes with a message (out of memory included). */
+int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, size_t errlen)
+{
+	if (!arg || !paths || !n)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "%s: NULL argument", __func__);
+	if (errlen)
+		err[0] = 0;
+	return chakra__sy_msg(expand_impl(arg, paths, n, err, errlen), err, errlen);
 }
 
 int chakra__sy_msg(int rc, char *err, size_t errlen)

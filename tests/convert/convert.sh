@@ -183,6 +183,18 @@ grep -q "k1.json: the trace says it is rank 0" "$tmp/e" || { say "rank mismatch 
 	-o "$tmp/count.et" 2>"$tmp/e" || { say "convert with counters"; cat "$tmp/e"; }
 grep -q "read: 108 Kineto events" "$tmp/e" || { say "counters: events read"; cat "$tmp/e"; }
 cmp -s "$tmp/nocount.et" "$tmp/count.et" || say "counter events changed the conversion"
+# an ET and a Kineto trace of different programs: nothing links, refused
+# (it wrote the ET alone with exit 0); a pair that links little: a warning
+"$exe" convert pytorch --et "$pt/hta-simple-add/benchmark_simple_add_et.json.gz" \
+	--kineto "$data/kineto/hta-critical-path/cuda_event_sync/event_sync_trace.json.gz" \
+	-o "$tmp/unrelated.et" -f 2>"$tmp/e"
+[ $? -eq 1 ] || say "unrelated ET and Kineto trace accepted"
+grep -q "none of the ET's 10 host ops matches a Kineto op" "$tmp/e" || { say "unrelated: message"; cat "$tmp/e"; }
+[ -e "$tmp/unrelated.et" ] && say "unrelated: output written"
+"$exe" convert pytorch --et "$pt/chakra-allgather/1.0.2-chakra.0.0.4.json" \
+	--kineto "$pt/hta-simple-add/benchmark_simple_add_trace.json.gz" -o "$tmp/loose.et" -f -q 2>"$tmp/e" ||
+	say "loosely linked pair: $(cat "$tmp/e")"
+grep -q "warning: .*only 0 of 1 kernels found their ET op" "$tmp/e" || { say "loose pair: no warning"; cat "$tmp/e"; }
 # Kineto alone, multi-rank
 "$exe" convert kineto "$tmp/mr/k{R}.json" -o "$tmp/mr/kk" -f 2>/dev/null && say "two rank-0 traces accepted"
 exit $fail

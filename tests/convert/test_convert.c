@@ -67,17 +67,17 @@ static const want wants[] = {
 	  PT "hta-simple-add/benchmark_simple_add_trace.json.gz", -1,
 	  14, 14, 0, 0, 12, 8, 4, 4, 0, 0, 0, 0, 0, 0, 1000, "external id", 0, 0, -1 },
 	{ "simple-add-kineto", 0, NULL, PT "hta-simple-add/benchmark_simple_add_trace.json.gz", -1,
-	  27, 27, 0, 0, 9, 25, 4, 4, 5, 0, 0, 0, 0, 0, 0, NULL, 0, 5, -1 },
+	  27, 27, 0, 0, 7, 25, 4, 4, 3, 0, 0, 0, 0, 0, 0, NULL, 0, 3, -1 },
 	{ "alexnet-kineto", 0, NULL, KI "hta-critical-path/alexnet/"
 	  "benchmark_result_2869224_1695835535_trace.json.gz", -1,
-	  448, 448, 0, 0, 129, 445, 98, 98, 25, 6, 0, 0, 0, 0, 0, NULL, 0, 25, -1 },
+	  448, 448, 0, 0, 125, 445, 98, 98, 21, 6, 0, 0, 0, 0, 0, NULL, 0, 21, -1 },
 	{ "simple-add-cp-kineto", 0, NULL, KI "hta-critical-path/simple_add/"
 	  "benchmark_result_493459_1694039959_trace.json.gz", -1,
-	  478, 478, 0, 0, 129, 475, 98, 98, 25, 6, 0, 0, 0, 0, 0, NULL, 0, 25, -1 },
+	  478, 478, 0, 0, 125, 475, 98, 98, 21, 6, 0, 0, 0, 0, 0, NULL, 0, 21, -1 },
 	{ "event-sync-kineto", 0, NULL, KI "hta-critical-path/cuda_event_sync/event_sync_trace.json.gz",
-	  -1, 22, 22, 0, 0, 9, 20, 5, 5, 4, 0, 0, 0, 0, 0, 0, NULL, 0, 4, -1 },
+	  -1, 22, 22, 0, 0, 8, 20, 5, 5, 3, 0, 0, 0, 0, 0, 0, NULL, 0, 3, -1 },
 	{ "event-sync-step", 0, NULL, KI "hta-critical-path/cuda_event_sync/event_sync_trace.json.gz",
-	  100, 22, 22, 0, 0, 9, 20, 5, 5, 4, 0, 0, 0, 0, 0, 0, NULL, 0, 4, 948300 },
+	  100, 22, 22, 0, 0, 8, 20, 5, 5, 3, 0, 0, 0, 0, 0, 0, NULL, 0, 3, 948300 },
 	{ "event-sync-ms-kineto", 0, NULL, KI "hta-critical-path/cuda_event_sync_multi_stream/"
 	  "event_sync_trace.json.gz", -1,
 	  22, 22, 0, 0, 10, 18, 6, 6, 3, 1, 0, 0, 0, 0, 0, NULL, 0, 3, -1 },

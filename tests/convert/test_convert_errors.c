@@ -14,6 +14,7 @@
 #include "chakra/chakra.h"
 #include "chakra/experimental/convert.h"
 #include "check.h"
+#include <zlib.h>
 
 static char out[256];
 
@@ -70,6 +71,23 @@ static void good(int kineto, const char *json, uint64_t nodes)
 	if (nodes != (uint64_t)-1)
 		CHECK_MSG(r.summary.nodes == nodes, "%llu nodes, want %llu: %.60s",
 		          (unsigned long long)r.summary.nodes, (unsigned long long)nodes, json);
+}
+
+/* One gzip member of text at a level (0: stored) into out; its size. */
+static size_t gz_member(const char *text, size_t len, int level, unsigned char *out, size_t cap)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	deflate(&z, Z_FINISH);
+	size_t n = cap - z.avail_out;
+	deflateEnd(&z);
+	return n;
 }
 
 #define ET_HEAD "{\"schema\":\"1.0.1\",\"pid\":1,\"time\":\"t\",\"start_ts\":1,\"nodes\":["
@@ -446,6 +464,167 @@ int main(void)
 		CHECK_MSG(chakra_convert_pytorch("et.json", out, o2, &r) == 0, "%s", r.errmsg);
 		CHECK(access(out, F_OK) == 0);
 		free(o2);
+	}
+	/* ---- process groups: validated where they enter, ranges kept as
+	 * ranges, sizes never wrap ---- */
+#define NCCL_K(args) \
+	K_HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32\"," \
+	"\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":3,\"args\":{\"stream\":7,\"correlation\":5," \
+	"\"Collective name\":\"allreduce\",\"dtype\":\"Float\",\"Process Group Name\":\"0\"," args "}}]}"
+	/* a rank listed twice: the replay used to read past an array */
+	bad(1, NCCL_K("\"In msg nelems\":8,\"Process Group Ranks\":\"[0, 0]\",\"Group size\":2"),
+	    "event 0", "process group '0': rank 0 is listed twice");
+	bad(1, NCCL_K("\"In msg nelems\":8,\"Process Group Ranks\":\"[0, -3]\""),
+	    "event 0", "member -3 is not a rank");
+	bad(1, NCCL_K("\"In msg nelems\":8,\"Process Group Ranks\":\"[0, 16777216]\""),
+	    "event 0", "member 16777216 is not a rank");
+	good(1, NCCL_K("\"In msg nelems\":8,\"Process Group Ranks\":\"[0, 1]\",\"Group size\":2"), 2);
+	/* NCCL's element count x the dtype's size past int64 (was signed
+	 * overflow written as the comm size) */
+	bad(1, NCCL_K("\"In msg nelems\":4611686018427387904,\"Group size\":2"), "event 0",
+	    "In msg nelems 4611686018427387904 x 4 bytes overflows");
+	/* a base time that would overflow every start it is added to */
+	bad(1, "{\"baseTimeNanoseconds\":9223372036854775000,\"traceEvents\":[]}",
+	    "baseTimeNanoseconds 9223372036854775000 is out of range", NULL);
+	{
+		/* global_rank_start / stride with pg_size 2^20: a range in the ET
+		 * (pg_rank_start, pg_rank_stride), never 2^20 materialised ranks */
+		const char *j = ET_HEAD ROOTS
+			",{\"name\":\"record_param_comms\",\"id\":3,\"parent\":2,\"tid\":1,"
+			"\"inputs\":[[[5,6,0,4,4,\"cuda:0\"]],1,[\"0\",\"d\"],0,\"all_reduce\",[],[],0,1,1048576],"
+			"\"input_types\":[\"GenericList[Tensor(float)]\",\"Int\",\"Tuple[String,String]\",\"Int\","
+			"\"String\",\"GenericList[]\",\"GenericList[]\",\"Int\",\"Int\",\"Int\"],\"outputs\":[]}]}";
+		chakra_convert_result r;
+		CHECK_MSG(conv(0, j, strlen(j), &r) == 0, "%s", r.errmsg);
+		FILE *f = fopen(out, "rb");
+		long size = -1;
+		if (f && fseek(f, 0, SEEK_END) == 0)
+			size = ftell(f);
+		if (f)
+			fclose(f);
+		CHECK_MSG(size > 0 && size < 4096, "%ld bytes", size);
+		chakra_reader *rd = NULL;
+		const chakra_node *n;
+		int meta = 0;
+		if (chakra_reader_open(&rd, out, NULL) == 0)
+			while (chakra_reader_next(rd, &n) > 0)
+				if (chakra_node_type_of(n) == CHAKRA_METADATA_NODE) {
+					int64_t v = -1;
+					meta++;
+					CHECK(chakra_node_get_int(n, "pg_size", &v) == 0 && v == 1048576);
+					CHECK(chakra_node_get_int(n, "pg_rank_start", &v) == 0 && v == 0);
+					CHECK(chakra_node_get_int(n, "pg_rank_stride", &v) == 0 && v == 1);
+					CHECK(chakra_node_attr_find(n, "pg_ranks") == NULL);
+				}
+		chakra_reader_close(rd);
+		CHECK_EQ_U(meta, 1);
+	}
+	/* a range that leaves the ranks (start + k * stride overflowed int64) */
+	bad(0, ET_HEAD ROOTS
+	    ",{\"name\":\"record_param_comms\",\"id\":3,\"parent\":2,\"tid\":1,"
+	    "\"inputs\":[[[5,6,0,4,4,\"cuda:0\"]],1,[\"0\",\"d\"],0,\"all_reduce\",[],[],"
+	    "4611686018427387904,4611686018427387904,4],"
+	    "\"input_types\":[\"GenericList[Tensor(float)]\",\"Int\",\"Tuple[String,String]\",\"Int\","
+	    "\"String\",\"GenericList[]\",\"GenericList[]\",\"Int\",\"Int\",\"Int\"],\"outputs\":[]}]}",
+	    "node 2", "leaves the ranks");
+	/* a tensor of 2^62 elements of 8 bytes (was a wrapped size) */
+	bad(0, ET_HEAD ROOTS
+	    ",{\"name\":\"aten::add\",\"id\":3,\"parent\":2,\"tid\":1,\"op_schema\":\"x\","
+	    "\"inputs\":[[5,6,0,4611686018427387904,8,\"cuda:0\"]],\"input_types\":[\"Tensor(long)\"],"
+	    "\"outputs\":[]}]}",
+	    "node 2", "overflows a 64-bit size");
+	{
+		/* gzip input: members in turn, garbage after one refused where it
+		 * starts (it was ignored; the core reader refused it), a member's
+		 * magic split across the 256 KiB read boundary still read */
+		const char *k = K_HEAD "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,"
+		                "\"tid\":1,\"ts\":10,\"dur\":5}]}";
+		size_t kl = strlen(k);
+		unsigned char *gz = malloc(600000);
+		size_t n1 = gz_member(k, kl / 2, 0, gz, 600000);
+		size_t n2 = gz_member(k + kl / 2, kl - kl / 2, 9, gz + n1, 600000 - n1);
+		chakra_convert_result r;
+		CHECK_MSG(conv(1, (const char *)gz, n1 + n2, &r) == 0, "two members: %s", r.errmsg);
+		memcpy(gz + n1 + n2, "x", 1);
+		CHECK(conv(1, (const char *)gz, n1 + n2 + 1, &r) == CHAKRA_EGZIP);
+		char want[80];
+		snprintf(want, sizeof want, "compressed byte %zu: garbage after gzip stream", n1 + n2);
+		CHECK_MSG(strstr(r.errmsg, want), "%s", r.errmsg);
+		gz[n1 + n2] = 0x1f; /* a lone magic byte is garbage too */
+		CHECK(conv(1, (const char *)gz, n1 + n2 + 1, &r) == CHAKRA_EGZIP);
+		CHECK_MSG(strstr(r.errmsg, want), "%s", r.errmsg);
+		/* the first member padded (stored, level 0) so that it ends one byte
+		 * before the 256 KiB boundary: the second's 0x1f ends one chunk */
+		size_t pad = 0;
+		char *big = malloc(300000);
+		for (size_t tries = 0; big && tries < 2000; tries++) {
+			size_t want_len = (256 * 1024 - 1) - 1000 + tries;
+			size_t hl = (size_t)snprintf(big, 300000, "{\"pad\":\"");
+			memset(big + hl, 'a', want_len);
+			size_t m = gz_member(big, hl + want_len, 0, gz, 600000);
+			if (m == 256 * 1024 - 1) {
+				pad = want_len;
+				break;
+			}
+			if (m > 256 * 1024 - 1)
+				break;
+		}
+		if (pad) {
+			size_t hl = (size_t)snprintf(big, 300000, "{\"pad\":\"");
+			memset(big + hl, 'a', pad);
+			size_t tl = (size_t)snprintf(big + hl + pad, 300000 - hl - pad,
+			                             "\",\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\","
+			                             "\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":10,"
+			                             "\"dur\":5}]}");
+			size_t m1 = gz_member(big, hl + pad, 0, gz, 600000);
+			size_t m2 = gz_member(big + hl + pad, tl, 9, gz + m1, 600000 - m1);
+			CHECK_EQ_U(m1, 256 * 1024 - 1);
+			CHECK_MSG(conv(1, (const char *)gz, m1 + m2, &r) == 0, "split magic: %s", r.errmsg);
+		} else {
+			CHECK_MSG(pad, "could not size a member to end at the read boundary");
+		}
+		free(big);
+		free(gz);
+	}
+	{
+		/* PREFIX.comm_groups.json of {R} names its groups as JSON strings
+		 * (a name with a quote, a backslash and a newline was written
+		 * unescaped: invalid JSON, exit 0) */
+		char dir[] = "/tmp/chakra-convert-groups-XXXXXX";
+		CHECK(mkdtemp(dir) != NULL);
+		char p[300];
+		for (int rk = 0; rk < 2; rk++) {
+			snprintf(p, sizeof p, "%s/k%d.json", dir, rk);
+			FILE *f = fopen(p, "w");
+			if (f) {
+				fprintf(f, "{\"distributedInfo\":{\"rank\":%d,\"world_size\":2},\"traceEvents\":["
+				        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce\","
+				        "\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":3,\"args\":{\"stream\":7,"
+				        "\"Collective name\":\"allreduce\",\"dtype\":\"Float\",\"In msg nelems\":4,"
+				        "\"Process Group Name\":\"a\\\"b\\\\c\\nd\",\"Process Group Ranks\":\"[0, 1]\"}}]}",
+				        rk);
+				fclose(f);
+			}
+		}
+		snprintf(p, sizeof p, "%s/k{R}.json", dir);
+		char prefix[300];
+		snprintf(prefix, sizeof prefix, "%s/o", dir);
+		chakra_convert_result r;
+		size_t nr = 0;
+		CHECK_MSG(chakra_convert_ranks(NULL, p, prefix, NULL, &r, NULL, 0, &nr) == 0, "%s",
+		          r.errmsg);
+		CHECK_EQ_U(nr, 2);
+		snprintf(p, sizeof p, "%s/o.comm_groups.json", dir);
+		char text[256] = "";
+		FILE *f = fopen(p, "r");
+		size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+		text[n] = 0;
+		if (f)
+			fclose(f);
+		CHECK_MSG(strstr(text, "\"a\\\"b\\\\c\\nd\": [0, 1]"), "%s", text);
+		char cmd[400];
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		CHECK(system(cmd) == 0);
 	}
 	unlink(out);
 	return check_done();

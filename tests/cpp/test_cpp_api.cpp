@@ -365,6 +365,36 @@ void test_rank_map(const std::string& dir) {
   CHECK_THROWS(chakra::error, chakra::feeder(dir + "/m.4.et"), "has 4 ranks");
 }
 
+// Misuse throws chakra::error, never crashes: a feeder that holds none
+// (default-constructed, moved from), a rank or an attribute past the end,
+// an attribute name with a NUL byte (it was cut there, silently).
+void test_misuse() {
+  chakra::feeder empty;
+  CHECK(!empty);
+  CHECK_THROWS(chakra::error, empty.next(), "holds no feeder");
+  CHECK_THROWS(chakra::error, empty.complete(1), "holds no feeder");
+  CHECK_THROWS(chakra::error, empty.drive(), "holds no feeder");
+  CHECK_EQ(empty.issued_count(), uint64_t(0));
+  std::string bytes = slurp(shared_path("data/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et"));
+  chakra::feeder f = chakra::feeder::from_buffer(bytes.data(), bytes.size());
+  chakra::feeder g = std::move(f);
+  CHECK(g && !f);
+  CHECK_THROWS(chakra::error, f.next(), "holds no feeder");
+  try {
+    f.next();
+  } catch (const chakra::error& e) {
+    CHECK_EQ(e.code(), int(CHAKRA_ESTATE));
+  }
+  auto n = g.next();
+  CHECK(n.has_value());
+  CHECK_THROWS(chakra::error, n->attrs()[100000], "past the end");
+  chakra::workload w(shared_path("data/astra-sim/microbenchmarks/all_gather/8npus_1MB/all_gather"));
+  CHECK_THROWS(chakra::error, w[99], "rank 99 of 8");
+  chakra::builder b;
+  CHECK_THROWS(chakra::error, b.attr_int(std::string_view("comm\0type", 9), CHAKRA_ATTR_INT64, 1),
+               "NUL byte");
+}
+
 }  // namespace
 
 int main() {
@@ -383,6 +413,7 @@ int main() {
   test_feeder_callback(dir);
   test_workload();
   test_rank_map(dir);
+  test_misuse();
   std::string rm = "rm -rf '" + dir + "'";
   if (std::system(rm.c_str()) != 0)
     std::fprintf(stderr, "could not remove %s\n", dir.c_str());

@@ -123,6 +123,68 @@ static int scenario_writer(int gzip)
 	return first;
 }
 
+/* The writer on a path (the output rule, lib/outfile.c): an existing file
+ * replaced through a temporary. A failed run leaves the old file as it was
+ * and no temporary; a clean one the new file. */
+static char out_dir[64];
+
+static int count_tmps(void)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "ls -a %s | grep -c 'tmp-\\|old-'", out_dir);
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+static int scenario_writer_path(void)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/out.et", out_dir);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("old", f);
+		fclose(f);
+	}
+	int first = 0;
+	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
+	wo.overwrite = 1;
+	chakra_writer *w = NULL;
+	int rc = chakra_writer_open(&w, path, &wo);
+	STEP(rc);
+	chakra_builder *b = chakra_builder_new();
+	if (!b)
+		STEP(CHAKRA_ENOMEM);
+	if (rc == 0 && b) {
+		STEP(chakra_writer_write_metadata(w, "0.0.4", NULL));
+		for (uint64_t i = 0; i < 50 && first == 0; i++) {
+			chakra_builder_reset(b);
+			chakra_builder_set_id(b, i);
+			STEP(chakra_builder_set_name(b, "node", (size_t)-1));
+			STEP(chakra_writer_write_node(w, b));
+		}
+		if (first == 0) /* a run that failed drops its output */
+			STEP(chakra_writer_finish(w));
+	}
+	chakra_builder_free(b);
+	chakra_writer_close(w);
+	char got[8] = "";
+	f = fopen(path, "r");
+	size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+	got[n] = 0;
+	if (f)
+		fclose(f);
+	CHECK_MSG(first ? !strcmp(got, "old") : strcmp(got, "old") != 0,
+	          "writer to a path: %s run left '%s'", first ? "a failed" : "a clean", got);
+	CHECK_MSG(count_tmps() == 0, "writer to a path: a temporary left");
+	return first;
+}
+
 /* A read callback over a buffer: the feeder copies what it holds. */
 typedef struct cbsrc {
 	const unsigned char *p;
@@ -189,6 +251,7 @@ static int run(int which)
 	case 6: return scenario_feeder(plain_trace.p, plain_trace.len, NULL, 0, 1);
 	case 7: return scenario_feeder(eager_trace.p, eager_trace.len, NULL, 0, 0);
 	case 8: return scenario_feeder(stall_trace.p, stall_trace.len, NULL, 0, 0);
+	case 10: return scenario_writer_path();
 	default: return scenario_feeder(big_trace.p, big_trace.len, NULL, 0, 2);
 	}
 }
@@ -261,7 +324,10 @@ int main(void)
 		{ "feeder, lazy, decoding", 6, 0 }, { "feeder, eager", 7, 0 },
 		{ "feeder, stall", 8, CHAKRA_EDEP },
 		{ "feeder, callback, 100 KB nodes", 9, 0 },
+		{ "writer to a path, replacing a file", 10, 0 },
 	};
+	snprintf(out_dir, sizeof out_dir, "/tmp/chakra-oom-XXXXXX");
+	CHECK(mkdtemp(out_dir) != NULL);
 	chakra_allocator a = { CHAKRA_ALLOCATOR_VERSION, t_malloc, t_realloc, t_free, NULL };
 	CHECK(chakra_set_allocator(&a) == 0);
 	unsigned long total_runs = 0;
@@ -300,6 +366,10 @@ int main(void)
 	}
 	chakra_set_allocator(NULL);
 	printf("%lu runs\n", total_runs);
+	char rm[128];
+	snprintf(rm, sizeof rm, "rm -rf %s", out_dir);
+	if (system(rm) != 0)
+		fprintf(stderr, "could not remove %s\n", out_dir);
 	free(plain_trace.p);
 	free(eager_trace.p);
 	free(stall_trace.p);

@@ -5,11 +5,15 @@
  * chosen from the input's size). A trace may be refused with a message;
  * what runs must satisfy the invariants docs/replay.md states: the
  * breakdown sums to the iteration, the critical path is contiguous from 0
- * to the iteration's end and each step follows an edge of the graph. */
+ * to the iteration's end and each step follows an edge of the graph; and
+ * the windows between annotations "it" split all at once
+ * (chakra_perf_between_range) are the ones split one by one. */
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/chakra.h"
 #include "chakra/experimental/perf.h"
 #include "fuzz_touch.h"
@@ -59,6 +63,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (chakra_perf_path_length(r) && t != b->iteration_ns)
 		fuzz_fail("the critical path does not end the iteration", 0, 0, "");
+	/* windows between occurrences of the annotation "it" (the seeds name
+	 * theirs so): split all at once, they are the windows split one by one */
+	int64_t nw = chakra_perf_between_count(r, "it");
+	if (nw > 0) {
+		size_t m = nw > 8 ? 8 : (size_t)nw;
+		chakra_perf *ws[8] = { NULL };
+		if (chakra_perf_between_range(r, "it", 0, m, ws) < 0) {
+			fuzz_check_errmsg(ws[0] ? chakra_perf_errmsg(ws[0]) : "out of memory");
+			chakra_perf_free(ws[0]);
+		} else {
+			for (size_t w = 0; w < m; w++) {
+				chakra_perf *one = NULL;
+				if (chakra_perf_between(r, "it", w, &one) < 0)
+					fuzz_fail("a window splits at once, not alone", (int)w, 0,
+					          chakra_perf_errmsg(one));
+				if (chakra_perf_op_count(one) != chakra_perf_op_count(ws[w]) ||
+				    chakra_perf_edge_count(one) != chakra_perf_edge_count(ws[w]))
+					fuzz_fail("a window split at once differs from it split alone", (int)w,
+					          (int)chakra_perf_op_count(ws[w]), "");
+				int r1 = chakra_perf_run(one, &o), r2 = chakra_perf_run(ws[w], &o);
+				if (r1 != r2 || (r1 == 0 && chakra_perf_breakdown_of(one, -1)->iteration_ns !=
+				                                chakra_perf_breakdown_of(ws[w], -1)->iteration_ns))
+					fuzz_fail("a window split at once replays otherwise", (int)w, r1, "");
+				chakra_perf_free(one);
+				chakra_perf_free(ws[w]);
+			}
+		}
+	}
 	chakra_perf_free(r);
 	return 0;
 }

@@ -288,7 +288,7 @@ if "$X" convert kineto "$K/hta-critical-path/cuda_event_sync/event_sync_trace.js
 		o=$(run "$bin" "$tr/es" "$D/astra-sim/system/Ring_4chunks.json" "$tr/sw2s.yml")
 		expect "cuda_event_sync step 100 ($model)" 2453000 2 "$o"
 		o=$(run "$bin" "$tr/nccl" "$D/astra-sim/system/Ring_4chunks.json" "$tr/sw2s.yml")
-		expect "hta-nccl step 5, slow switch ($model)" "$([ $model = unaware ] && echo 284638124 || echo 475052828)" 2 "$o"
+		expect "hta-nccl step 5, slow switch ($model)" "$([ $model = unaware ] && echo 284535124 || echo 474949828)" 2 "$o"
 		o=$(run "$bin" "$tr/filt" "$D/astra-sim/system/Ring_4chunks.json" "$tr/sw2s.yml")
 		got=$(printf '%s\n' "$o" | sed -n 's/.*sys\[\([0-9]\)\] finished, \([0-9]*\) cycles.*/\1:\2/p' | sort | tr '\n' ' ')
 		if [ "$got" = "0:623521000 1:640533000 " ]; then

@@ -45,8 +45,9 @@ for seed in 1 2 3; do
 		fails=$((fails + 1))
 done
 # Converted real traces (every PyTorch ET and Kineto trace of tests/data,
-# multi-rank conversions, chakra project and synth sample outputs) and 100
-# random workloads shaped like them, both models (30-45 s).
+# multi-rank conversions, chakra project and synth sample outputs), generated
+# workloads (GPT over two and three parallel axes, ~3-5 s of it) and 100
+# random workloads shaped like converted traces, both models (30-50 s).
 start=$(date +%s)
 CHAKRA_EXE=$X CHAKRA_ASTRA_SIM_BIN=$bin python3 tests/sim/sim_diff_traces.py || fails=$((fails + 1))
 echo "converted traces: $(( $(date +%s) - start )) s"

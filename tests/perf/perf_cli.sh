@@ -90,7 +90,7 @@ expect 1 "tensor parallel over 1 ranks" "project: --tp is refused with the reaso
 [ ! -e "$T/tp.0.et" ] && ok "project: nothing written after an error" || bad "project: wrote after --tp error"
 expect 1 "exists" "project: existing output" -- "$X" project "$T/m2" --dp 8 -o "$T/p8"
 expect 0 "" "project: -f replaces" -- "$X" project "$T/m2" --dp 8 -o "$T/p8" -f
-expect 1 "is an input" "project: onto its input" -- "$X" project "$T/m2" --dp 2 -o "$T/m2" -f
+expect 1 "same file as input" "project: onto its input" -- "$X" project "$T/m2" --dp 2 -o "$T/m2" -f
 expect 2 "required" "project: no --dp" -- "$X" project "$T/m2" -o "$T/x"
 expect 2 "must be in" "project: --dp 0" -- "$X" project "$T/m2" --dp 0 -o "$T/x"
 "$X" generate model --model dlrm --parallel hybrid --npus 8 --mp-group 2 -o "$T/d8" >/dev/null 2>&1

@@ -10,6 +10,7 @@
  *   test_perf large    ResNet-50 DDP (3 steps) and the MLP (37 iterations)
  */
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,11 +512,167 @@ static void t_errors(void)
 	CHECK(strstr(chakra_perf_errmsg(R), "kernel-scale pattern") != NULL);
 	ro.version = 99;
 	CHECK(chakra_perf_run(R, &ro) == CHAKRA_EINVAL);
+	/* compute scales: NaN and -3 were taken as 1, inf and 1e300 gave a
+	 * 0 ns iteration */
+	chakra_perf_options so = CHAKRA_PERF_OPTIONS_INIT;
+	const double bad_scale[] = { NAN, -3, INFINITY, 1e300, 1e10 };
+	for (size_t i = 0; i < sizeof bad_scale / sizeof *bad_scale; i++) {
+		so.compute_scale = bad_scale[i];
+		CHECK_MSG(chakra_perf_run(R, &so) == CHAKRA_EINVAL, "compute scale %g", bad_scale[i]);
+		CHECK(strstr(chakra_perf_errmsg(R), "0..1e9") != NULL);
+		so.compute_scale = 1;
+		so.rank_compute_scale = &bad_scale[i];
+		CHECK_MSG(chakra_perf_run(R, &so) == CHAKRA_EINVAL, "rank scale %g", bad_scale[i]);
+		so.rank_compute_scale = NULL;
+	}
+	so.compute_scale = 1e9;
+	CHECK_MSG(chakra_perf_run(R, &so) == 0, "%s", chakra_perf_errmsg(R));
+	CHECK(chakra_perf_breakdown_of(R, -1)->iteration_ns >= 10);
 	chakra_perf_free(R);
 	chakra_perf_new(&R);
 	CHECK(chakra_perf_run(R, NULL) == CHAKRA_EINVAL); /* nothing to replay */
 	CHECK(chakra_perf_load(R, "/nonexistent/prefix") == CHAKRA_EIO);
 	CHECK(strstr(chakra_perf_errmsg(R), "/nonexistent/prefix") != NULL);
+	chakra_perf_free(R);
+}
+
+/* ---- process groups: checked where they enter ---- */
+
+typedef struct mbuf {
+	unsigned char *p;
+	size_t n, cap;
+} mbuf;
+
+static int mbuf_write(void *data, const void *p, size_t n)
+{
+	mbuf *m = data;
+	if (m->n + n > m->cap) {
+		size_t c = (m->n + n) * 2;
+		unsigned char *q = realloc(m->p, c);
+		if (!q)
+			return -1;
+		m->p = q;
+		m->cap = c;
+	}
+	memcpy(m->p + m->n, p, n);
+	m->n += n;
+	return 0;
+}
+
+/* One rank: a METADATA node for group `pg` (ranks as a list, or as a range
+ * when ranks is NULL), then a timed all-reduce on it. */
+static mbuf et_group(const char *pg, const int64_t *ranks, size_t n, int64_t start,
+                     int64_t stride, int64_t size)
+{
+	mbuf m = { NULL, 0, 0 };
+	chakra_writer *w = NULL;
+	chakra_builder *b = chakra_builder_new();
+	CHECK(chakra_writer_open_cb(&w, mbuf_write, &m, NULL) == 0);
+	CHECK(chakra_writer_write_metadata(w, "0.0.4", NULL) == 0);
+	chakra_builder_set_id(b, 1);
+	chakra_builder_set_type(b, CHAKRA_METADATA_NODE);
+	chakra_builder_set_name(b, "process_group", (size_t)-1);
+	chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, pg, (size_t)-1);
+	if (ranks) {
+		chakra_builder_attr_list_uint(b, "pg_ranks", CHAKRA_ATTR_INT64_LIST,
+		                              (const uint64_t *)ranks, n);
+	} else {
+		chakra_builder_attr_int(b, "pg_rank_start", CHAKRA_ATTR_INT64, start);
+		chakra_builder_attr_int(b, "pg_rank_stride", CHAKRA_ATTR_INT64, stride);
+		chakra_builder_attr_int(b, "pg_size", CHAKRA_ATTR_INT64, size);
+	}
+	CHECK(chakra_writer_write_node(w, b) == 0);
+	chakra_builder_reset(b);
+	chakra_builder_set_id(b, 2);
+	chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
+	chakra_builder_set_name(b, "ncclAllReduce", (size_t)-1);
+	chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, CHAKRA_ALL_REDUCE);
+	chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64, 1024);
+	chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, pg, (size_t)-1);
+	chakra_builder_attr_int(b, "duration_nanos", CHAKRA_ATTR_INT64, 100);
+	CHECK(chakra_writer_write_node(w, b) == 0);
+	CHECK(chakra_writer_finish(w) == 0);
+	chakra_writer_close(w);
+	chakra_builder_free(b);
+	return m;
+}
+
+static void t_groups(void)
+{
+	/* a rank listed twice (the converter wrote "[0, 0]" from Kineto, and
+	 * the matching read past an array): refused naming the node */
+	int64_t twice[] = { 0, 0 };
+	mbuf m = et_group("g", twice, 2, 0, 0, 0);
+	chakra_perf_new(&R);
+	CHECK(chakra_perf_load_file(R, "r0.et", m.p, m.n, 0) == CHAKRA_EINVAL);
+	CHECK_MSG(strstr(chakra_perf_errmsg(R), "r0.et: node 1") &&
+	          strstr(chakra_perf_errmsg(R), "process group 'g': rank 0 is listed twice"), "%s",
+	          chakra_perf_errmsg(R));
+	chakra_perf_free(R);
+	free(m.p);
+	int64_t neg[] = { 0, -5 };
+	m = et_group("g", neg, 2, 0, 0, 0);
+	chakra_perf_new(&R);
+	CHECK(chakra_perf_load_file(R, "r0.et", m.p, m.n, 0) == CHAKRA_EINVAL);
+	CHECK(strstr(chakra_perf_errmsg(R), "member -5 is not a rank") != NULL);
+	chakra_perf_free(R);
+	free(m.p);
+	/* a range (the converter's pg_rank_start / stride): ranks 0 and 2 of
+	 * 0..2 are the group, never materialised; rank 1 is not a member */
+	chakra_perf_new(&R);
+	for (uint32_t rk = 0; rk < 3; rk += 2) {
+		m = et_group("ev", NULL, 0, 0, 2, 2);
+		CHECK_MSG(chakra_perf_load_file(R, "r.et", m.p, m.n, rk) == 0, "%s",
+		          chakra_perf_errmsg(R));
+		free(m.p);
+	}
+	m = et_group("ev", NULL, 0, 0, 2, 2);
+	CHECK(chakra_perf_load_file(R, "r1.et", m.p, m.n, 1) == 0);
+	free(m.p);
+	CHECK(chakra_perf_run(R, NULL) == CHAKRA_EINVAL);
+	CHECK_MSG(strstr(chakra_perf_errmsg(R), "rank 1 is not in its group 'ev'"), "%s",
+	          chakra_perf_errmsg(R));
+	chakra_perf_free(R);
+	m = et_group("ev", NULL, 0, 4611686018427387904LL, 4611686018427387904LL, 4);
+	chakra_perf_new(&R);
+	CHECK(chakra_perf_load_file(R, "r0.et", m.p, m.n, 0) == CHAKRA_EINVAL);
+	CHECK(strstr(chakra_perf_errmsg(R), "leaves the ranks") != NULL);
+	chakra_perf_free(R);
+	free(m.p);
+	/* a 300-byte group name is the group's (it was dropped: the
+	 * collective spanned every rank, and rank 1 matched rank 0) */
+	char longname[301];
+	memset(longname, 'n', 300);
+	longname[300] = 0;
+	int64_t only0[] = { 0 };
+	chakra_perf_new(&R);
+	for (uint32_t rk = 0; rk < 2; rk++) {
+		m = et_group(longname, only0, 1, 0, 0, 0);
+		CHECK(chakra_perf_load_file(R, "r.et", m.p, m.n, rk) == 0);
+		free(m.p);
+	}
+	CHECK(chakra_perf_run(R, NULL) == CHAKRA_EINVAL);
+	CHECK_MSG(strstr(chakra_perf_errmsg(R), "rank 1 is not in its group 'nnnn"), "%s",
+	          chakra_perf_errmsg(R));
+	chakra_perf_free(R);
+	/* groups given in the options are checked where they enter too */
+	uint32_t dup[] = { 1, 1 };
+	chakra_sim_group sg = { (char *)"g", dup, 2 };
+	chakra_sim_groups gs = { &sg, 1 };
+	chakra_perf_options o = CHAKRA_PERF_OPTIONS_INIT;
+	o.groups = &gs;
+	chakra_perf_new(&R);
+	for (uint32_t rk = 0; rk < 2; rk++) {
+		int64_t both[] = { 0, 1 };
+		m = et_group("g", both, 2, 0, 0, 0);
+		CHECK(chakra_perf_load_file(R, "r.et", m.p, m.n, rk) == 0);
+		free(m.p);
+	}
+	CHECK(chakra_perf_run(R, &o) == CHAKRA_EINVAL);
+	CHECK_MSG(strstr(chakra_perf_errmsg(R), "group 'g': lists a rank twice: 1"), "%s",
+	          chakra_perf_errmsg(R));
+	o.groups = NULL;
+	CHECK_MSG(chakra_perf_run(R, &o) == 0, "%s", chakra_perf_errmsg(R));
 	chakra_perf_free(R);
 }
 
@@ -698,6 +855,17 @@ static void t_truth(int large)
 					}
 					chakra_perf_free(d);
 				}
+				/* all the windows split off at once: the same replays */
+				size_t cw = (size_t)(nw - (int64_t)c->skip);
+				chakra_perf **ws = calloc(cw ? cw : 1, sizeof *ws);
+				CHECK(ws && chakra_perf_between_range(r, c->between, c->skip, cw, ws) == 0);
+				for (size_t q = 0; ws && q < cw; q++) {
+					CHECK_MSG(ws[q] && chakra_perf_run(ws[q], &o) == 0 && q < m &&
+					          chakra_perf_breakdown_of(ws[q], -1)->iteration_ns == v[q],
+					          "%s window %zu: split at once differs", c->name, q);
+					chakra_perf_free(ws[q]);
+				}
+				free(ws);
 				for (size_t x = 1; x < m; x++)
 					for (size_t y = x; y > 0 && v[y - 1] > v[y]; y--) {
 						int64_t t = v[y];
@@ -801,6 +969,7 @@ int main(int argc, char **argv)
 		t_network();
 		t_threads();
 		t_errors();
+		t_groups();
 	} else {
 		t_truth(!strcmp(mode, "large"));
 		if (!strcmp(mode, "large"))

@@ -23,6 +23,10 @@ check "64 GPUs: other rows MAPE" "j['files'][1]['other_mape'] <= 0.085" "$T/it.j
 check "64 GPUs: Spearman" "j['files'][1]['spearman'] >= 0.95" "$T/it.json"
 check "64 GPUs: measured fastest within 3% of the predicted best" \
 	"j['files'][1]['measured_fastest_predicted_over_best'] <= 0.03" "$T/it.json"
+# never fitted on: 18.4B-175B GPTs on 256-512 GPUs
+"$X" predict check "$D/vtrain/ground_truth_multi_256_512gpus.csv" --recompute full --vocab 50257 \
+	--nccl-calibration vtrain-a100 --json >"$T/ev.json" || { echo "FAIL evaluation check"; exit 1; }
+check "256-512 GPUs (never fitted): MAPE" "j['other_mape'] <= 0.08" "$T/ev.json"
 "$X" predict check --nccl "$D"/echo-nccl-a100/nccl_*.log --json >"$T/nccl.json" || { echo "FAIL nccl"; exit 1; }
 check "16 GPUs (2 nodes), >= 1 MiB: median error <= 5%" \
 	"[g for g in j['groups'] if g['gpus'] == 16][0]['median_error'] <= 0.05" "$T/nccl.json"

@@ -216,5 +216,42 @@ run 4 "$T/mlp" --no-comm-group
 expect_err "involved_dim flags only some of 2 dimensions and the network shape is unknown" shape
 echo "ok: setup errors"
 
+# 9. A compute node of 2^64-1 us was slept through for ever (computing is
+#    progress, so --timeout never stopped it): refused before running, as
+#    chakra sim refuses a simulated time that reaches 2^64-1; and a rank's
+#    compute per iteration above --max-compute.
+for r in 0 1; do
+	cat >"$T/long.$r.json" <<EOF
+{"metadata":{"version":"0.0.4","attr":[]},"nodes":[
+{"id":5,"name":"forever","type":"COMP_NODE","duration_micros":18446744073709551615,"data_deps":[],"attr":[]}
+]}
+EOF
+	gen pack "$T/long.$r.json" -o "$T/long.$r.et"
+	sed 's/18446744073709551615/5000000/' "$T/long.$r.json" >"$T/five.$r.json"
+	gen pack "$T/five.$r.json" -o "$T/five.$r.et"
+done
+run 2 "$T/long" --timeout 5
+[ $rc -ne 0 ] || fail "2^64-1 us compute: exit 0"
+expect_err "2^64-1 ns of compute per iteration (node 5 alone" forever
+run 2 "$T/five" --max-compute 1
+[ $rc -ne 0 ] || fail "5 s compute over --max-compute 1: exit 0"
+expect_err "(node 5 alone: 5 s) passes --max-compute 1 s" max-compute
+run 2 "$T/long" --compute skip
+[ $rc -eq 0 ] || { fail "--compute skip: exit $rc"; cat "$T/err"; }
+echo "ok: compute capped"
+
+# 8. --log files follow the output rule: an existing log is kept without
+#    -f (the run stops before replaying), replaced with it.
+printf 'precious\n' >"$T/kept.0.log"
+run 4 "$T/all_reduce" --log "$T/kept"
+[ $rc -ne 0 ] || fail "existing log: exit 0"
+expect_err "kept.0.log: exists; use -f (--force) to replace it" existing-log
+[ "$(cat "$T/kept.0.log")" = precious ] || fail "existing log replaced without -f"
+run 4 "$T/all_reduce" --log "$T/kept" -f
+[ $rc -eq 0 ] || { fail "log -f: exit $rc"; cat "$T/err"; }
+grep -q '^I' "$T/kept.0.log" || fail "log -f: not replaced"
+ls "$T" | grep -q '\.tmp-' && fail "log: temporary left"
+echo "ok: --log output rule"
+
 [ $fails -eq 0 ] && echo "all chakra-replay mpirun checks passed"
 exit $((fails > 0))

@@ -6,8 +6,8 @@
 # build; tests/sim/sim_diff_traces.py checks them all against it when an
 # oracle is given). Single-rank traces run alone on one NPU (stock ASTRA-sim
 # needs two: the same trace on both gives these cycles). Also: the options
-# that leave ASTRA-sim's rules (--rules model, --durations nanos, --streams)
-# and the JSON's "rules".
+# that leave ASTRA-sim's rules (--rules model, --durations nanos, --streams),
+# the JSON's "rules", and generated GPT workloads under --rules astra-sim.
 set -u
 . "$(dirname "$0")/../need.sh" && need_data data/kineto data/pytorch data/astra-sim
 X="$CHAKRA_EXE"
@@ -75,11 +75,11 @@ grep -q '"tid":2,"name":"thread_name","args":{"name":"cpu"}' "$T/tl.json" &&
 # With collectives: a rank of a 2-rank DDP job, on both ranks of its group.
 conv nccl kineto "$D/kineto/hta-nccl/nccl_data.json.gz" --step 5
 cp "$T/nccl.0.et" "$T/nccl.1.et"
-check "hta-nccl step 5, 2 NPUs, slow switch" "284638124/245337124 284638124/245337124" -- \
+check "hta-nccl step 5, 2 NPUs, slow switch" "284535124/245234124 284535124/245234124" -- \
 	--workload "$T/nccl" --network "$T/sw2s.yml" --system "$SYS"
-check "hta-nccl step 5, aware" "475052828/435751828 475052828/435751828" -- \
+check "hta-nccl step 5, aware" "474949828/435648828 474949828/435648828" -- \
 	--workload "$T/nccl" --network "$T/sw2s.yml" --system "$SYS" --model aware
-check "hta-nccl step 5, --durations nanos" "284623963/245327126 284623963/245327126" -- \
+check "hta-nccl step 5, --durations nanos" "284522170/245225333 284522170/245225333" -- \
 	--workload "$T/nccl" --network "$T/sw2s.yml" --system "$SYS" --durations nanos
 
 # A multi-rank Kineto set (two sampled ranks of one job), and chakra project.
@@ -91,9 +91,30 @@ else
 fi
 if "$X" project "$T/nccl" --dp 4 -o "$T/p4" 2>"$T/err"; then
 	check "hta-nccl step 5 projected to 4 ranks" \
-		"380094108/340793108 380094108/340793108 380094108/340793108 380094108/340793108" -- \
+		"379991108/340690108 379991108/340690108 379991108/340690108 379991108/340690108" -- \
 		--workload "$T/p4" --network "$T/r4s.yml" --system "$SYS" --comm-group "$T/p4.comm_groups.json"
 else
 	bad "project: $(head -c 300 "$T/err")"
 fi
+
+# Generated GPT workloads (chakra generate model --model gpt: endpoint
+# delay 0, a Switch dimension per parallel axis) under --rules astra-sim:
+# groups smaller than the system run on stock's ring of their own, whose
+# packets are ready 10 ns after insertion (docs/sim.md, rule 20). Stock
+# prints these cycles for the same files.
+gpt() { # NAME TP PP DP
+	"$X" generate model --model gpt --layers 4 --hidden 512 --heads 8 --seq 256 --global-batch 8 \
+		--micro-batch 2 --tp "$2" --pp "$3" --dp "$4" --gpu a100 -o "$T/$1" 2>"$T/err" >/dev/null ||
+		bad "generate $1: $(head -c 300 "$T/err")"
+}
+gpt tpdp 2 1 2
+gpt ppdp 1 2 2
+check "GPT tp 2 x dp 2, --rules astra-sim" \
+	"22383826/345826 22383826/345826 22383826/345826 22383826/345826" -- --workload "$T/tpdp" \
+	--network "$T/tpdp.network.yml" --system "$T/tpdp.system.json" \
+	--comm-group "$T/tpdp.comm_groups.json" --rules astra-sim
+check "GPT pp 2 x dp 2, --rules astra-sim" \
+	"16728216/6891216 16728216/6891216 16605583/5262583 16605583/5262583" -- --workload "$T/ppdp" \
+	--network "$T/ppdp.network.yml" --system "$T/ppdp.system.json" \
+	--comm-group "$T/ppdp.comm_groups.json" --rules astra-sim
 exit $fails

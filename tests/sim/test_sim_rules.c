@@ -442,6 +442,99 @@ static void test_groups(void)
 	                                 err, sizeof err) == 0, "%s", err);
 }
 
+/* A group of fewer than all NPUs runs on ASTRA-sim's ring of the group's
+ * own ("local"), where every packet is ready 10 ns after its insertion
+ * whatever endpoint-delay says, and direct's rounds are P + (n-1)P packets
+ * long instead of 2P (so an all-reduce reduces every packet after the
+ * first P). The model's rules keep endpoint-delay and their own plan. */
+static void test_group_ring(void)
+{
+	chakra_sim_groups gs;
+	res r;
+	/* [Switch 2, Switch 2] (a tensor x data layout), groups {0, 2} and
+	 * {1, 3}: dimension 1, but a ring of two members here. 1 MiB in one
+	 * chunk: messages of 512 KiB, D = floor(2 x 500 + 524288 / 53.687)
+	 * = 10765, one reduction r = 3 x trunc(524288 / 1600) = 981; ring
+	 * all-reduce on 2 = 2D + 3e + r = 22541 with e = 10, at endpoint delay
+	 * 0 and 100 alike (the model's rules: 22511 and 22811). */
+	memset(&net, 0, sizeof net);
+	net.ndims = 2;
+	for (int d = 0; d < 2; d++) {
+		net.topo[d] = CHAKRA_SIM_SWITCH;
+		net.size[d] = 2;
+		net.bw[d] = 50;
+		net.latency[d] = 500;
+	}
+	CHECK_MSG(chakra_sim_network_check(&net, err, sizeof err) == 0, "%s", err);
+	sys.splits = 1;
+	for (int k = 0; k < CHAKRA_SIM_IMPL_COUNT; k++) {
+		sys.n_impl[k] = 2;
+		sys.impl[k][0] = sys.impl[k][1] = CHAKRA_SIM_ALG_RING;
+	}
+	const char *t1 = "{\"1\": [0, 2], \"2\": [1, 3]}";
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", t1, strlen(t1), 4, err, sizeof err) == 0);
+	for (int k = 0; k < 4; k++) {
+		nd c[] = { N(.type = CHAKRA_COMM_COLL_NODE, .comm_type = CHAKRA_ALL_REDUCE,
+		             .size = 1 << 20, .pg = k % 2 ? "2" : "1") };
+		write_rank("gring", k, c, 1, 0);
+	}
+	static const uint64_t delay[] = { 0, 100 }, model[] = { 22511, 22811 };
+	for (int i = 0; i < 2; i++) {
+		sys.endpoint_delay = delay[i];
+		chakra_sim_options o = opts(CHAKRA_SIM_RULES_ASTRA_SIM);
+		o.groups = &gs;
+		RUN_OK("gring", &o, &r);
+		for (int k = 0; k < 4; k++)
+			CHECK_EQ_U(r.finish[k], 22541);
+		o.rules = CHAKRA_SIM_RULES_MODEL;
+		RUN_OK("gring", &o, &r);
+		CHECK_EQ_U(r.finish[0], model[i]);
+	}
+	chakra_sim_groups_free(&gs);
+
+	/* Direct on one Switch of 8, groups of 4, endpoint delay 0: messages
+	 * of 256 KiB, D = floor(500 x 2 + 262144 / 53.687) = 5882, reduction
+	 * r = 3 x 163 = 489. Unaware: the first three messages leave at 10 and
+	 * arrive at 5892; their packets are reduced (the first round's last
+	 * 9), ready at 6391, when the second half leaves; it arrives at 12273,
+	 * and its three packets, reduced too (still the first round), are ready
+	 * at 12772 (rounds of 2P: not reduced, 12283; the model's rules, e = 0:
+	 * 12253). Aware: each NPU's up link serialises its three messages
+	 * (4882 each, 5382 to the switch, 5382 down): arrivals at 10774, 15656,
+	 * 20538; the second half leaves at 20538 + 10 + 489 = 21037 and
+	 * arrives at 41565; ready at 42064. */
+	set_net(CHAKRA_SIM_SWITCH, 8);
+	sys.splits = 1;
+	sys.endpoint_delay = 0;
+	for (int k = 0; k < CHAKRA_SIM_IMPL_COUNT; k++) {
+		sys.n_impl[k] = 1;
+		sys.impl[k][0] = CHAKRA_SIM_ALG_DIRECT;
+	}
+	const char *t2 = "{\"1\": [0, 1, 2, 3], \"2\": [4, 5, 6, 7]}";
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", t2, strlen(t2), 8, err, sizeof err) == 0);
+	for (int k = 0; k < 8; k++) {
+		nd c[] = { N(.type = CHAKRA_COMM_COLL_NODE, .comm_type = CHAKRA_ALL_REDUCE,
+		             .size = 1 << 20, .pg = k < 4 ? "1" : "2") };
+		write_rank("gdirect", k, c, 1, 0);
+	}
+	chakra_sim_options o = opts(CHAKRA_SIM_RULES_ASTRA_SIM);
+	o.groups = &gs;
+	RUN_OK("gdirect", &o, &r);
+	for (int k = 0; k < 4; k++)
+		CHECK_EQ_U(r.finish[k], 12772);
+	o.model = CHAKRA_SIM_AWARE;
+	RUN_OK("gdirect", &o, &r);
+	for (int k = 0; k < 4; k++)
+		CHECK_EQ_U(r.finish[k], 42064);
+	o = opts(CHAKRA_SIM_RULES_MODEL);
+	o.groups = &gs;
+	RUN_OK("gdirect", &o, &r);
+	CHECK_EQ_U(r.finish[0], 12253);
+	chakra_sim_groups_free(&gs);
+	CHECK_MSG(chakra_sim_system_load(&sys, shared_path("data/astra-sim/system/Ring_4chunks.json"),
+	                                 err, sizeof err) == 0, "%s", err);
+}
+
 /* --streams: a slot per CPU thread and per GPU stream, instead of one each. */
 static void test_streams(void)
 {
@@ -560,6 +653,7 @@ int main(void)
 	test_p2p();
 	test_roofline();
 	test_groups();
+	test_group_ring();
 	test_streams();
 	test_cpu_collective();
 	test_other_nodes();

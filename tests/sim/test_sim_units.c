@@ -146,6 +146,9 @@ static void test_groups(void)
 	bad = "{\"0\": [0, 1, 0]}";
 	CHECK(chakra_sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err, sizeof err) == CHAKRA_ECONFIG &&
 	      has(err, "listed twice"));
+	bad = "{\"a\": [0],\n \"b\": [1],\n \"a\": [2],\n \"b\": [3]}";
+	CHECK(chakra_sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err, sizeof err) == CHAKRA_ECONFIG &&
+	      has(err, "g.json:3: group 'a' is defined twice"));
 	bad = "{\"0\": 3}";
 	CHECK(chakra_sim_groups_parse(&gs, "g.json", bad, strlen(bad), 8, err, sizeof err) == CHAKRA_ECONFIG &&
 	      has(err, "list of ranks"));

@@ -398,6 +398,52 @@ int main(void)
 		CHECK_EQ_U(nodes, 100);
 		chakra_synth_model_free(m);
 	}
+	/* A model is read up to 16 MiB: the parse tree takes ~23 bytes per
+	 * byte (a 38 MB model took 883 MB); from memory and from a file */
+	{
+		size_t big = ((size_t)16 << 20) + 1;
+		char *text = malloc(big);
+		CHECK(text != NULL);
+		if (text) {
+			memset(text, ' ', big);
+			text[0] = '{';
+			text[big - 1] = '}';
+			chakra_synth_model *bm = NULL;
+			CHECK(chakra_synth_model_parse(&bm, "big.json", text, big, err, sizeof err) ==
+			      CHAKRA_ETOOBIG);
+			CHECK_MSG(strstr(err, "big.json: larger than 16 MiB"), "%s", err);
+			snprintf(path, sizeof path, "%s/big.json", dir);
+			FILE *f = fopen(path, "wb");
+			if (f) {
+				fwrite(text, 1, big, f);
+				fclose(f);
+			}
+			CHECK(chakra_synth_model_load(&bm, path, err, sizeof err) == CHAKRA_ETOOBIG);
+			CHECK_MSG(strstr(err, "larger than 16 MiB"), "%s", err);
+			free(text);
+		}
+	}
+	/* A group file is checked where it enters: a name defined twice */
+	{
+		snprintf(path, sizeof path, "%s/g.json", dir);
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fputs("{\"1\": [0, 1], \"2\": [2, 3], \"1\": [4, 5]}", f);
+			fclose(f);
+		}
+		chakra_synth_fit_options fo = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
+		fo.comm_groups = path;
+		chakra_synth_model *gm = NULL;
+		CHECK(chakra_synth_fit(&gm, paths, 1, &fo, err, sizeof err) == CHAKRA_ECONFIG);
+		CHECK_MSG(strstr(err, "group \"1\" is defined twice"), "%s", err);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("{\"1\": [0, 1, 0]}", f);
+			fclose(f);
+		}
+		CHECK(chakra_synth_fit(&gm, paths, 1, &fo, err, sizeof err) == CHAKRA_ECONFIG);
+		CHECK_MSG(strstr(err, "lists rank 0 twice"), "%s", err);
+	}
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

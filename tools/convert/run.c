@@ -62,5 +62,13 @@ int tool_convert_run(const char *et, const char *kin, const char *out,
 		return 1;
 	if (!quiet)
 		chakra_convert_summary_print(&res.summary, stderr);
+	/* a pair that links little is likely two runs, not one (none at all
+	 * is refused by the library) */
+	const chakra_convert_summary *sm = &res.summary;
+	if (et && kin && sm->kernels && sm->kernels_linked * 2 < sm->kernels)
+		fprintf(stderr, "chakra: warning: %s: only %llu of %llu kernels found their ET op "
+		        "(linked by %s): are the ET and the Kineto trace of the same run?\n", out,
+		        (unsigned long long)sm->kernels_linked, (unsigned long long)sm->kernels,
+		        sm->link_method && *sm->link_method ? sm->link_method : "nothing");
 	return 0;
 }

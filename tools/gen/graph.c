@@ -459,9 +459,8 @@ int gen_graph_write(const gen_graph *g, const gen_write_opts *o)
 		}
 	}
 	tool_progress_end(&pr);
-	for (uint32_t r = 0; r < nout; r++)
-		if (tool_out_commit(&outs[r]) < 0)
-			goto out;
+	if (tool_out_commit_set(outs, nout) < 0)
+		goto out;
 	ret = 0;
 out:
 	if (outs)

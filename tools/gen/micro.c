@@ -34,16 +34,18 @@ static void size_label(uint64_t b, char *out, size_t cap)
 		snprintf(out, cap, "%lluB", (unsigned long long)b);
 }
 
-static int write_one(const char *path, chakra_builder *b, int force, int gzip, int nnodes,
-                     chakra_builder *b2)
+/* One rank's file, written and closed; the set is committed by the caller
+ * once every rank is complete (the output rule: temporary + rename, -f to
+ * replace, all or nothing). */
+static int write_one(tool_out *op, const char *path, chakra_builder *b, int force, int gzip,
+                     int nnodes, chakra_builder *b2)
 {
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
 	wo.gzip = gzip;
 	chakra_writer *w = NULL;
-	tool_out o; /* the output rule: temporary + rename, -f to replace */
-	if (tool_out_open(&o, path, force, NULL, 0) < 0)
+	if (tool_out_open(op, path, force, NULL, 0) < 0)
 		return -1;
-	int rc = chakra_writer_open_cb(&w, tool_out_write_cb, &o, &wo);
+	int rc = chakra_writer_open_cb(&w, tool_out_write_cb, op, &wo);
 	if (rc == 0)
 		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
 	if (rc == 0)
@@ -52,17 +54,16 @@ static int write_one(const char *path, chakra_builder *b, int force, int gzip, i
 		rc = chakra_writer_write_node(w, b2);
 	if (rc == 0)
 		rc = chakra_writer_finish(w);
-	if (rc < 0 && !ferror(o.f))
+	if (rc < 0 && !ferror(op->f))
 		tool_err("%s: %s", path, w && *chakra_writer_errmsg(w) ? chakra_writer_errmsg(w)
 		                                                       : chakra_strerror(rc));
 	chakra_writer_close(w);
 	if (rc < 0) {
-		if (ferror(o.f))
-			tool_out_close(&o);
-		tool_out_abort(&o);
+		if (ferror(op->f))
+			tool_out_close(op);
 		return -1;
 	}
-	return tool_out_commit(&o);
+	return tool_out_close(op);
 }
 
 int cmd_generate_micro(int argc, char **argv)
@@ -117,10 +118,13 @@ int cmd_generate_micro(int argc, char **argv)
 	snprintf(name, sizeof name, "%s_%llunpus_%s", ring ? "send_recv_ring" : colls[coll].name,
 	         (unsigned long long)npus, label);
 	size_t plen = strlen(out) + 40;
-	char *path = malloc(plen);
+	/* one name per rank: a tool_out keeps the path it was given */
+	char *paths = malloc(plen * npus);
+	tool_out *outs = calloc(npus, sizeof *outs);
+	char *path = paths;
 	chakra_builder *b = chakra_builder_new(), *b2 = chakra_builder_new();
 	int ret = 1;
-	if (!path || !b || !b2) {
+	if (!paths || !outs || !b || !b2) {
 		tool_err("out of memory");
 		goto out;
 	}
@@ -133,6 +137,7 @@ int cmd_generate_micro(int argc, char **argv)
 	tool_progress pr;
 	tool_progress_start(&pr, "writing", npus);
 	for (uint64_t r = 0; r < npus; r++) {
+		path = paths + r * plen;
 		snprintf(path, plen, "%s.%llu.et%s", out, (unsigned long long)r, gzip ? ".gz" : "");
 		chakra_builder_reset(b);
 		chakra_builder_reset(b2);
@@ -165,17 +170,22 @@ int cmd_generate_micro(int argc, char **argv)
 			chakra_builder_attr_uint(b2, "comm_size", CHAKRA_ATTR_INT64, size);
 			chakra_builder_attr_int(b2, "comm_tag", CHAKRA_ATTR_INT32, 0);
 		}
-		if (write_one(path, b, force, gzip, ring ? 2 : 1, b2) < 0) {
+		if (write_one(&outs[r], path, b, force, gzip, ring ? 2 : 1, b2) < 0) {
 			tool_progress_end(&pr);
 			goto out;
 		}
 		tool_progress_update(&pr, r + 1);
 	}
 	tool_progress_end(&pr);
+	if (tool_out_commit_set(outs, npus) < 0)
+		goto out;
 	ret = 0;
 out:
+	for (uint64_t r = 0; outs && r < npus; r++)
+		tool_out_abort(&outs[r]); /* nothing left to do after a commit */
+	free(outs);
 	chakra_builder_free(b);
 	chakra_builder_free(b2);
-	free(path);
+	free(paths);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CHAKRA_EXPERIMENTAL
 #include "chakra/experimental/perf.h"
@@ -82,11 +83,11 @@ static int64_t max64(int64_t a, int64_t b)
 /* The trace, with the times a GPU and a runtime would have produced:
  * kernels start 10 us after their launch or 1 us after what they wait for,
  * a stream synchronize returns 3 us after the last kernel. */
-static int write_trace(const char *path, uint64_t target, int64_t *window)
+static int write_trace(const char *path, uint64_t target, int64_t *window, int force)
 {
 	gen g = { chakra_builder_new(), NULL, 0, 42, 0 };
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
-	wo.overwrite = 1;
+	wo.overwrite = force;
 	int rc = g.b ? chakra_writer_open(&g.w, path, &wo) : CHAKRA_ENOMEM;
 	int64_t t[2] = { 0, 0 };          /* host clock per thread */
 	uint64_t last_host[2] = { UINT64_MAX, UINT64_MAX };
@@ -216,15 +217,20 @@ static int floor_read(const char *path, uint64_t *sum, uint64_t *nodes)
 	return rc < 0 ? -1 : 0;
 }
 
+static int bench(const char *path, uint64_t runs, int64_t window, double t0);
+
 int cmd_bench_replay(int argc, char **argv)
 {
 	uint64_t ops = 100000, runs = 3;
 	const char *file = NULL;
+	int force = 0;
 	const tool_option opts[] = {
 		{ "--ops", "N", TOOL_U64, &ops, NULL,
 		  "about N ops in the trace (10..1e8, default 100000)" },
 		{ "--file", "PATH", TOOL_STR, &file, NULL,
-		  "where the trace is written (or reused)" },
+		  "where the trace is written (default: a private temporary\n"
+		  "directory, removed at the end)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace an existing PATH" },
 		{ "--runs", "R", TOOL_U64, &runs, NULL, "runs, the best counts (1..100, default 3)" },
 		{ NULL, NULL, 0, NULL, NULL, NULL },
 	};
@@ -238,7 +244,7 @@ int cmd_bench_replay(int argc, char **argv)
 		"every node and every field the replay reads), the replay's load, its model\n"
 		"(two iterations back to back, breakdown, critical path) and the total; the\n"
 		"replay must reproduce the recorded window exactly.\n"
-		"Default file: /tmp/chakra-bench-replay-N.et.",
+		"The trace is written anew each time; an existing PATH is replaced only with -f.",
 		opts, NULL, 0, 0, NULL
 	};
 	const char **args;
@@ -250,15 +256,34 @@ int cmd_bench_replay(int argc, char **argv)
 		return tool_usage(argv[0], "--ops must be in 10..1e8");
 	if (runs < 1 || runs > 100)
 		return tool_usage(argv[0], "--runs must be in 1..100");
-	char path[512];
-	if (file)
+	char path[600], dir[512] = "";
+	if (file) {
+		if (strlen(file) >= sizeof path)
+			return tool_usage(argv[0], "--file is too long");
 		snprintf(path, sizeof path, "%s", file);
-	else
-		snprintf(path, sizeof path, "/tmp/chakra-bench-replay-%" PRIu64 ".et", ops);
+		if (tool_out_check(path, force, NULL, 0) < 0)
+			return 1;
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(dir, sizeof dir, "%s/chakra-bench-replay-XXXXXX",
+		         tmp && *tmp && strlen(tmp) < 400 ? tmp : "/tmp");
+		if (!mkdtemp(dir))
+			return tool_err("%s: %s", dir, strerror(errno));
+		snprintf(path, sizeof path, "%s/trace.et", dir);
+	}
 	int64_t window = 0;
 	double t0 = tool_now();
-	if (write_trace(path, ops, &window))
-		return 1;
+	int rc = write_trace(path, ops, &window, force) ? 1 : bench(path, runs, window, t0);
+	if (*dir) {
+		unlink(path);
+		rmdir(dir);
+	}
+	return rc;
+}
+
+/* The runs on the written trace: 0, or 1 (printed). */
+static int bench(const char *path, uint64_t runs, int64_t window, double t0)
+{
 	struct stat st;
 	stat(path, &st);
 	printf("trace: %s, %.1f MiB, recorded window %.3f ms (written in %.2f s)\n", path,

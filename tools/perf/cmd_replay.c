@@ -368,14 +368,19 @@ static void text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 	free(t);
 }
 
-static int timeline_out(const chakra_perf *r, const char *path)
+/* Under the output rule (a temporary renamed when complete, -f to
+ * replace, devices written into); the checks ran before the replay. Left
+ * written and closed in *o: the caller commits it once the report is out,
+ * so a run that fails after it leaves no timeline either. */
+static int timeline_out(const chakra_perf *r, const char *path, int force,
+                        const char *const *inputs, tool_out *o)
 {
-	FILE *f = tool_fopen_out(path);
-	if (!f)
+	if (tool_out_open(o, path, force, inputs, 4) < 0)
 		return -1;
+	FILE *f = o->f;
 	yajl_gen g = jo_open(f, 0);
 	if (!g) {
-		tool_fclose_out(f, path);
+		tool_out_abort(o);
 		return tool_err("out of memory");
 	}
 	yajl_gen_map_open(g);
@@ -422,7 +427,7 @@ static int timeline_out(const chakra_perf *r, const char *path)
 	yajl_gen_map_close(g);
 	yajl_gen_free(g);
 	fputc('\n', f);
-	return tool_fclose_out(f, path) ? 1 : 0;
+	return tool_out_close(o) ? 1 : 0;
 }
 
 int cmd_sim_replay(int argc, char **argv)
@@ -431,7 +436,9 @@ int cmd_sim_replay(int argc, char **argv)
 	const char *timeline = NULL, *between = NULL;
 	uint64_t skip = 0;
 	int64_t *wit = NULL, *wrec = NULL;
-	int json = 0, modelled = 0, replay = 0, model = 0, rc = 1;
+	int json = 0, modelled = 0, replay = 0, model = 0, force = 0, rc = 1;
+	tool_out tlo;
+	memset(&tlo, 0, sizeof tlo);
 	uint64_t iters = UINT64_MAX, ntop = 10; /* UINT64_MAX: not given (the library's 2) */
 	opt_list ks = { NULL, NULL, 0 };
 	tool_list ksl = { NULL, 0 }, cscale = { NULL, 0 };
@@ -453,6 +460,8 @@ int cmd_sim_replay(int argc, char **argv)
 		  "threads, critical_path" },
 		{ "--timeline", "FILE", TOOL_STR, &timeline, NULL,
 		  "the replayed iteration as a Chrome/Perfetto trace" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL,
+		  "replace an existing --timeline file" },
 		{ "--kernel-scale", "R=F", TOOL_LIST, &ksl, NULL,
 		  "device ops whose name matches the POSIX extended\n"
 		  "regular expression R take F x their time (first\n"
@@ -491,7 +500,7 @@ int cmd_sim_replay(int argc, char **argv)
 		{ NULL, NULL, 0, NULL, NULL, NULL },
 	};
 	const tool_command cmd = {
-		"--workload PREFIX|FILE [--json] [--timeline FILE.json]\n"
+		"--workload PREFIX|FILE [--json] [--timeline FILE.json [-f]]\n"
 		"                  [--kernel-scale REGEX=FACTOR]... [--compute-scale [RANK=]FACTOR]...\n"
 		"                  [--network NET.yml --system SYS.json [--model unaware|aware]]\n"
 		"                  [--comm-group GROUPS.json] [--iterations N] [--path N]\n"
@@ -634,14 +643,15 @@ int cmd_sim_replay(int argc, char **argv)
 	o.n_kernel_scale = ks.n;
 	o.copies = iters == UINT64_MAX ? 0 : (unsigned)iters;
 	o.modelled_gaps = modelled;
+	const char *const tl_in[] = { workload, network, system, groups_path };
 	if (timeline) {
-		const char *inputs[] = { workload, network, system, groups_path };
+		const char *const *inputs = tl_in;
 		if (!strcmp(timeline, "-")) {
 			rc = tool_usage(name, "--timeline needs a file: stdout carries the "
 			                "summary");
 			goto out;
 		}
-		if (tool_check_output(timeline, inputs, 4))
+		if (tool_out_check(timeline, force, inputs, 4) < 0)
 			goto out;
 	}
 	if (between) {
@@ -661,19 +671,42 @@ int cmd_sim_replay(int argc, char **argv)
 			tool_err("out of memory");
 			goto out;
 		}
-		for (size_t w = 0; w < m; w++) {
-			chakra_perf *d = NULL;
-			if (chakra_perf_between(r, between, skip + w, &d) < 0 ||
-			    chakra_perf_run(d, &o) < 0) {
-				tool_err("%s: iteration %zu: %s", workload, (size_t)skip + w,
-				         d ? chakra_perf_errmsg(d) : "out of memory");
-				chakra_perf_free(d);
+		/* the windows split off a batch at a time (one pass over the graph
+		 * per batch; a batch's replays held at once), each replayed and
+		 * dropped */
+		const size_t batch = 4096;
+		chakra_perf **ws = calloc(m < batch ? m : batch, sizeof *ws);
+		if (!ws) {
+			tool_err("out of memory");
+			goto out;
+		}
+		for (size_t w0 = 0; w0 < m; w0 += batch) {
+			size_t nb = m - w0 < batch ? m - w0 : batch;
+			if (chakra_perf_between_range(r, between, skip + w0, nb, ws) < 0) {
+				tool_err("%s: %s", workload,
+				         ws[0] ? chakra_perf_errmsg(ws[0]) : "out of memory");
+				chakra_perf_free(ws[0]);
+				free(ws);
 				goto out;
 			}
-			wit[w] = chakra_perf_breakdown_of(d, -1)->iteration_ns;
-			wrec[w] = chakra_perf_breakdown_of(d, -1)->recorded_ns;
-			chakra_perf_free(d);
+			for (size_t k = 0; k < nb; k++) {
+				chakra_perf *d = ws[k];
+				ws[k] = NULL;
+				if (chakra_perf_run(d, &o) < 0) {
+					tool_err("%s: iteration %zu: %s", workload, (size_t)skip + w0 + k,
+					         chakra_perf_errmsg(d));
+					chakra_perf_free(d);
+					for (size_t q = k + 1; q < nb; q++)
+						chakra_perf_free(ws[q]);
+					free(ws);
+					goto out;
+				}
+				wit[w0 + k] = chakra_perf_breakdown_of(d, -1)->iteration_ns;
+				wrec[w0 + k] = chakra_perf_breakdown_of(d, -1)->recorded_ns;
+				chakra_perf_free(d);
+			}
 		}
+		free(ws);
 		/* the window whose prediction is the median (lower middle) */
 		size_t med = median_index(wit, m);
 		int64_t rec_med = wrec[median_index(wrec, m)];
@@ -687,7 +720,7 @@ int cmd_sim_replay(int argc, char **argv)
 		chakra_perf_free(r);
 		r = d;
 		double secs = tool_now() - t0;
-		if (timeline && timeline_out(r, timeline))
+		if (timeline && timeline_out(r, timeline, force, tl_in, &tlo))
 			goto out;
 		if (json) {
 			between_res bw = { between, skip, m, med, wit, wrec, rec_med };
@@ -710,6 +743,8 @@ int cmd_sim_replay(int argc, char **argv)
 			text_out(r, chakra_perf_iterations(r), (size_t)ntop, secs);
 		}
 		rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
+		if (rc == 0 && timeline)
+			rc = tool_out_commit(&tlo) ? 1 : 0;
 		goto out;
 	}
 	if (chakra_perf_run(r, &o) < 0) {
@@ -717,7 +752,7 @@ int cmd_sim_replay(int argc, char **argv)
 		goto out;
 	}
 	double secs = tool_now() - t0;
-	if (timeline && timeline_out(r, timeline))
+	if (timeline && timeline_out(r, timeline, force, tl_in, &tlo))
 		goto out;
 	unsigned copies = chakra_perf_iterations(r);
 	if (chakra_perf_unknown_deps(r))
@@ -731,7 +766,10 @@ int cmd_sim_replay(int argc, char **argv)
 	else
 		text_out(r, copies, (size_t)ntop, secs);
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
+	if (rc == 0 && timeline)
+		rc = tool_out_commit(&tlo) ? 1 : 0;
 out:
+	tool_out_abort(&tlo); /* (nothing after a commit) */
 	chakra_perf_free(r);
 	chakra_sim_groups_free(&groups);
 	for (size_t k = 0; k < ks.n; k++)

@@ -81,15 +81,14 @@ int cmd_bench_predict(int argc, char **argv)
 		if (g.recompute <= 0)
 			g.recompute = CHAKRA_RECOMPUTE_FULL;
 	}
-	chakra_gpt_config c;
-	chakra_gpu_model gpu;
-	chakra_cluster_net net;
-	chakra_predict_options po;
-	chakra_sim_network sn;
-	chakra_sim_system ss;
-	int rc = gpt_cli_resolve(&g, argv[0], 1, &c, &gpu, &net, &po, &sn, &ss);
+	gpt_setup st;
+	int rc = gpt_cli_resolve(&g, argv[0], 1, &st);
 	if (rc)
 		return rc;
+	chakra_gpt_config c = st.c;
+	chakra_gpu_model gpu = st.gpu;
+	chakra_cluster_net net = st.net;
+	chakra_predict_options po = st.po;
 	if (po.network)
 		return tool_usage(argv[0], "the benchmark uses the collective model's network");
 	uint32_t gpus = c.tp * c.pp * c.dp;

@@ -46,14 +46,9 @@ int cmd_generate_gpt(int argc, char **argv)
 	free(args);
 	if (!out)
 		return tool_usage(argv[0], "-o PREFIX is required");
-	chakra_gpt_config c;
-	chakra_gpu_model gpu;
-	chakra_cluster_net net;
-	chakra_predict_options po;
-	chakra_sim_network sn;
-	chakra_sim_system ss;
-	int rc = gpt_cli_resolve(&g, argv[0], 1, &c, &gpu, &net, &po, &sn, &ss);
+	gpt_setup st;
+	int rc = gpt_cli_resolve(&g, argv[0], 1, &st);
 	if (rc)
 		return rc;
-	return gpt_cli_write(out, &c, &gpu, &net, &po, force, gzip, rank_map);
+	return gpt_cli_write(out, &st, force, gzip, rank_map);
 }

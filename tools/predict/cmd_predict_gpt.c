@@ -116,15 +116,14 @@ int cmd_predict_gpt(int argc, char **argv)
 	if (prc != TOOL_PARSED)
 		return prc == TOOL_HELP_SHOWN ? 0 : prc;
 	free(args);
-	chakra_gpt_config c;
-	chakra_gpu_model gpu;
-	chakra_cluster_net net;
-	chakra_predict_options po;
-	chakra_sim_network sn;
-	chakra_sim_system ss;
-	int rc = gpt_cli_resolve(&g, argv[0], !sweep, &c, &gpu, &net, &po, &sn, &ss);
+	gpt_setup st;
+	int rc = gpt_cli_resolve(&g, argv[0], !sweep, &st);
 	if (rc)
 		return rc;
+	chakra_gpt_config c = st.c;
+	chakra_gpu_model gpu = st.gpu;
+	chakra_cluster_net net = st.net;
+	chakra_predict_options po = st.po;
 	po.fine = fine;
 	po.full = full;
 	char e[1024];
@@ -179,7 +178,7 @@ int cmd_predict_gpt(int argc, char **argv)
 	chakra_gpt_prediction p;
 	if (chakra_gpt_predict(&c, &gpu, &net, &po, &p, e, sizeof e) < 0)
 		return tool_err("%s", e);
-	if (out && gpt_cli_write(out, &c, &gpu, &net, &po, force, gzip, rank_map))
+	if (out && gpt_cli_write(out, &st, force, gzip, rank_map))
 		return 1;
 	if (json) {
 		yajl_gen y = jo_open(stdout, 1);

@@ -63,10 +63,14 @@ static int set32(const char *cmd, const char *opt, uint64_t v, uint64_t dflt, ui
 	return 0;
 }
 
-int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, chakra_gpt_config *c,
-                    chakra_gpu_model *gpu, chakra_cluster_net *net, chakra_predict_options *po,
-                    chakra_sim_network *sn, chakra_sim_system *ss)
+int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, gpt_setup *st)
 {
+	chakra_gpt_config *c = &st->c;
+	chakra_gpu_model *gpu = &st->gpu;
+	chakra_cluster_net *net = &st->net;
+	chakra_predict_options *po = &st->po;
+	chakra_sim_network *sn = &st->sn;
+	chakra_sim_system *ss = &st->ss;
 	chakra_gpt_config d = CHAKRA_GPT_CONFIG_INIT;
 	*c = d;
 	chakra_predict_options pd = CHAKRA_PREDICT_OPTIONS_INIT;
@@ -161,10 +165,12 @@ static int open_one(outset *s, const char *path, int force)
 	return 0;
 }
 
-int gpt_cli_write(const char *prefix, const chakra_gpt_config *c, const chakra_gpu_model *gpu,
-                  const chakra_cluster_net *net, const chakra_predict_options *po, int force,
-                  int gzip, int rank_map)
+int gpt_cli_write(const char *prefix, const gpt_setup *st, int force, int gzip, int rank_map)
 {
+	const chakra_gpt_config *c = &st->c;
+	const chakra_gpu_model *gpu = &st->gpu;
+	const chakra_cluster_net *net = &st->net;
+	const chakra_predict_options *po = &st->po;
 	uint32_t gpus = c->tp * c->pp * c->dp;
 	/* The traces: one per GPU, or one per class (pipeline stage) and the
 	 * rank map. */

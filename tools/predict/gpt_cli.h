@@ -88,12 +88,19 @@ void gpt_rows_init(gpt_rows *r);
 int gpt_rows_apply(const gpt_rows *r, const char *cmd, chakra_gpt_measurement *rows, size_t from,
                    size_t n);
 
-/* Everything a prediction needs from the options. need_layout: tp, pp, dp
- * must resolve (not for a sweep, which varies them). Returns 0, 1 (error
- * printed) or 2 (usage error printed). */
-int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, chakra_gpt_config *c,
-                    chakra_gpu_model *gpu, chakra_cluster_net *net, chakra_predict_options *po,
-                    chakra_sim_network *sn, chakra_sim_system *ss);
+/* Everything a prediction needs, from the options. */
+typedef struct gpt_setup {
+	chakra_gpt_config c;
+	chakra_gpu_model gpu;
+	chakra_cluster_net net;
+	chakra_predict_options po;   /* its network and system point into the two below */
+	chakra_sim_network sn;
+	chakra_sim_system ss;
+} gpt_setup;
+
+/* need_layout: tp, pp, dp must resolve (not for a sweep, which varies
+ * them). Returns 0, 1 (error printed) or 2 (usage error printed). */
+int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, gpt_setup *s);
 
 /* The collective model named by arg: a file, or else a preset name. 0, or
  * 1 (error printed). */
@@ -104,8 +111,6 @@ int gpt_cli_net(chakra_cluster_net *net, const char *arg);
  * the collective model's network, PREFIX.network.yml and
  * PREFIX.system.json; all or none (the tools' output rule). 0 or 1
  * (printed). */
-int gpt_cli_write(const char *prefix, const chakra_gpt_config *c, const chakra_gpu_model *gpu,
-                  const chakra_cluster_net *net, const chakra_predict_options *po, int force,
-                  int gzip, int rank_map);
+int gpt_cli_write(const char *prefix, const gpt_setup *s, int force, int gzip, int rank_map);
 
 #endif

@@ -34,6 +34,9 @@ static const char usage[] =
 	"  --iters K                  measured iterations [1]\n"
 	"  --warmup W                 iterations run first and not measured [1]\n"
 	"  --json                     the report as JSON\n"
+	"  --max-compute S            refuse a rank whose compute per iteration passes S\n"
+	"                             seconds (computing is progress: --timeout never\n"
+	"                             cuts it short); 0 = no cap [3600]\n"
 	"  --timeout S                a rank waiting S seconds with no progress stops every\n"
 	"                             rank with what each waits for; 0 = never [600]\n"
 	"  --network NET.yml --system SYS.json\n"
@@ -44,6 +47,7 @@ static const char usage[] =
 	"  --no-comm-group            ignore pg_name (as chakra sim without --comm-group)\n"
 	"  --dims D0xD1..             network shape for involved_dim [npus_count of --network]\n"
 	"  --deps data|ctrl|both      dependencies that gate a node [data]\n"
+	"  -f, --force                replace existing --log files\n"
 	"  --log PREFIX               write each rank's issued and completed nodes to\n"
 	"                             PREFIX.r.log\n"
 	"  --verify                   check every result (sums, blocks, messages) against\n"
@@ -68,6 +72,7 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 	o->iters = 1;
 	o->warmup = 1;
 	o->timeout = 600;
+	o->max_compute = 3600;
 	o->deps = CHAKRA_DEPS_DATA;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -89,7 +94,8 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 		memcpy(name, a, nl);
 		name[nl] = 0;
 		int flag = !strcmp(name, "--json") || !strcmp(name, "--no-comm-group") ||
-		           !strcmp(name, "--verify") || !strcmp(name, "-q") || !strcmp(name, "--quiet");
+		           !strcmp(name, "--verify") || !strcmp(name, "-q") || !strcmp(name, "--quiet") ||
+		           !strcmp(name, "-f") || !strcmp(name, "--force");
 		if (flag) {
 			if (eq) {
 				snprintf(err, errlen, "%s takes no value", name);
@@ -101,6 +107,8 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 				o->no_groups = 1;
 			else if (!strcmp(name, "--verify"))
 				o->verify = 1;
+			else if (!strcmp(name, "-f") || !strcmp(name, "--force"))
+				o->force = 1;
 			else
 				o->quiet = 1;
 			continue;
@@ -128,6 +136,14 @@ static int parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errle
 			unsigned *dst = name[2] == 'i' ? &o->iters : &o->warmup;
 			if (parse_uint(v, dst) < 0) {
 				snprintf(err, errlen, "%s: '%s' is not a count", name, v);
+				return -1;
+			}
+		} else if (!strcmp(name, "--max-compute")) {
+			char *end;
+			errno = 0;
+			o->max_compute = strtod(v, &end);
+			if (errno || end == v || *end || !(o->max_compute >= 0) || o->max_compute > 1e9) {
+				snprintf(err, errlen, "--max-compute: '%s' is not a number of seconds", v);
 				return -1;
 			}
 		} else if (!strcmp(name, "--timeout")) {
@@ -292,14 +308,31 @@ static int setup_rank(rp_ctx *c, char *err, size_t errlen)
 			         "largest tag (%d)", c->path, ops[i].id, ops[i].tag, *ub);
 			return -1;
 		}
+	/* Compute is slept (or spun) for its recorded duration, and computing
+	 * is progress, so --timeout never cuts it short: a duration of 2^64-1
+	 * ns slept for ever. Capped as chakra sim refuses a simulated time that
+	 * reaches 2^64-1: a rank whose compute per iteration passes
+	 * --max-compute (or saturates) is refused before anything runs. */
+	uint64_t lid, lns = chakra_replay_plan_longest_compute(c->plan, &lid);
+	uint64_t tot = chakra_replay_plan_compute_ns(c->plan);
+	if (c->o.compute != RP_SKIP &&
+	    (tot == UINT64_MAX || (c->o.max_compute > 0 && (double)tot > c->o.max_compute * 1e9))) {
+		snprintf(err, errlen, "%.500s: %s compute per iteration (node %" PRIu64 " alone: %.3g s) "
+		         "passes --max-compute %g s: a replay would sleep through it (use --compute "
+		         "skip, or raise --max-compute)", c->path,
+		         tot == UINT64_MAX ? "2^64-1 ns of" : "the",
+		         lid, (double)lns / 1e9, c->o.max_compute);
+		return -1;
+	}
 	if (c->o.log) {
-		char lp[4200];
-		snprintf(lp, sizeof lp, "%s.%d.log", c->o.log, c->rank);
-		c->log = fopen(lp, "w");
-		if (!c->log) {
-			snprintf(err, errlen, "%.500s: %s", lp, strerror(errno));
+		/* the output rule (lib/outfile.h): a temporary renamed at the end,
+		 * an existing log replaced only with -f, never a trace */
+		snprintf(c->log_path, sizeof c->log_path, "%s.%d.log", c->o.log, c->rank);
+		const char *in[] = { c->path, c->o.network, c->o.system, c->o.groups };
+		chakra__out_opts oo = { c->o.force, 0, in, 4, "use -f (--force)" };
+		if (chakra__out_open(&c->log_out, c->log_path, &oo, err, errlen) < 0)
 			return -1;
-		}
+		c->log = c->log_out.f;
 		fprintf(c->log, "# chakra-replay log: rank %d of %d, %s, %u warmup + %u iterations, "
 		        "deps %s\n", c->rank, c->size, c->path, c->o.warmup, c->o.iters,
 		        deps_name(c->o.deps));
@@ -506,10 +539,15 @@ int main(int argc, char **argv)
 	report(c, c->o.network ? &sim : NULL);
 	status = 0;
 out:
-	if (c->log && fclose(c->log) != 0) {
-		fprintf(stderr, "chakra-replay: rank %d: writing the log failed\n", c->rank);
-		status = 1;
+	if (c->log) {
+		char e[600];
+		/* a failed run keeps its log too: it says how far each rank got */
+		if (chakra__out_commit(&c->log_out, e, sizeof e) < 0) {
+			fprintf(stderr, "chakra-replay: rank %d: %s\n", c->rank, e);
+			status = 1;
+		}
 	}
+	chakra__out_abort(&c->log_out);
 	c->log = NULL;
 	if (have_sim)
 		chakra_replay_sim_free(&sim);

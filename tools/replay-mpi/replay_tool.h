@@ -13,6 +13,8 @@
 #define CHAKRA_REPLAY_TOOL_H
 
 #include <stdio.h>
+
+#include "outfile.h"
 #include <mpi.h>
 
 #include "chakra/chakra.h"
@@ -26,12 +28,14 @@ typedef struct rp_opts {
 	unsigned iters, warmup;
 	int json;
 	double timeout;         /* seconds without progress; 0: none */
+	double max_compute;     /* seconds of compute per rank and iteration; 0: no cap */
 	const char *network, *system;
 	const char *groups;     /* --comm-group */
 	int no_groups;
 	const char *dims;
 	chakra_deps deps;
 	const char *log;        /* per-rank log prefix */
+	int force;              /* -f: replace existing logs */
 	int verify;
 	int quiet;
 } rp_opts;
@@ -68,7 +72,9 @@ typedef struct rp_ctx {
 	int ctl_in[2];
 	const char *phase;          /* what this rank is doing, for messages */
 	rp_pool pool;
-	FILE *log;
+	FILE *log;              /* log_out.f, or NULL */
+	chakra__out log_out;
+	char log_path[4200];
 	/* Results of the measured iterations. */
 	chakra_replay_stats stats;
 	chakra_replay_rank_times times;

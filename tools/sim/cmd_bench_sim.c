@@ -42,13 +42,25 @@ static const char SYS_TAIL[] =
 	"  \"collective-optimization\": \"localBWAware\",\n  \"local-mem-bw\": 1600,\n"
 	"  \"boost-mode\": 0\n}\n";
 
-static int write_text(const char *path, const char *text)
+/* network.yml, system.json and the rank map: left alone when they already
+ * hold the text, else written under the output rule (an other file there
+ * only with -f). */
+static int write_text(const char *path, const char *text, int force)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return tool_err("%s: %s", path, strerror(errno));
-	fputs(text, f);
-	return fclose(f) ? tool_err("%s: write failed", path) : 0;
+	size_t n = strlen(text);
+	char buf[1024];
+	FILE *in = fopen(path, "rb");
+	if (in) {
+		size_t got = fread(buf, 1, sizeof buf, in);
+		fclose(in);
+		if (got == n && !memcmp(buf, text, n))
+			return 0;
+	}
+	tool_out o;
+	if (tool_out_open(&o, path, force, NULL, 0) < 0)
+		return -1;
+	fputs(text, o.f);
+	return tool_out_commit(&o);
 }
 
 /* Process CPU seconds: the machine is shared, so wall time alone misleads. */
@@ -62,12 +74,12 @@ static double cpu_now(void)
 
 /* The chain every NPU runs: compute, all-reduce, compute, ... each on the
  * previous. */
-static int write_chain(const char *path, uint64_t nodes)
+static int write_chain(const char *path, uint64_t nodes, int force)
 {
 	static const uint64_t us[4] = { 5, 20, 50, 100 };
 	static const uint64_t bytes[5] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20 };
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
-	wo.overwrite = 1;
+	wo.overwrite = force;
 	chakra_writer *w = NULL;
 	chakra_builder *b = chakra_builder_new();
 	if (!b)
@@ -203,7 +215,7 @@ int cmd_bench_sim(int argc, char **argv)
 {
 	uint64_t npus = 64, nodes = 20000, window = 0, runs = 3, memory = CHAKRA_SIM_DEFAULT_MEMORY;
 	const char *dir = NULL, *shape = NULL;
-	int aware = 0, path = -1, files = 0;
+	int aware = 0, path = -1, files = 0, force = 0;
 	const tool_option opts[] = {
 		{ "--npus", "N", TOOL_U64, &npus, NULL,
 		  "NPUs (default 64): [Ring, Switch] 8 x N/8, N a multiple\nof 8" },
@@ -219,6 +231,8 @@ int cmd_bench_sim(int argc, char **argv)
 		{ "--path", "full|symmetry|both", TOOL_CHOICE, &path, "full|symmetry|both",
 		  "simulate every NPU, one per class, or both\n"
 		  "(default: both up to 16,384 NPUs, else symmetry)" },
+		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL,
+		  "replace files of DIR that are not this workload's" },
 		{ "--model", "unaware|aware", TOOL_CHOICE, &aware, "unaware|aware",
 		  "the network model (default unaware)" },
 		{ "--memory", "SIZE", TOOL_SIZE, &memory, NULL,
@@ -231,7 +245,7 @@ int cmd_bench_sim(int argc, char **argv)
 	const tool_command cmd = {
 		"[--npus N | --shape D0xD1..] [--nodes M] [--dir DIR] [--files]\n"
 		"                        [--path full|symmetry|both] [--model unaware|aware]\n"
-		"                        [--memory SIZE] [--window W] [--runs R]",
+		"                        [--memory SIZE] [--window W] [--runs R] [-f]",
 		"N NPUs on [Ring, Switch] 8 x N/8 (50/50 GB/s, 500/500 ns; ring per dimension,\n"
 		"4 splits, 1 active chunk, endpoint delay 10, local-mem-bw 1600). Each NPU runs a\n"
 		"chain of M nodes alternating compute (5, 20, 50, 100 us cycling) and all-reduce\n"
@@ -290,8 +304,12 @@ int cmd_bench_sim(int argc, char **argv)
 	}
 	if (strlen(dir) > 900)
 		return tool_usage(argv[0], "--dir is too long");
-	if (mkdir(dir, 0777) && errno != EEXIST)
+	struct stat st;
+	if (mkdir(dir, dir == dbuf ? 0700 : 0777) && errno != EEXIST)
 		return tool_err("%s: %s", dir, strerror(errno));
+	/* the default lies in a shared /tmp: it must be ours, not a link */
+	if (dir == dbuf && (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
+		return tool_err("%s: not a directory of this user; use --dir", dir);
 	snprintf(prefix, sizeof prefix, "%s/bench", dir);
 	/* The network: dimension 0 a Ring, the others Switches, 50 GB/s, 500 ns. */
 	size_t o = (size_t)snprintf(net_text, sizeof net_text, "# chakra bench sim\ntopology: [");
@@ -333,30 +351,41 @@ int cmd_bench_sim(int argc, char **argv)
 	int have = have_files || (!files && access(p, R_OK) == 0);
 	if (!have && files) {
 		for (uint64_t r = 0; r < npus; r++) {
+			snprintf(p, sizeof p, "%s.%" PRIu64 ".et", prefix, r);
+			if (tool_out_check(p, force, NULL, 0) < 0)
+				return 1;
+		}
+		for (uint64_t r = 0; r < npus; r++) {
 			/* (the same bytes in a file of their own each, as generators write) */
 			snprintf(p, sizeof p, "%s.%" PRIu64 ".et", prefix, r);
-			if (write_chain(p, nodes))
+			if (write_chain(p, nodes, force))
 				return 1;
 		}
 		have_files = 1;
 	} else if (!have) {
 		snprintf(p, sizeof p, "%s.c0.et", prefix);
-		if (write_chain(p, nodes))
+		if (tool_out_check(p, force, NULL, 0) < 0)
+			return 1;
+		snprintf(p, sizeof p, "%s.ranks", prefix);
+		if (tool_out_check(p, force, NULL, 0) < 0)
+			return 1;
+		snprintf(p, sizeof p, "%s.c0.et", prefix);
+		if (write_chain(p, nodes, force))
 			return 1;
 		snprintf(p, sizeof p, "%s.ranks", prefix);
 		char map[256];
 		snprintf(map, sizeof map, "chakra-rank-map 1\n# chakra bench sim: every NPU runs the "
 		         "chain\nranks %" PRIu64 "\nclass 0 bench.c0.et\n0-%" PRIu64 " 0\n", npus,
 		         npus - 1);
-		if (write_text(p, map))
+		if (write_text(p, map, force))
 			return 1;
 	}
 	double t_gen = tool_now() - t0;
 	snprintf(p, sizeof p, "%s/network.yml", dir);
-	if (write_text(p, net_text))
+	if (write_text(p, net_text, force))
 		return 1;
 	snprintf(p, sizeof p, "%s/system.json", dir);
-	if (write_text(p, sys_text))
+	if (write_text(p, sys_text, force))
 		return 1;
 
 	chakra_sim_network net;

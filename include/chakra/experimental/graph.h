@@ -71,8 +71,8 @@ void chakra_graph_free(chakra_graph *g);
 
 /* Add a node with its data and control parents (either list may be empty).
  * Returns its index, or CHAKRA_ENOMEM / CHAKRA_ETOOBIG (2^31 - 2 nodes or
- * 2^32 - 1 edges). *first: the index of the node that has this id already
- * (a duplicate), else CHAKRA_GRAPH_NONE. */
+ * 2^32 - 1 edges). *first (first may be NULL): the index of the node that
+ * has this id already (a duplicate), else CHAKRA_GRAPH_NONE. */
 long long chakra_graph_add(chakra_graph *g, uint64_t id, const uint64_t *data, size_t nd,
                            const uint64_t *ctrl, size_t nc, uint32_t *first);
 size_t chakra_graph_count(const chakra_graph *g);

@@ -100,7 +100,9 @@ typedef struct chakra_perf_options {
 	 * when the trace has recorded times, else 1. */
 	unsigned copies;
 	/* Device compute ops (KERNEL, MEMORY) take factor x their time;
-	 * rank_compute_scale (n_ranks entries, NULL: none) on top of it. */
+	 * rank_compute_scale (n_ranks entries, NULL: none) on top of it.
+	 * Every factor is in 0..1e9; anything else (NaN, negative, inf) is
+	 * CHAKRA_EINVAL. */
 	double compute_scale;    /* 0 or 1: unchanged */
 	const double *rank_compute_scale;
 	/* Device ops whose name matches a POSIX extended regular expression
@@ -155,6 +157,14 @@ CHAKRA_EXPERIMENTAL_API int64_t chakra_perf_between_count(const chakra_perf *r,
  * it), the edges among them. */
 CHAKRA_EXPERIMENTAL_API int chakra_perf_between(const chakra_perf *r, const char *annotation,
                                                   uint64_t k, chakra_perf **out);
+/* Windows first .. first+count-1 at once, into outs[count]: every op is
+ * placed once, so all the windows of a trace cost about what one replay of
+ * it does (chakra_perf_between per window reads the whole graph each
+ * time). On an error every outs[] is NULL except outs[0], whose message
+ * says why (NULL as well when out of memory at once). */
+CHAKRA_EXPERIMENTAL_API int chakra_perf_between_range(const chakra_perf *r,
+                                                        const char *annotation, uint64_t first,
+                                                        size_t count, chakra_perf **outs);
 
 /* ---- building a graph by hand ---- */
 /* The resource (rank, gpu?, device, id): found or created; returns its

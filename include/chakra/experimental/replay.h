@@ -156,6 +156,9 @@ uint64_t chakra_replay_plan_compute_count(const chakra_replay_plan *p);
 /* Sum of the compute nodes' durations in ns (duration_nanos, else
  * duration_micros * 1000: the simulator's rule without roofline). */
 uint64_t chakra_replay_plan_compute_ns(const chakra_replay_plan *p);
+/* The longest compute node's duration in ns (2^64-1 when its duration
+ * saturated), its id in *id (id may be NULL); 0 without compute nodes. */
+uint64_t chakra_replay_plan_longest_compute(const chakra_replay_plan *p, uint64_t *id);
 /* A node's compute duration by the same rule. */
 uint64_t chakra_replay_compute_ns(const chakra_node *n);
 

@@ -388,7 +388,13 @@ class attr_list {
   iterator end() const { return iterator(o_, size()); }
   size_t size() const { return Count(o_); }
   bool empty() const { return size() == 0; }
-  attr operator[](size_t i) const { return attr(At(o_, i)); }
+  // Attribute i; past the end throws chakra::error (CHAKRA_ERANGE).
+  attr operator[](size_t i) const {
+    if (i >= size())
+      detail::fail(CHAKRA_ERANGE, "attribute " + std::to_string(i) + " of " +
+                                      std::to_string(size()) + ": past the end");
+    return attr(At(o_, i));
+  }
   // First attribute with this name.
   std::optional<attr> find(std::string_view name) const {
     size_t n = size();
@@ -629,15 +635,21 @@ struct feeder_options {
   }
 };
 
-// Operations on a feeder the caller does not own (a workload's rank).
+// Operations on a feeder the caller does not own (a workload's rank). One
+// that holds none (a default-constructed or moved-from feeder) throws
+// chakra::error (CHAKRA_ESTATE) from every operation; its counters are 0.
 class feeder_ref {
  public:
   explicit feeder_ref(chakra_feeder* f) : f_(f) {}
+
+  // Whether it holds a feeder.
+  explicit operator bool() const { return f_ != nullptr; }
 
   // Issue the next ready node (now in flight); nullopt when none is ready.
   // A stall (nothing ready, nothing in flight, nodes left) or a bad file
   // throws, naming the blocked nodes or the offending bytes.
   std::optional<node_view> next() {
+    require();
     const chakra_node* n = nullptr;
     int rc = chakra_feeder_next(f_, &n);
     rethrow_pending();
@@ -648,11 +660,18 @@ class feeder_ref {
     return node_view(n);
   }
   // Complete an in-flight node, releasing its children.
-  void complete(uint64_t id) { check(chakra_feeder_complete(f_, id)); }
+  void complete(uint64_t id) {
+    require();
+    check(chakra_feeder_complete(f_, id));
+  }
   // Return an in-flight node to the ready set.
-  void push_back(uint64_t id) { check(chakra_feeder_push_back(f_, id)); }
+  void push_back(uint64_t id) {
+    require();
+    check(chakra_feeder_push_back(f_, id));
+  }
   // A node read and not yet completed.
   std::optional<node_view> lookup(uint64_t id) const {
+    require();
     const chakra_node* n = chakra_feeder_lookup(f_, id);
     if (!n)
       return std::nullopt;
@@ -667,7 +686,10 @@ class feeder_ref {
   uint64_t warning_count() const { return chakra_feeder_warning_count(f_); }
   uint64_t cycle_break_count() const { return chakra_feeder_cycle_break_count(f_); }
   uint64_t duplicate_dep_count() const { return chakra_feeder_duplicate_dep_count(f_); }
-  metadata_view metadata() const { return metadata_view(chakra_feeder_metadata(f_)); }
+  metadata_view metadata() const {
+    require();
+    return metadata_view(chakra_feeder_metadata(f_));
+  }
   std::string_view errmsg() const { return chakra_feeder_errmsg(f_); }
   chakra_feeder* c_ptr() const { return f_; }
 
@@ -675,6 +697,12 @@ class feeder_ref {
   chakra_feeder* f_;
   // Set by an owning feeder in callback style.
   std::exception_ptr* pending_ = nullptr;
+
+  void require() const {
+    if (!f_)
+      detail::fail(CHAKRA_ESTATE, "feeder: holds no feeder (default-constructed or moved "
+                                  "from)");
+  }
 
   void rethrow_pending() {
     if (pending_ && *pending_) {
@@ -741,7 +769,10 @@ class feeder : public feeder_ref {
   }
 
   // Callback style: pass every ready node to the callback.
-  void drive() { check(chakra_feeder_drive(f_)); }
+  void drive() {
+    require();
+    check(chakra_feeder_drive(f_));
+  }
 
  private:
   // What the C feeder keeps pointers to (its reader options, the callback
@@ -831,7 +862,12 @@ class workload {
       detail::fail(rc, w ? chakra_workload_errmsg(w) : detail::describe(rc, prefix));
   }
   size_t size() const { return chakra_workload_size(w_.get()); }
+  // Rank `rank`'s feeder; past the last rank throws chakra::error
+  // (CHAKRA_ERANGE).
   feeder_ref operator[](size_t rank) const {
+    if (rank >= size())
+      detail::fail(CHAKRA_ERANGE, "workload: rank " + std::to_string(rank) + " of " +
+                                      std::to_string(size()));
     return feeder_ref(chakra_workload_feeder(w_.get(), rank));
   }
   chakra_workload* c_ptr() const { return w_.get(); }
@@ -877,31 +913,31 @@ class builder {
   }
   // Scalars; kind must fit (an integer kind or bool for attr_int, ...).
   builder& attr_int(std::string_view name, attr_kind kind, int64_t v) {
-    check(chakra_builder_attr_int(b_.get(), std::string(name).c_str(), kind, v), name);
+    check(chakra_builder_attr_int(b_.get(), cname(name).c_str(), kind, v), name);
     return *this;
   }
   builder& attr_uint(std::string_view name, attr_kind kind, uint64_t v) {
-    check(chakra_builder_attr_uint(b_.get(), std::string(name).c_str(), kind, v), name);
+    check(chakra_builder_attr_uint(b_.get(), cname(name).c_str(), kind, v), name);
     return *this;
   }
   builder& attr_double(std::string_view name, attr_kind kind, double v) {
-    check(chakra_builder_attr_double(b_.get(), std::string(name).c_str(), kind, v), name);
+    check(chakra_builder_attr_double(b_.get(), cname(name).c_str(), kind, v), name);
     return *this;
   }
   builder& attr_string(std::string_view name, attr_kind kind, std::string_view v) {
-    check(chakra_builder_attr_string(b_.get(), std::string(name).c_str(), kind, v.data(), v.size()),
+    check(chakra_builder_attr_string(b_.get(), cname(name).c_str(), kind, v.data(), v.size()),
           name);
     return *this;
   }
   builder& attr_bool(std::string_view name, bool v) { return attr_int(name, CHAKRA_ATTR_BOOL, v); }
   // Lists: integers as uint64_t bit patterns (an int64 -1 is UINT64_MAX).
   builder& attr_list_uint(std::string_view name, attr_kind kind, const std::vector<uint64_t>& v) {
-    check(chakra_builder_attr_list_uint(b_.get(), std::string(name).c_str(), kind, v.data(), v.size()),
+    check(chakra_builder_attr_list_uint(b_.get(), cname(name).c_str(), kind, v.data(), v.size()),
           name);
     return *this;
   }
   builder& attr_list_double(std::string_view name, attr_kind kind, const std::vector<double>& v) {
-    check(chakra_builder_attr_list_double(b_.get(), std::string(name).c_str(), kind, v.data(),
+    check(chakra_builder_attr_list_double(b_.get(), cname(name).c_str(), kind, v.data(),
                                           v.size()),
           name);
     return *this;
@@ -914,13 +950,13 @@ class builder {
       p.push_back(s.data());
       l.push_back(s.size());
     }
-    check(chakra_builder_attr_list_string(b_.get(), std::string(name).c_str(), kind, p.data(),
+    check(chakra_builder_attr_list_string(b_.get(), cname(name).c_str(), kind, p.data(),
                                           l.data(), v.size()),
           name);
     return *this;
   }
   builder& attr_empty(std::string_view name) {
-    check(chakra_builder_attr_empty(b_.get(), std::string(name).c_str()), name);
+    check(chakra_builder_attr_empty(b_.get(), cname(name).c_str()), name);
     return *this;
   }
   builder& attr_doc(std::string_view s) {
@@ -939,6 +975,14 @@ class builder {
   static void check(int rc, std::string_view what) {
     if (rc < 0)
       detail::fail(rc, "builder: " + detail::describe(rc, what));
+  }
+  // Attribute names go to C as NUL-terminated strings: a name holding a
+  // NUL byte would be cut there, silently; refused instead.
+  static std::string cname(std::string_view name) {
+    if (name.find('\0') != std::string_view::npos)
+      detail::fail(CHAKRA_EINVAL, "builder: attribute name holds a NUL byte: '" +
+                                      std::string(name.substr(0, name.find('\0'))) + "\\0...'");
+    return std::string(name);
   }
 };
 
@@ -964,6 +1008,8 @@ class writer {
       detail::fail(rc, w ? chakra_writer_errmsg(w) : detail::describe(rc, path));
   }
   void write_metadata(std::string_view version, const builder* attrs = nullptr) {
+    if (version.find('\0') != std::string_view::npos)
+      detail::fail(CHAKRA_EINVAL, "writer: metadata version holds a NUL byte");
     check(chakra_writer_write_metadata(w_.get(), std::string(version).c_str(),
                                        attrs ? attrs->c_ptr() : nullptr));
   }
