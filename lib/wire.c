@@ -291,6 +291,10 @@ static int fr_err(framer *fr, uint64_t off, unsigned flags, int code)
 }
 
 #define FRAME_CHUNK (1024 * 1024)
+/* A callback's first buffer: a caller that hands over a few KiB at a time
+ * (chakra sim: 4 KiB per rank at 16,384 ranks) never gets a 1 MiB buffer
+ * per stream; one that fills each read gets larger ones (framer.chunk). */
+#define FRAME_CB_START 4096
 
 void chakra__framer_init(framer *fr, const char *name, uint64_t max_msg)
 {
@@ -307,6 +311,7 @@ void chakra__framer_init(framer *fr, const char *name, uint64_t max_msg)
 	fr->hook = NULL;
 	fr->err_off = 0;
 	fr->err_flags = 0;
+	fr->chunk = fr->src.kind == SRC_CB ? FRAME_CB_START : FRAME_CHUNK;
 	if (chakra__source_is_plain_mem(&fr->src)) {
 		fr->zero_copy = 1;
 		fr->data = fr->src.mem;
@@ -340,8 +345,8 @@ static int fill(framer *fr, size_t need, char *err)
 		/* Room for a read; with kept bytes (pos of them), at least as
 		 * much again, so that each byte read is moved about once. */
 		size_t room = fr->buf.cap - fr->end;
-		if (room < FRAME_CHUNK / 4 || (fr->keep && room < fr->pos)) {
-			size_t want = fr->buf.cap ? fr->buf.cap * 2 : FRAME_CHUNK;
+		if (room < fr->chunk / 4 || (fr->keep && room < fr->pos)) {
+			size_t want = fr->buf.cap ? fr->buf.cap * 2 : fr->chunk;
 			uintptr_t old = (uintptr_t)fr->buf.p;
 			if (chakra__cbuf_reserve(&fr->buf, want))
 				return fr_err(fr, 0, 0,
@@ -351,11 +356,14 @@ static int fill(framer *fr, size_t need, char *err)
 		fr->data = fr->buf.p;
 		if (moved && fr->moved)
 			fr->moved(fr->hook);
-		long n = chakra__source_read(&fr->src, fr->buf.p + fr->end, fr->buf.cap - fr->end, fr->name, err);
+		size_t ask = fr->buf.cap - fr->end;
+		long n = chakra__source_read(&fr->src, fr->buf.p + fr->end, ask, fr->name, err);
 		if (n < 0)
 			return fr_err(fr, fr->src.err_off, fr->src.err_flags, (int)n);
 		if (n == 0)
 			fr->eof = 1;
+		if ((size_t)n == ask && fr->chunk < FRAME_CHUNK) /* (it had more to give) */
+			fr->chunk *= 2;
 		fr->end += (size_t)n;
 	}
 	return 1;

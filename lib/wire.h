@@ -121,6 +121,7 @@ typedef struct framer {
 	size_t pos, end;       /* unconsumed bytes are data[pos, end) */
 	uint64_t base;         /* stream offset of data[0] */
 	int eof, zero_copy;
+	size_t chunk;          /* the buffer's first size and the room kept for a read */
 	/* Optional, for an owner that reads ahead and keeps messages where
 	 * the framer put them (the feeder): bytes from stream offset
 	 * keep(hook) on survive compaction, and moved(hook) is called after

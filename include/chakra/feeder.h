@@ -94,11 +94,17 @@ typedef struct chakra_feeder_options {
 	 * CHAKRA_ETOOBIG naming the budget. 0 = default (1 GiB); UINT64_MAX =
 	 * unlimited. */
 	uint64_t max_memory;
+	/* ---- version 3 ---- */
+	/* NULL, or the rank's substitution of a rank map (below): the decoded
+	 * comm_src, comm_dst and pg_name values of the class file are replaced
+	 * by the rank's own. Copied at open. */
+	const struct chakra_rank_subst *subst;
 } chakra_feeder_options;
 
-#define CHAKRA_FEEDER_OPTIONS_VERSION 2
+#define CHAKRA_FEEDER_OPTIONS_VERSION 3
 #define CHAKRA_FEEDER_OPTIONS_INIT \
-	{ CHAKRA_FEEDER_OPTIONS_VERSION, CHAKRA_DEPS_DATA, CHAKRA_ORDER_ID, 0, 0, NULL, NULL, NULL, 0, 0 }
+	{ CHAKRA_FEEDER_OPTIONS_VERSION, CHAKRA_DEPS_DATA, CHAKRA_ORDER_ID, 0, 0, NULL, NULL, NULL, 0, 0, \
+	  NULL }
 
 /* Defaults of that version, writing only its fields (as
  * chakra_reader_options_init). 0, or CHAKRA_EINVAL for an unknown version. */
@@ -178,13 +184,60 @@ CHAKRA_API const char *chakra_feeder_errmsg(const chakra_feeder *f);
 /* The last error as values (see chakra_error_info); returns its code. */
 CHAKRA_API int chakra_feeder_error(const chakra_feeder *f, chakra_error_info *info, size_t size);
 
-/* ---- Multi-rank workloads: PREFIX.0.et ... PREFIX.{N-1}.et ---- */
+/* ---- Rank maps: N ranks written as one file per class (docs/feeder.md) ----
+ * A text file (PREFIX.ranks) naming, for every rank, the file of its class
+ * and the values its own trace has where the class file has others: its
+ * peers (comm_src / comm_dst) and its groups (pg_name). */
+typedef struct chakra_rank_map chakra_rank_map;
+
+/* One rank's substitution: where a decoded comm_src or comm_dst equals
+ * peer_from[i] the rank has peer_to[i], where pg_name equals group_from[j]
+ * it has group_to[j]; other values are the class file's. */
+typedef struct chakra_rank_subst {
+	size_t n_peers;
+	const int64_t *peer_from, *peer_to;
+	size_t n_groups;
+	const char *const *group_from;
+	const char *const *group_to;
+} chakra_rank_subst;
+
+/* Reads a rank map: 0, or a negative error with "PATH:LINE: what" in err
+ * (CHAKRA_EIO: the file cannot be read; CHAKRA_ECORRUPT: its contents).
+ * Class files named by a relative path are relative to the map's folder. */
+CHAKRA_API int chakra_rank_map_load(chakra_rank_map **out, const char *path, char *err,
+                                    size_t errlen);
+/* The same from memory (name: for messages and as the folder of relative
+ * class files). */
+CHAKRA_API int chakra_rank_map_parse(chakra_rank_map **out, const char *name, const char *text,
+                                     size_t len, char *err, size_t errlen);
+CHAKRA_API void chakra_rank_map_free(chakra_rank_map *m);
+CHAKRA_API uint32_t chakra_rank_map_ranks(const chakra_rank_map *m);
+CHAKRA_API uint32_t chakra_rank_map_classes(const chakra_rank_map *m);
+/* The class of a rank (UINT32_MAX when out of range). */
+CHAKRA_API uint32_t chakra_rank_map_class(const chakra_rank_map *m, uint32_t rank);
+/* The class's file, a path to open (NULL when out of range). */
+CHAKRA_API const char *chakra_rank_map_file(const chakra_rank_map *m, uint32_t cls);
+/* The rank's substitution (pointers into the map, valid while it lives):
+ * 0, or CHAKRA_EINVAL for a rank out of range. */
+CHAKRA_API int chakra_rank_map_subst(const chakra_rank_map *m, uint32_t rank,
+                                     chakra_rank_subst *s);
+/* Is PATH a rank map (a regular file that starts "chakra-rank-map")? */
+CHAKRA_API int chakra_rank_map_is(const char *path);
+
+/* ---- Multi-rank workloads: PREFIX.0.et ... PREFIX.{N-1}.et, or a rank map ---- */
 typedef struct chakra_workload chakra_workload;
-/* Detects N (also accepts PREFIX.R.et.gz); one feeder per rank. */
+/* Detects N (also accepts PREFIX.R.et.gz); one feeder per rank. Without
+ * PREFIX.0.et(.gz), PREFIX.ranks (or PREFIX itself, when it is a rank map)
+ * is read: each rank's feeder then reads its class file with the rank's
+ * substitution, and is opened on the first chakra_workload_feeder call for
+ * that rank (a map may name 131,072 ranks; NULL when that open fails: the
+ * reason is in chakra_workload_errmsg). */
 CHAKRA_API int chakra_workload_open(chakra_workload **out, const char *prefix,
                                     const chakra_feeder_options *opts);
 CHAKRA_API size_t chakra_workload_size(const chakra_workload *w);
 CHAKRA_API chakra_feeder *chakra_workload_feeder(chakra_workload *w, size_t rank);
+/* The workload's rank map, or NULL for per-rank files. */
+CHAKRA_API const chakra_rank_map *chakra_workload_rank_map(const chakra_workload *w);
 CHAKRA_API const char *chakra_workload_errmsg(const chakra_workload *w);
 CHAKRA_API void chakra_workload_close(chakra_workload *w);
 

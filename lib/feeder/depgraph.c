@@ -123,6 +123,37 @@ int chakra__kid_remove(chakra_feeder *f, fslot *p, uint32_t child)
 
 /* ---- lazy decoding ---- */
 
+/* A rank map's substitution on a decoded node (in the scratch arena, before
+ * the copy): its peers and group take the rank's values. */
+static void rankmap_apply(const chakra_feeder *f, node_full *nf)
+{
+	for (size_t k = 0; k < nf->n_attrs; k++) {
+		chakra_attr *a = &nf->attrs[k];
+		const char *nm = a->name.s;
+		if (!nm || (nm[0] != 'p' && nm[0] != 'c'))
+			continue;
+		if (a->kind == CHAKRA_ATTR_STRING && !strcmp(nm, "pg_name")) {
+			for (size_t j = 0; j < f->sub_ng; j++)
+				if (a->s.s && !strcmp(a->s.s, f->sub_gf[j])) {
+					a->s.s = f->sub_gt[j];
+					a->s.len = strlen(f->sub_gt[j]);
+					break;
+				}
+		} else if (f->sub_np && a->kind != CHAKRA_ATTR_STRING && a->kind != CHAKRA_ATTR_BYTES &&
+		           !chakra_attr_is_list((const chakra_attr *)a) &&
+		           (!strcmp(nm, "comm_src") || !strcmp(nm, "comm_dst"))) {
+			int64_t v;
+			if (chakra_attr_int(a, &v) < 0)
+				continue;
+			for (size_t j = 0; j < f->sub_np; j++)
+				if (v == f->sub_pf[j]) {
+					a->u = (uint64_t)f->sub_pt[j]; /* (integer kinds: the value's bits) */
+					break;
+				}
+		}
+	}
+}
+
 static node_full *materialize(chakra_node *n)
 {
 	fslot *s = (fslot *)n;
@@ -138,6 +169,8 @@ static node_full *materialize(chakra_node *n)
 	chakra__arena_reset(&f->scratch);
 	int rc = chakra__node_walk(n->msg, n->len, n->offset + wire_varint_size(n->len), &id, &tmp,
 	                           &f->scratch, &f->ws_lazy, f->tmp);
+	if (rc == 0 && (f->sub_np || f->sub_ng))
+		rankmap_apply(f, &tmp);
 	if (rc == 0) {
 		full = chakra__node_full_compact(&tmp, &f->bytes, &s->full_cls);
 		if (!full)

@@ -114,12 +114,46 @@ static const size_t feeder_opts_size[] = {
 	0,
 	offsetof(chakra_feeder_options, reader) + sizeof(const chakra_reader_options *),
 	offsetof(chakra_feeder_options, max_memory) + sizeof(uint64_t),
+	offsetof(chakra_feeder_options, subst) + sizeof(const chakra_rank_subst *),
 };
 #define N_VERSIONS (sizeof feeder_opts_size / sizeof feeder_opts_size[0])
+
+int chakra__feeder_opts_copy(chakra_feeder_options *dst, const chakra_feeder_options *src)
+{
+	return chakra__opts_copy(dst, sizeof *dst, src, feeder_opts_size, N_VERSIONS) ? CHAKRA_EINVAL : 0;
+}
 
 int chakra_feeder_options_init(chakra_feeder_options *opts, unsigned version)
 {
 	return chakra__opts_init(opts, version, feeder_opts_size, N_VERSIONS);
+}
+
+/* The feeder's own copy of a rank's substitution (nothing is read from
+ * the caller's memory after open). */
+static int subst_copy(chakra_feeder *f, const chakra_rank_subst *s)
+{
+	size_t np = s->n_peers, ng = s->n_groups;
+	if (np) {
+		f->sub_pf = (int64_t *)chakra__malloc(np * sizeof *f->sub_pf);
+		f->sub_pt = (int64_t *)chakra__malloc(np * sizeof *f->sub_pt);
+		if (!f->sub_pf || !f->sub_pt)
+			return CHAKRA_ENOMEM;
+		memcpy(f->sub_pf, s->peer_from, np * sizeof *f->sub_pf);
+		memcpy(f->sub_pt, s->peer_to, np * sizeof *f->sub_pt);
+		f->sub_np = np;
+	}
+	if (ng) {
+		f->sub_gf = (char **)chakra__calloc(ng, sizeof *f->sub_gf);
+		f->sub_gt = (char **)chakra__calloc(ng, sizeof *f->sub_gt);
+		if (!f->sub_gf || !f->sub_gt)
+			return CHAKRA_ENOMEM;
+		f->sub_ng = ng; /* (freed entry by entry from here on) */
+		for (size_t j = 0; j < ng; j++)
+			if (!(f->sub_gf[j] = chakra__strdup(s->group_from[j])) ||
+			    !(f->sub_gt[j] = chakra__strdup(s->group_to[j])))
+				return CHAKRA_ENOMEM;
+	}
+	return 0;
 }
 
 static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char *defname)
@@ -153,6 +187,9 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 	f->ropts.display_name = f->name; /* (the feeder's own copy) */
 	f->opts.reader = &f->ropts;
 	*out = f;
+	if (!bad && f->opts.subst && subst_copy(f, f->opts.subst) < 0)
+		return feeder_fail(f, chakra__feeder_errf(f, CHAKRA_ENOMEM, "%s: out of memory", f->name));
+	f->opts.subst = NULL; /* (the feeder's own copy: sub_*) */
 	if (bad)
 		return feeder_fail(f, chakra__feeder_errf(f, CHAKRA_EINVAL,
 		                                   "%s: chakra_feeder_options version %u is not one this "
@@ -275,6 +312,14 @@ static void feeder_free(chakra_feeder *f)
 	chakra__arena_free(&f->scratch);
 	chakra_reader_close(f->rd);
 	chakra__free(f->name);
+	chakra__free(f->sub_pf);
+	chakra__free(f->sub_pt);
+	for (size_t j = 0; j < f->sub_ng; j++) {
+		chakra__free(f->sub_gf[j]);
+		chakra__free(f->sub_gt[j]);
+	}
+	chakra__free(f->sub_gf);
+	chakra__free(f->sub_gt);
 	chakra__free(f);
 }
 

@@ -138,6 +138,11 @@ struct chakra_feeder {
 	chakra__errinfo einfo;
 	char err[FEEDER_ERRMSG_MAX];
 	char tmp[CHAKRA_ERRMSG_MAX];
+	/* A rank map's substitution (opts.subst, copied at open): applied to
+	 * each node as it is decoded (rankmap_apply, depgraph.c). */
+	size_t sub_np, sub_ng;
+	int64_t *sub_pf, *sub_pt;
+	char **sub_gf, **sub_gt;
 };
 
 static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
@@ -150,6 +155,9 @@ static inline fslot *fslot_at(const chakra_feeder *f, uint32_t i)
  * for an unknown version). */
 framer *chakra__reader_framer(chakra_reader *r);
 int chakra__reader_opts_copy(chakra_reader_options *dst, const chakra_reader_options *src);
+/* feeder.c: the versioned copy of feeder options (CHAKRA_EINVAL for an
+ * unknown version); what they point to is not copied. */
+int chakra__feeder_opts_copy(chakra_feeder_options *dst, const chakra_feeder_options *src);
 
 /* Feeder defaults for the version 2 budgets. */
 #define FEEDER_DEFAULT_WINDOW_BYTES ((uint64_t)64 << 20)

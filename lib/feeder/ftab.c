@@ -352,6 +352,9 @@ void chakra__doneset_free(doneset *d)
 
 /* ---- bytepool ---- */
 
+/* Slabs grow from 8 KiB to 256 KiB: a feeder of a few nodes (thousands of
+ * them in one simulation) never takes a 256 KiB slab. */
+#define BP_SLAB_FIRST ((size_t)8 << 10)
 #define BP_SLAB ((size_t)256 << 10)
 
 /* Smallest c with 16 << c >= n (n >= 1). */
@@ -400,12 +403,15 @@ void *chakra__bytepool_alloc_slow(bytepool *b, size_t n, uint8_t *cls)
 			b->slabs = s;
 			b->cap_slabs = cap;
 		}
-		uint8_t *slab = (uint8_t *)chakra__malloc(BP_SLAB);
+		size_t slab_sz = b->n_slabs < 5 ? BP_SLAB_FIRST << b->n_slabs : BP_SLAB;
+		if (slab_sz < sz)
+			slab_sz = sz;
+		uint8_t *slab = (uint8_t *)chakra__malloc(slab_sz);
 		if (!slab)
 			return NULL;
 		b->slabs[b->n_slabs++] = slab;
 		b->cur = slab;
-		b->cur_left = BP_SLAB;
+		b->cur_left = slab_sz;
 	}
 	p = b->cur;
 	b->cur += sz;

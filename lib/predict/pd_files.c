@@ -140,3 +140,93 @@ int chakra_gpt_write_system(const chakra_gpt_config *c, const chakra_cluster_net
 		         "  \"local-mem-bw\": 1000000000000,\n  \"boost-mode\": 0\n}\n");
 	return rc;
 }
+
+/* ---------------- the rank map ---------------- */
+
+uint32_t chakra_gpt_classes(const chakra_gpt_config *c)
+{
+	return c && chakra_gpt_config_check(c, NULL, 0) == 0 ? c->pp : 0;
+}
+
+uint32_t chakra_gpt_class_rank(const chakra_gpt_config *c, uint32_t cls)
+{
+	return c ? cls * c->tp * c->dp : 0; /* (Megatron's order: the stage's first GPU) */
+}
+
+/* A file name as a token of the map (quoted when it has blanks or quotes). */
+static int put_token(chakra_write_cb cb, void *data, const char *s)
+{
+	if (*s && !strpbrk(s, " \t\r\n\"#\\"))
+		return cb(data, s, strlen(s));
+	int rc = cb(data, "\"", 1);
+	for (const char *p = s; rc == 0 && *p; p++) {
+		if (*p == '"' || *p == '\\')
+			rc = cb(data, "\\", 1);
+		if (rc == 0)
+			rc = cb(data, *p == '\n' || *p == '\r' ? " " : p, 1);
+	}
+	return rc ? rc : cb(data, "\"", 1);
+}
+
+/* The groups a GPU's trace names (those with more than one GPU), in the
+ * class's order: tensor-parallel, data-parallel, tied embeddings. */
+static int groups(chakra_write_cb cb, void *data, const pd_layout *l, uint32_t ti, uint32_t di,
+                  uint32_t k)
+{
+	int rc = 0;
+	if (l->tp > 1 || l->dp > 1 || (l->pp > 1 && (k == 0 || k == l->pp - 1)))
+		rc = put(cb, data, " groups");
+	if (rc == 0 && l->tp > 1)
+		rc = put(cb, data, " %u", chakra__pd_group_tp(l, di, k));
+	if (rc == 0 && l->dp > 1)
+		rc = put(cb, data, " %u", chakra__pd_group_dp(l, ti, k));
+	if (rc == 0 && l->pp > 1 && (k == 0 || k == l->pp - 1))
+		rc = put(cb, data, " %u", chakra__pd_group_emb(l, ti, di));
+	return rc;
+}
+
+int chakra_gpt_write_rank_map(const chakra_gpt_config *c, const chakra_cluster_net *net,
+                              const char *const *class_files, chakra_write_cb cb, void *data)
+{
+	pd_layout l;
+	if (!c || !net || !class_files || !cb || chakra_gpt_config_check(c, NULL, 0) < 0)
+		return CHAKRA_EINVAL;
+	chakra_gpt_config cc = *c;
+	if (!cc.gpus_per_node)
+		cc.gpus_per_node = net->gpus_per_node ? net->gpus_per_node : 8;
+	if (chakra__pd_layout(&cc, &l, NULL, 0) < 0)
+		return CHAKRA_EINVAL;
+	/* What a stage's trace names, as its first GPU's: the previous and next
+	 * stage's GPUs (both ways round with interleaving), its tensor- and
+	 * data-parallel groups, and the tied embeddings' group (first and last
+	 * stage). */
+	int rc = put(cb, data, "chakra-rank-map 1\n# %u GPUs: tp %u x dp %u x pp %u, one class per "
+	             "pipeline stage (its first GPU's trace); each GPU its own groups and pipeline "
+	             "peers\nranks %u\n", l.gpus, l.tp, l.dp, l.pp, l.gpus);
+	for (uint32_t k = 0; rc == 0 && k < l.pp; k++) {
+		uint32_t next = pd_rank(&l, 0, 0, (k + 1) % l.pp), prev = pd_rank(&l, 0, 0, (k + l.pp - 1) % l.pp);
+		rc = put(cb, data, "class %u ", k);
+		if (rc == 0)
+			rc = put_token(cb, data, class_files[k]);
+		if (rc == 0 && l.pp > 1)
+			rc = next == prev ? put(cb, data, " peers %u", next)
+			                  : put(cb, data, " peers %u %u", next, prev);
+		if (rc == 0)
+			rc = groups(cb, data, &l, 0, 0, k);
+		if (rc == 0)
+			rc = put(cb, data, "\n");
+	}
+	for (uint32_t r = 0; rc == 0 && r < l.gpus; r++) {
+		uint32_t ti = r % l.tp, di = r / l.tp % l.dp, k = r / (l.tp * l.dp);
+		uint32_t next = pd_rank(&l, ti, di, (k + 1) % l.pp), prev = pd_rank(&l, ti, di, (k + l.pp - 1) % l.pp);
+		rc = put(cb, data, "%u %u", r, k);
+		if (rc == 0 && l.pp > 1)
+			rc = next == prev ? put(cb, data, " peers %u", next)
+			                  : put(cb, data, " peers %u %u", next, prev);
+		if (rc == 0)
+			rc = groups(cb, data, &l, ti, di, k);
+		if (rc == 0)
+			rc = put(cb, data, "\n");
+	}
+	return rc;
+}

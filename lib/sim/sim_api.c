@@ -27,6 +27,8 @@ static size_t options_size(unsigned version)
 		return offsetof(chakra_sim_options, memory);
 	case 2:
 		return offsetof(chakra_sim_options, rules);
+	case 3:
+		return offsetof(chakra_sim_options, no_symmetry);
 	case CHAKRA_SIM_OPTIONS_VERSION:
 		return sizeof(chakra_sim_options);
 	default:
@@ -52,6 +54,11 @@ static void results_clear(chakra_sim *s)
 	s->npus = 0;
 	s->finish = s->events = s->nodes = 0;
 	s->rules_used = CHAKRA_SIM_RULES_AUTO;
+	free(s->sym_cls);
+	free(s->sym_rep);
+	s->sym_cls = s->sym_rep = NULL;
+	s->sym_n = 0;
+	s->sym_note[0] = 0;
 }
 
 /* The rules a run follows: the options', or from the metadata of rank 0
@@ -161,6 +168,17 @@ void chakra_sim_free(chakra_sim *s)
 	free(s);
 }
 
+/* A run on open feeders: every NPU's, or (sym) the representatives'. */
+static int run_feeders(chakra_sim *s, chakra_feeder *const *feeders, const chakra_rank_map *map,
+                       const sim_sym *sym)
+{
+	chakra_sim_rules rules = chakra__sim_rules_for(s, chakra_feeder_metadata(feeders[0]));
+	int rc = chakra__sim_engine_run_ex(s, feeders, rules == CHAKRA_SIM_RULES_ASTRA_SIM, map, sym);
+	if (rc == 0)
+		s->rules_used = rules;
+	return rc;
+}
+
 int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n)
 {
 	if (!s)
@@ -178,11 +196,8 @@ int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n)
 	for (size_t r = 0; r < n; r++)
 		if (!feeders[r])
 			return set_err(s, CHAKRA_EINVAL, "chakra_sim_run: feeder %zu is NULL", r);
-	chakra_sim_rules rules = chakra__sim_rules_for(s, n ? chakra_feeder_metadata(feeders[0]) : NULL);
-	int rc = chakra__sim_engine_run(s, feeders, rules == CHAKRA_SIM_RULES_ASTRA_SIM);
-	if (rc == 0)
-		s->rules_used = rules;
-	return rc;
+	s->sym_n = s->net.npus;
+	return run_feeders(s, feeders, NULL, NULL);
 }
 
 int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
@@ -199,9 +214,44 @@ int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
 	if (!f)
 		return set_err(s, CHAKRA_ENOMEM, "out of memory");
 	for (size_t r = 0; r < n; r++)
-		f[r] = chakra_workload_feeder(w, r);
+		if (!(f[r] = chakra_workload_feeder(w, r))) {
+			free(f);
+			return set_err(s, CHAKRA_EIO, "%s", chakra_workload_errmsg(w));
+		}
 	int rc = chakra_sim_run(s, f, n);
 	free(f);
+	return rc;
+}
+
+/* The reduced run: one NPU per class. With callbacks, a first run without
+ * them checks the workload is symmetric, so that a run redone in full has
+ * told the caller nothing; a second one tells. */
+static int run_reduced(chakra_sim *s, sim_workload *w, const sim_sym *sym, char *err,
+                       size_t errlen)
+{
+	const chakra_sim_options keep = s->opt;
+	int quiet_first = keep.event_cb || keep.span_cb || keep.finish_cb;
+	int rc = 0;
+	s->sym_outputs = keep.event_cb || keep.span_cb; /* (their order between NPUs is checked) */
+	for (int pass = quiet_first ? 0 : 1; pass < 2 && rc == 0; pass++) {
+		rc = chakra__sim_workload_feeders(s, w, sym, err, errlen);
+		if (rc < 0)
+			break;
+		if (pass == 0) {
+			s->opt.event_cb = NULL;
+			s->opt.span_cb = NULL;
+			s->opt.finish_cb = NULL;
+		} else if (quiet_first) {
+			s->opt.progress_cb = NULL; /* (told in the first) */
+		}
+		free(s->res);
+		s->res = NULL;
+		s->finish = s->events = s->nodes = 0;
+		rc = run_feeders(s, w->f, w->map, sym);
+		s->opt = keep;
+		chakra__sim_workload_close_feeders(w);
+	}
+	s->sym_outputs = 0;
 	return rc;
 }
 
@@ -212,6 +262,8 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 	if (s->unusable)
 		return refused(s);
 	results_clear(s);
+	s->err[0] = 0;
+	s->warning[0] = 0;
 	if (!prefix)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_prefix: NULL prefix");
 	sim_workload w;
@@ -227,7 +279,48 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 	s->window = w.window;
 	s->window_bytes = w.window_bytes;
 	s->read_chunk = w.chunk;
-	rc = chakra_sim_run(s, w.f, w.n);
+	/* One NPU per class, when the classes are fewer than the ranks and the
+	 * reduction finds every interaction equivalent; else every NPU. */
+	sim_sym sym;
+	rc = 1;
+	if (s->opt.no_symmetry)
+		snprintf(s->sym_note, sizeof s->sym_note, "asked not to (no_symmetry)");
+	else
+		rc = chakra__sim_classes(s, &w, &sym, s->sym_note, sizeof s->sym_note, s->err,
+		                         sizeof s->err);
+	if (rc < 0) {
+		chakra__sim_workload_close(&w);
+		return rc;
+	}
+	if (rc == 0) {
+		s->sym_cls = sym.cls;
+		s->sym_rep = sym.rep;
+		s->sym_n = sym.nclasses;
+		rc = run_reduced(s, &w, &sym, s->err, sizeof s->err);
+		s->sym_cls = s->sym_rep = NULL;
+		if (rc == 0) {
+			s->sym_cls = sym.cls; /* (kept for chakra_sim_simulated, _class_of) */
+			s->sym_rep = sym.rep;
+			sym.cls = sym.rep = NULL;
+		} else {
+			snprintf(s->sym_note, sizeof s->sym_note, "%s%.480s",
+			         rc == CHAKRA_ESTATE ? "not symmetric: " : "the reduced run stopped: ", s->err);
+			free(s->res);
+			s->res = NULL;
+			s->err[0] = 0;
+			s->warning[0] = 0;
+			s->rules_used = CHAKRA_SIM_RULES_AUTO;
+			s->finish = s->events = s->nodes = 0;
+			rc = 1;
+		}
+		chakra__sim_sym_free(&sym);
+	}
+	if (rc == 1) { /* every NPU */
+		s->sym_n = s->net.npus;
+		rc = chakra__sim_workload_feeders(s, &w, NULL, s->err, sizeof s->err);
+		if (rc == 0)
+			rc = run_feeders(s, w.f, w.map, NULL);
+	}
 	if (rc == 0 && w.window_cut && s->rules_used == CHAKRA_SIM_RULES_ASTRA_SIM) {
 		size_t l = strlen(s->warning);
 		snprintf(s->warning + l, sizeof s->warning - l, "%sthe traces are larger than the "
@@ -277,6 +370,37 @@ uint64_t chakra_sim_events(const chakra_sim *s)
 const char *chakra_sim_warning(const chakra_sim *s)
 {
 	return s && s->warning[0] ? s->warning : NULL;
+}
+
+uint32_t chakra_sim_classes(const chakra_sim *s)
+{
+	return s ? s->sym_n : 0;
+}
+
+const char *chakra_sim_symmetry(const chakra_sim *s)
+{
+	return s && s->sym_note[0] ? s->sym_note : NULL;
+}
+
+int chakra_sim_simulated(const chakra_sim *s, uint32_t npu)
+{
+	if (!s || npu >= s->net.npus)
+		return 0;
+	return !s->sym_cls || s->sym_rep[s->sym_cls[npu]] == npu;
+}
+
+uint32_t chakra_sim_class_of(const chakra_sim *s, uint32_t npu)
+{
+	if (!s || npu >= s->net.npus)
+		return UINT32_MAX;
+	return s->sym_cls ? s->sym_cls[npu] : npu;
+}
+
+uint32_t chakra_sim_representative(const chakra_sim *s, uint32_t npu)
+{
+	if (!s || npu >= s->net.npus)
+		return UINT32_MAX;
+	return s->sym_cls ? s->sym_rep[s->sym_cls[npu]] : npu;
 }
 
 uint64_t chakra_sim_window(const chakra_sim *s, uint64_t *window_bytes, size_t *read_bytes)

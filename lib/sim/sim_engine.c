@@ -94,14 +94,30 @@ void chakra__sim_comm_end(engine *E, npu *u)
 }
 
 /* The node finished now: release its children and issue what is ready. */
+/* One more node done on u: the count (a representative's counts for its
+ * whole class) and, when progress is asked (timed nodes), the progress
+ * callback every 65,536. */
+static void count_node(engine *E, npu *u, int progress)
+{
+	uint64_t k = E->sym ? E->sym->first[E->sym->cls[u->rank] + 1] -
+	                      E->sym->first[E->sym->cls[u->rank]] : 1;
+	uint64_t before = E->nodes_done;
+	E->nodes_done += k;
+	if (progress && (before >> 16) != (E->nodes_done >> 16) && E->opt->progress_cb)
+		E->opt->progress_cb(E->opt->data, E->nodes_done & ~(uint64_t)0xffff);
+}
+
+void chakra__sim_count_node(engine *E, npu *u)
+{
+	count_node(E, u, 0);
+}
+
 void chakra__sim_complete(engine *E, npu *u, const chakra_node *n)
 {
 	chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
 	u->res.nodes++;
 	u->res.finish = E->now;
-	E->nodes_done++;
-	if ((E->nodes_done & 0xffff) == 0 && E->opt->progress_cb)
-		E->opt->progress_cb(E->opt->data, E->nodes_done);
+	count_node(E, u, 1);
 	int rc = chakra_feeder_complete(u->f, chakra_node_id(n));
 	if (rc < 0) {
 		chakra__sim_feeder_fail(E, u, rc);
@@ -219,7 +235,7 @@ static void pump(engine *E, npu *u)
 		chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
 		u->res.nodes++;
 		u->res.finish = E->now;
-		E->nodes_done++;
+		count_node(E, u, 0);
 		int crc = chakra_feeder_complete(u->f, chakra_node_id(n));
 		if (crc < 0)
 			chakra__sim_feeder_fail(E, u, crc);
@@ -229,8 +245,21 @@ static void pump(engine *E, npu *u)
 	/* Every node issued and completed: this NPU is done. */
 	if (E->opt->finish_cb && !E->failed && !u->finished && !chakra_feeder_has_more(u->f)) {
 		u->finished = 1;
-		E->opt->finish_cb(E->opt->data, u->rank, &u->res);
+		chakra__sim_finished(E, u);
 	}
+}
+
+/* u completed its last node: the caller hears of it (reduced: of every
+ * rank of its class, in rank order). */
+void chakra__sim_finished(engine *E, npu *u)
+{
+	if (!E->sym) {
+		E->opt->finish_cb(E->opt->data, u->rank, &u->res);
+		return;
+	}
+	uint32_t c = E->sym->cls[u->rank];
+	for (uint32_t i = E->sym->first[c]; i < E->sym->first[c + 1]; i++)
+		E->opt->finish_cb(E->opt->data, E->sym->members[i], &u->res);
 }
 
 /* ---------------- send / recv ---------------- */
@@ -259,8 +288,10 @@ static void p2p_complete(engine *E, p2p_op *op);
 
 void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 {
-	npu *dst = &E->npu[send->peer];
+	npu *dst = npu_of(E, send->peer);
 	p2p_op *matched = NULL, copy;
+	if (E->sym)
+		chakra__sym_tie(E, send->peer, EV_HOP);
 	for (p2p_op **pp = &dst->recvs; *pp; pp = &(*pp)->next) {
 		p2p_op *r = *pp;
 		if (p2p_match(E, r, send)) {
@@ -271,9 +302,15 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 			break;
 		}
 	}
+	if (matched && E->sym && !chakra__sym_pair(E, send, matched))
+		return;
 	if (E->astra) {
 		/* ASTRA-sim's network calls the sender back, then the receiver, as
 		 * the message arrives. */
+		if (E->sym)
+			chakra__sym_tie(E, send->rank, EV_HOP);
+		if (E->failed)
+			return;
 		copy = *send; /* p2p_complete frees it */
 		p2p_complete(E, send);
 		if (matched) {
@@ -284,7 +321,11 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 		send = &copy;
 	} else {
 		/* The send node itself completes now. */
-		if (heap_push(&E->h, E->now, EV_P2P_SENT, 0, send, 0)) {
+		if (E->sym) /* (scheduled in its message's arrival) */
+			E->h.org = ORG_SENT | send->rank;
+		int prc = heap_push(&E->h, E->now, EV_P2P_SENT, 0, send, 0);
+		E->h.org = 0;
+		if (prc) {
 			chakra__sim_nomem(E);
 			return;
 		}
@@ -314,6 +355,9 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	int64_t peer, tag = 0;
 	uint64_t size = 0;
 	int rc = is_send ? chakra_node_comm_dst(n, &peer) : chakra_node_comm_src(n, &peer);
+	int64_t v0 = peer;
+	if (rc == 0 && E->map) /* (a rank map: the rank's own peer) */
+		peer = chakra__sim_peer(E, u->rank, v0);
 	if (rc < 0 || peer < 0 || (uint64_t)peer >= E->N) {
 		chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): %s without a valid %s (0..%"
 		         PRIu32 ")", u->rank, chakra_node_id(n), chakra__sim_node_name(n),
@@ -338,6 +382,11 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	op->size = size;
 	op->start = E->now;
 	op->is_send = is_send;
+	op->v0 = v0;
+	if (E->sym && !chakra__sym_p2p(E, u->rank, v0, op->peer, is_send)) {
+		free(op);
+		return;
+	}
 	chakra__sim_comm_begin(E, u);
 	u->p2p_inflight++;
 	chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
@@ -356,8 +405,11 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 			memset(m, 0, sizeof *m);
 			m->op = op;
 			m->arrived = 1;
+			if (E->sym) /* (for its receiver, an event another rank scheduled) */
+				E->h.org = ORG_MSG | u->rank;
 			if (heap_push(&E->h, sim_add(E->now, d), EV_HOP, 0, m, 0))
 				chakra__sim_nomem(E);
+			E->h.org = 0;
 		}
 		return;
 	}
@@ -367,6 +419,10 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 			*pp = a->next;
 			if (!a->next)
 				u->arrived_tail = pp;
+			if (E->sym && !chakra__sym_pair(E, a, op)) {
+				free(a);
+				return;
+			}
 			recv_done(E, op, a->arrived);
 			free(a);
 			return;
@@ -383,7 +439,7 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 
 static void p2p_complete(engine *E, p2p_op *op)
 {
-	npu *u = &E->npu[op->rank];
+	npu *u = npu_of(E, op->rank);
 	const chakra_node *n = op->node;
 	if (E->astra && op->is_send)
 		u->slots[SLOT_COMM].busy = NULL;
@@ -398,12 +454,14 @@ static void p2p_complete(engine *E, p2p_op *op)
 
 static void handle(engine *E, const event *ev)
 {
+	if (E->sym && (ev->type == EV_START || ev->type == EV_COMPUTE || ev->type == EV_COLL_DONE))
+		chakra__sym_tie(E, ev->a, ev->type);
 	switch (ev->type) {
 	case EV_START:
-		pump(E, &E->npu[ev->a]);
+		pump(E, npu_of(E, ev->a));
 		break;
 	case EV_COMPUTE: {
-		npu *u = &E->npu[ev->a];
+		npu *u = npu_of(E, ev->a);
 		if (E->astra) {
 			chakra__sim_astra_batch(E, u);
 			break;
@@ -421,10 +479,41 @@ static void handle(engine *E, const event *ev)
 		if (ev->b & 1) { /* the whole ring finishes now, in ring order */
 			const sim_phase *ph = &in->ph[p];
 			uint32_t n = ph->n;
-			for (uint32_t j = 0; j < n && !E->failed; j++)
-				chakra__sim_phase_done(E, in, chunk, p, member_rank(E, in, ph, ev->a, j));
+			if (!E->sym) {
+				for (uint32_t j = 0; j < n && !E->failed; j++)
+					chakra__sim_phase_done(E, in, chunk, p, member_rank(E, in, ph, ev->a, j));
+				break;
+			}
+			/* Reduced: its simulated members alone (the others are their
+			 * images), found first: the last of them to finish its
+			 * collective hands the instance back for reuse. */
+			uint32_t k = 0;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t r = member_rank(E, in, ph, ev->a, j);
+				if (!sim_simulated(E, r))
+					continue;
+				if (k == E->nreps) {
+					uint32_t *nr = realloc(E->reps, (k ? 2 * k : 8) * sizeof *nr);
+					if (!nr) {
+						chakra__sim_nomem(E);
+						break;
+					}
+					E->reps = nr;
+					E->nreps = k ? 2 * k : 8;
+				}
+				E->reps[k++] = r;
+			}
+			for (uint32_t j = 0; j < k && !E->failed; j++) {
+				uint32_t r = E->reps[j];
+				chakra__sym_tie(E, r, EV_PHASE);
+				if (!E->failed)
+					chakra__sim_phase_done(E, in, chunk, p, r);
+			}
 		} else {
-			chakra__sim_phase_done(E, in, chunk, p, ev->a);
+			if (E->sym)
+				chakra__sym_tie(E, ev->a, ev->type);
+			if (!E->failed)
+				chakra__sim_phase_done(E, in, chunk, p, ev->a);
 		}
 		break;
 	}
@@ -438,10 +527,13 @@ static void handle(engine *E, const event *ev)
 		chakra__sim_on_hop(E, ev->p);
 		break;
 	case EV_P2P_SENT:
-		p2p_complete(E, ev->p);
+		if (E->sym)
+			chakra__sym_tie(E, ((p2p_op *)ev->p)->rank, EV_P2P_SENT);
+		if (!E->failed)
+			p2p_complete(E, ev->p);
 		break;
 	case EV_COLL_DONE:
-		chakra__sim_finish_collective(E, &E->npu[ev->a]);
+		chakra__sim_finish_collective(E, npu_of(E, ev->a));
 		break;
 	}
 }
@@ -451,10 +543,11 @@ static void diagnose(engine *E)
 {
 	/* ASTRA-sim's rules: a rank stalled by its own issue rule is the cause
 	 * of whatever its peers wait for. */
-	for (uint32_t r = 0; E->astra && r < E->N && !E->failed; r++)
-		chakra__sim_astra_diagnose(E, &E->npu[r]);
-	for (uint32_t r = 0; r < E->N && !E->failed; r++) {
-		npu *u = &E->npu[r];
+	for (uint32_t i = 0; E->astra && i < E->nsim && !E->failed; i++)
+		chakra__sim_astra_diagnose(E, &E->npu[i]);
+	for (uint32_t i = 0; i < E->nsim && !E->failed; i++) {
+		npu *u = &E->npu[i];
+		uint32_t r = u->rank;
 		if (u->coll) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): the collective never "
 			         "completes: some of its peers never issue the matching collective",
@@ -483,14 +576,13 @@ static void diagnose(engine *E)
 
 static void engine_free(engine *E)
 {
-	for (uint32_t r = 0; E->npu && r < E->N; r++) {
-		npu *u = &E->npu[r];
+	for (uint32_t i = 0; E->npu && i < E->nsim; i++) {
+		npu *u = &E->npu[i];
 		free(u->comp_q.buf);
 		free(u->coll_q.buf);
 		for (int s = 0; s <= SIM_MAX_DIMS; s++)
 			free(u->wait[s].buf);
 		free(u->seq_mask);
-		free(u->seq_group);
 		for (p2p_op *o = u->recvs, *nx; o; o = nx) {
 			nx = o->next;
 			free(o);
@@ -524,11 +616,12 @@ static void engine_free(engine *E)
 			free(in);
 		}
 	free(E->group_mask);
-	if (E->group_pos) {
-		for (size_t g = 0; g < E->opt->groups->n; g++)
-			free(E->group_pos[g]);
-		free(E->group_pos);
-	}
+	free(E->reps);
+	free(E->gname);
+	free(E->gpos_key);
+	free(E->gpos_val);
+	free(E->gpos_seq);
+	chakra__sym_free(E);
 	free(E->npu);
 	free(E->ring0);
 	free(E->tmp_src);
@@ -538,7 +631,126 @@ static void engine_free(engine *E)
 	chakra__sim_links_free(E->links);
 }
 
+/* ---------------- group lookups ---------------- */
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t pos_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+const chakra_sim_group *chakra__sim_group_find(engine *E, const char *name, size_t len)
+{
+	const chakra_sim_groups *gs = E->opt->groups;
+	if (!E->gname)
+		return NULL;
+	for (size_t at = name_hash(name, len) & (E->gname_cap - 1); E->gname[at];
+	     at = (at + 1) & (E->gname_cap - 1)) {
+		const chakra_sim_group *g = &gs->g[E->gname[at] - 1];
+		if (strlen(g->name) == len && !memcmp(g->name, name, len))
+			return g;
+	}
+	return NULL;
+}
+
+/* The slot of (g, rank) in the table, or (size_t)-1. */
+static size_t gpos_at(engine *E, uint32_t g, uint32_t rank)
+{
+	uint64_t key = (uint64_t)g << 32 | rank;
+	if (!E->gpos_key)
+		return (size_t)-1;
+	for (size_t at = pos_hash(key) & (E->gpos_cap - 1); E->gpos_val[at] != UINT32_MAX;
+	     at = (at + 1) & (E->gpos_cap - 1))
+		if (E->gpos_key[at] == key)
+			return at;
+	return (size_t)-1;
+}
+
+uint32_t chakra__sim_group_pos(engine *E, uint32_t g, uint32_t rank)
+{
+	size_t at = gpos_at(E, g, rank);
+	return at == (size_t)-1 ? UINT32_MAX : E->gpos_val[at];
+}
+
+uint32_t *chakra__sim_group_seq(engine *E, uint32_t g, uint32_t rank)
+{
+	size_t at = gpos_at(E, g, rank);
+	return at == (size_t)-1 ? NULL : &E->gpos_seq[at];
+}
+
+/* The tables behind the two lookups, and each group's dimensions. */
+static int groups_index(engine *E)
+{
+	const chakra_sim_groups *gs = E->opt->groups;
+	const chakra_sim_network *net = E->net;
+	size_t members = 0;
+	for (size_t g = 0; g < gs->n; g++)
+		members += gs->g[g].n;
+	for (E->gname_cap = 16; E->gname_cap < 2 * gs->n; E->gname_cap *= 2)
+		;
+	for (E->gpos_cap = 16; E->gpos_cap < 2 * members; E->gpos_cap *= 2)
+		;
+	E->gname = calloc(E->gname_cap, sizeof *E->gname);
+	E->gpos_key = malloc(E->gpos_cap * sizeof *E->gpos_key);
+	E->gpos_val = malloc(E->gpos_cap * sizeof *E->gpos_val);
+	E->gpos_seq = calloc(E->gpos_cap, sizeof *E->gpos_seq);
+	E->group_mask = malloc(gs->n * sizeof *E->group_mask);
+	if (!E->gname || !E->gpos_key || !E->gpos_val || !E->gpos_seq || !E->group_mask)
+		return chakra__sim_nomem(E);
+	memset(E->gpos_val, 0xff, E->gpos_cap * sizeof *E->gpos_val);
+	for (size_t g = 0; g < gs->n; g++) {
+		const chakra_sim_group *gr = &gs->g[g];
+		size_t len = strlen(gr->name), at = name_hash(gr->name, len) & (E->gname_cap - 1);
+		int dup = 0;
+		for (; E->gname[at]; at = (at + 1) & (E->gname_cap - 1))
+			dup |= !strcmp(gs->g[E->gname[at] - 1].name, gr->name);
+		if (!dup) /* (the first of a name, as a search in file order finds) */
+			E->gname[at] = (uint32_t)(g + 1);
+		for (size_t j = 0; j < gr->n; j++) {
+			uint64_t key = (uint64_t)g << 32 | gr->ranks[j];
+			size_t k = pos_hash(key) & (E->gpos_cap - 1);
+			for (; E->gpos_val[k] != UINT32_MAX && E->gpos_key[k] != key;
+			     k = (k + 1) & (E->gpos_cap - 1))
+				;
+			E->gpos_key[k] = key; /* (a rank listed twice: its last place) */
+			E->gpos_val[k] = (uint32_t)j;
+		}
+		/* A group that is exactly the NPUs spanned by some dimensions (a
+		 * row, a plane...) runs on those dimensions, as involved_dim
+		 * would; any other group is one ring in its listed order. */
+		int mask = 0;
+		uint64_t span = 1;
+		for (int d = 0; d < net->ndims; d++) {
+			uint32_t c0 = chakra__sim_coord(net, gr->ranks[0], d);
+			for (size_t j = 1; j < gr->n; j++)
+				if (chakra__sim_coord(net, gr->ranks[j], d) != c0) {
+					mask |= 1 << d;
+					span *= net->size[d];
+					break;
+				}
+		}
+		E->group_mask[g] = span == gr->n ? mask : -1;
+	}
+	return 0;
+}
+
 int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int astra)
+{
+	return chakra__sim_engine_run_ex(S, feeders, astra, NULL, NULL);
+}
+
+int chakra__sim_engine_run_ex(chakra_sim *S, chakra_feeder *const *feeders, int astra,
+                              const chakra_rank_map *map, const sim_sym *sym)
 {
 	const chakra_sim_network *net = &S->net;
 	const chakra_sim_options *opt = &S->opt;
@@ -553,8 +765,12 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int ast
 	E.astra = astra;
 	E.nanos = opt->durations ? opt->durations == CHAKRA_SIM_DURATIONS_NANOS : !astra;
 	E.streams = astra && opt->streams;
+	E.map = map;
+	E.sym = sym;
+	E.sym_outputs = sym && S->sym_outputs;
+	E.nsim = sym ? sym->nclasses : E.N;
 
-	E.npu = calloc(E.N, sizeof *E.npu);
+	E.npu = calloc(E.nsim, sizeof *E.npu);
 	E.tmp_src = malloc((size_t)E.N * sizeof *E.tmp_src);
 	E.tmp_a = malloc((size_t)E.N * sizeof *E.tmp_a);
 	E.tmp_b = malloc((size_t)E.N * sizeof *E.tmp_b);
@@ -568,49 +784,18 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int ast
 	if (!E.npu || !E.tmp_src || !E.tmp_a || !E.tmp_b || !E.ring0 ||
 	    (opt->model == CHAKRA_SIM_AWARE && !E.links))
 		chakra__sim_nomem(&E);
-	if (!E.failed && opt->groups && opt->groups->n) {
-		E.group_pos = calloc(opt->groups->n, sizeof *E.group_pos);
-		for (size_t g = 0; E.group_pos && g < opt->groups->n; g++) {
-			E.group_pos[g] = malloc((size_t)E.N * sizeof **E.group_pos);
-			if (!E.group_pos[g])
-				break;
-			for (uint32_t r = 0; r < E.N; r++)
-				E.group_pos[g][r] = UINT32_MAX;
-			for (size_t j = 0; j < opt->groups->g[g].n; j++)
-				E.group_pos[g][opt->groups->g[g].ranks[j]] = (uint32_t)j;
-		}
-		if (!E.group_pos || !E.group_pos[opt->groups->n - 1])
-			chakra__sim_nomem(&E);
-		/* A group that is exactly the NPUs spanned by some dimensions (a
-		 * row, a plane...) runs on those dimensions, as involved_dim
-		 * would; any other group is one ring in its listed order. */
-		E.group_mask = malloc(opt->groups->n * sizeof *E.group_mask);
-		for (size_t g = 0; E.group_mask && g < opt->groups->n; g++) {
-			const chakra_sim_group *gr = &opt->groups->g[g];
-			int mask = 0;
-			uint64_t span = 1;
-			for (int d = 0; d < net->ndims; d++) {
-				uint32_t c0 = chakra__sim_coord(net, gr->ranks[0], d);
-				for (size_t j = 1; j < gr->n; j++)
-					if (chakra__sim_coord(net, gr->ranks[j], d) != c0) {
-						mask |= 1 << d;
-						span *= net->size[d];
-						break;
-					}
-			}
-			E.group_mask[g] = span == gr->n ? mask : -1;
-		}
-		if (!E.group_mask)
-			chakra__sim_nomem(&E);
-	}
-	for (uint32_t r = 0; r < E.N && !E.failed; r++) {
-		npu *u = &E.npu[r];
-		u->f = feeders[r];
+	if (!E.failed && opt->groups && opt->groups->n)
+		groups_index(&E);
+	if (!E.failed && sym)
+		chakra__sym_init(&E);
+	for (uint32_t i = 0; i < E.nsim && !E.failed; i++) {
+		uint32_t r = sym ? sym->rep[i] : i;
+		npu *u = &E.npu[i];
+		u->f = feeders[i];
 		u->rank = r;
 		u->seq_mask = calloc((size_t)1 << net->ndims, sizeof *u->seq_mask);
-		u->seq_group = calloc(opt->groups && opt->groups->n ? opt->groups->n : 1,
-		                      sizeof *u->seq_group);
-		if (!u->seq_mask || !u->seq_group || (astra && chakra__sim_astra_init(u)))
+		u->tie[0] = UINT64_MAX;
+		if (!u->seq_mask || (astra && chakra__sim_astra_init(u)))
 			chakra__sim_nomem(&E);
 		if (heap_push(&E.h, opt->start_delay ? opt->start_delay[r] : 0, EV_START, r, NULL, 0))
 			chakra__sim_nomem(&E);
@@ -630,16 +815,26 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int ast
 			break;
 		}
 		events++;
+		heap_new_block(&E.h);
+		E.h.org = 0;
+		E.h.taint = ev.org ? ORG_TAINT : 0;
+		E.h.preg = ev.reg;
+		E.cur = &ev;
 		handle(&E, &ev);
+		E.cur = NULL;
 	}
 	if (!E.failed)
 		diagnose(&E);
+	/* The warnings name the first rank to meet a node: the reduction knows
+	 * its representative only. */
+	if (!E.failed && sym && (E.odd_types || E.cpu_comm || E.odd_coll || E.no_roofline))
+		chakra__sym_fail(&E, "a warning names the first rank that met its node");
 	if (!E.failed) {
 		S->res = calloc(E.N, sizeof *S->res);
 		if (!S->res)
 			chakra__sim_nomem(&E);
 		for (uint32_t r = 0; r < E.N && S->res; r++) {
-			S->res[r] = E.npu[r].res;
+			S->res[r] = npu_of(&E, r)->res;
 			if (S->res[r].finish > S->finish)
 				S->finish = S->res[r].finish;
 		}
@@ -680,7 +875,7 @@ int chakra__sim_engine_run(chakra_sim *S, chakra_feeder *const *feeders, int ast
 		         "DoubleBinaryTreeAllReduce: its cycles differ from ASTRA-sim's",
 		         l ? "; " : "");
 	}
-	int code = E.failed ? E.code : 0;
+	int code = E.failed ? E.asym ? CHAKRA_ESTATE : E.code : 0;
 	engine_free(&E);
 	return code;
 }

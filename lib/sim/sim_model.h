@@ -65,6 +65,10 @@ typedef struct sim_hop {
 /* Take the next link from h at time t: returns the arrival time at the
  * next device and advances h; *done set when h reached dst. */
 uint64_t chakra__sim_links_step(sim_links *l, sim_hop *h, double bytes, uint64_t t, int *done);
+/* Links in all (their numbering is the model's), and the one the last
+ * step took ((size_t)-1: none, the message was there). */
+size_t chakra__sim_links_count(const sim_links *l);
+size_t chakra__sim_links_last(const sim_links *l);
 
 /* ---- Collectives (sim_coll.c) ---- */
 /* The collective a phase performs on one dimension (or group). */

@@ -47,6 +47,7 @@ uint64_t chakra__sim_unaware_delay(const chakra_sim_network *net, uint32_t a, ui
 
 struct sim_links {
 	const chakra_sim_network *net;
+	size_t total, last;             /* links; the one the last step took */
 	uint64_t *free_at;              /* per link: when its FIFO is free */
 	size_t base[SIM_MAX_DIMS];      /* first link of each dimension */
 	uint32_t slots[SIM_MAX_DIMS];   /* links per NPU in each dimension */
@@ -68,12 +69,23 @@ sim_links *chakra__sim_links_new(const chakra_sim_network *net)
 		l->bpns[d] = chakra__sim_link_bpns(net, d);
 		total += (size_t)net->npus * l->slots[d];
 	}
+	l->total = total;
 	l->free_at = calloc(total ? total : 1, sizeof *l->free_at);
 	if (!l->free_at) {
 		free(l);
 		return NULL;
 	}
 	return l;
+}
+
+size_t chakra__sim_links_count(const sim_links *l)
+{
+	return l->total;
+}
+
+size_t chakra__sim_links_last(const sim_links *l)
+{
+	return l->last;
 }
 
 void chakra__sim_links_free(sim_links *l)
@@ -102,6 +114,7 @@ uint64_t chakra__sim_links_step(sim_links *l, sim_hop *h, double bytes, uint64_t
 				break;
 		if (d == net->ndims) { /* already there */
 			*done = 1;
+			l->last = (size_t)-1;
 			return t;
 		}
 		uint32_t n = net->size[d];
@@ -122,6 +135,7 @@ uint64_t chakra__sim_links_step(sim_links *l, sim_hop *h, double bytes, uint64_t
 		}
 	}
 	double ser = bytes / l->bpns[d];
+	l->last = link;
 	uint64_t start = l->free_at[link] > t ? l->free_at[link] : t;
 	l->free_at[link] = sim_add(start, sim_cycles(ser));
 	*done = !h->at_switch && h->at == h->dst;

@@ -19,29 +19,107 @@
 
 #include "sim_engine_impl.h"
 
-static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base);
+static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
+                              const uint64_t *start);
 static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
+                         uint32_t rank, phase_run **run);
+static void sym_register(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
                          uint32_t rank);
 
 static size_t slot_of(engine *E, const inst *in, uint32_t chunk, uint32_t p)
 {
-	return ((size_t)chunk * (size_t)in->nph + p) * E->N;
+	(void)E;
+	return ((size_t)chunk * (size_t)in->nph + p) * in->width;
+}
+
+/* A rank's place in an instance's bookkeeping: itself, or in a group's
+ * collective its place in the group (the bookkeeping has the group's
+ * size, not the system's: 2,048 live collectives of 8-GPU groups at
+ * 16,384 GPUs took 800 MiB). */
+static uint32_t inst_pos(engine *E, const inst *in, uint32_t rank)
+{
+	if (in->kind != 1)
+		return rank;
+	return chakra__sim_group_pos(E, (uint32_t)(in->group - E->opt->groups->g), rank);
 }
 
 /* Member `rank` starts phase p of a chunk now. Congestion-aware it runs at
  * once; unaware, once every member of its ring has arrived. */
 static void register_phase(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t rank)
 {
-	size_t idx = slot_of(E, in, chunk, p);
 	const sim_phase *ph = &in->ph[p];
 	uint32_t base = ring_base(E, in, ph, rank);
-	if (E->opt->model == CHAKRA_SIM_AWARE) {
-		member_start(E, in, chunk, p, base, rank);
+	if (E->sym) {
+		sym_register(E, in, chunk, p, base, rank);
 		return;
 	}
-	in->start[idx + rank] = E->now;
-	if (++in->count[idx + base] == ph->n)
-		run_phase_unaware(E, in, chunk, p, base);
+	size_t idx = slot_of(E, in, chunk, p);
+	if (E->opt->model == CHAKRA_SIM_AWARE) {
+		member_start(E, in, chunk, p, base, rank, &in->run[idx + inst_pos(E, in, base)]);
+		return;
+	}
+	in->start[idx + inst_pos(E, in, rank)] = E->now;
+	if (++in->count[idx + inst_pos(E, in, base)] == ph->n) {
+		uint64_t *start = E->tmp_a;
+		for (uint32_t j = 0; j < ph->n; j++)
+			start[j] = in->start[idx + inst_pos(E, in, member_rank(E, in, ph, base, j))];
+		run_phase_unaware(E, in, chunk, p, base, start);
+	}
+}
+
+/* A reduced run: rank, a representative, reaches phase p of a chunk, and
+ * with it every rank of its class in the ring (they run alike). The ring
+ * runs once every class in it has arrived; congestion-aware, each member
+ * starts as its class arrives. */
+static void sym_register(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
+                         uint32_t rank)
+{
+	const sim_phase *ph = &in->ph[p];
+	uint32_t n = ph->n, c = E->sym->cls[rank];
+	int uniform = 0, aware = E->opt->model == CHAKRA_SIM_AWARE;
+	if (ph->dim >= 0 && !chakra__sym_dim(E, ph->dim, rank, &uniform))
+		return;
+	if (ph->dim < 0) { /* a group ring: one class alone? */
+		uniform = 1;
+		for (uint32_t j = 0; j < n && uniform; j++)
+			uniform = E->sym->cls[member_rank(E, in, ph, base, j)] == c;
+	}
+	if (uniform) { /* the whole ring arrives now */
+		if (aware) {
+			phase_run *run = NULL;
+			for (uint32_t j = 0; j < n && !E->failed; j++)
+				member_start(E, in, chunk, p, base, member_rank(E, in, ph, base, j), &run);
+			return;
+		}
+		for (uint32_t j = 0; j < n; j++)
+			E->tmp_a[j] = E->now;
+		run_phase_unaware(E, in, chunk, p, base, E->tmp_a);
+		return;
+	}
+	sym_ring *r = chakra__sym_ring(E, in, chunk, p, base, 1);
+	if (!r)
+		return;
+	for (uint32_t j = 0; j < n && !E->failed; j++) {
+		uint32_t m = member_rank(E, in, ph, base, j);
+		if (E->sym->cls[m] != c)
+			continue;
+		r->start[j] = E->now;
+		r->count++;
+		if (aware)
+			member_start(E, in, chunk, p, base, m, &r->run);
+	}
+	if (E->failed)
+		return;
+	if (aware) {
+		if (r->run)
+			r->run->ring = r; /* (dropped with the run) */
+		return;
+	}
+	if (r->count == n) {
+		memcpy(E->tmp_a, r->start, n * sizeof *E->tmp_a);
+		chakra__sym_ring_drop(E, r);
+		run_phase_unaware(E, in, chunk, p, base, E->tmp_a);
+	}
 }
 
 static int server_of(const sim_phase *ph)
@@ -95,7 +173,7 @@ void chakra__sim_finish_collective(engine *E, npu *u)
 
 void chakra__sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t rank)
 {
-	npu *u = &E->npu[rank];
+	npu *u = npu_of(E, rank);
 	int s = server_of(&in->ph[p]);
 	qitem q;
 	u->busy[s]--;
@@ -127,22 +205,30 @@ void chakra__sim_phase_done(engine *E, inst *in, uint32_t chunk, uint32_t p, uin
 static int coll_scope(engine *E, npu *u, const chakra_node *n, int *dims, int *k,
                       const chakra_sim_group **grp, uint32_t *key, int *kind)
 {
-	const char *pg;
-	size_t len;
+	const char *pg = NULL;
+	size_t len = 0;
 	*grp = NULL;
 	/* ASTRA-sim: group "0" (PyTorch's default group) is every NPU, whatever
 	 * the communicator-group file says. */
-	if (E->opt->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len &&
-	    !(E->astra && len == 1 && pg[0] == '0')) {
-		const chakra_sim_group *g = chakra_sim_groups_find(E->opt->groups, pg, len);
+	const char *pg0 = NULL;
+	size_t len0 = 0;
+	if (E->opt->groups && chakra_node_pg_name(n, &pg, &len) == 0 && len && E->map) {
+		pg0 = pg; /* (a rank map: the rank's own group) */
+		len0 = len;
+		pg = chakra__sim_pg(E, u->rank, pg, &len);
+	}
+	if (E->opt->groups && pg && len && !(E->astra && len == 1 && pg[0] == '0')) {
+		const chakra_sim_group *g = chakra__sim_group_find(E, pg, len);
 		if (!g)
 			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": pg_name '%.*s' is "
 			                        "not in the communicator-group file", u->rank,
 			                        chakra_node_id(n), (int)len, pg);
-		if (E->group_pos[g - E->opt->groups->g][u->rank] == UINT32_MAX)
+		if (chakra__sim_group_pos(E, (uint32_t)(g - E->opt->groups->g), u->rank) == UINT32_MAX)
 			return chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 ": rank is not a "
 			                        "member of communicator group '%s'", u->rank,
 			                        chakra_node_id(n), g->name);
+		if (E->sym && !chakra__sym_group(E, u->rank, pg0 ? pg0 : pg, pg0 ? len0 : len, g))
+			return -1;
 		*grp = g;
 		*key = (uint32_t)(g - E->opt->groups->g);
 		*kind = 1;
@@ -215,6 +301,8 @@ static inst *inst_get(engine *E, int kind, uint32_t key, uint32_t seq)
 static inst *inst_new(engine *E, size_t slots)
 {
 	int aware = E->opt->model == CHAKRA_SIM_AWARE;
+	if (E->sym) /* (reduced: rings live in the reduction's table) */
+		slots = 0;
 	inst *in = E->pool;
 	if (in && in->slots >= slots) {
 		E->pool = in->next;
@@ -222,14 +310,15 @@ static inst *inst_new(engine *E, size_t slots)
 		in = calloc(1, sizeof *in);
 		if (!in)
 			return NULL;
-		if (aware) {
+		if (!slots) {
+		} else if (aware) {
 			in->run = malloc(slots * sizeof *in->run);
 		} else {
 			in->start = malloc(slots * sizeof *in->start);
 			in->count = malloc(slots * sizeof *in->count);
 		}
 		in->slots = slots;
-		if (aware ? !in->run : !in->start || !in->count) {
+		if (slots && (aware ? !in->run : !in->start || !in->count)) {
 			free(in->start);
 			free(in->count);
 			free(in->run);
@@ -237,9 +326,9 @@ static inst *inst_new(engine *E, size_t slots)
 			return NULL;
 		}
 	}
-	if (aware)
+	if (slots && aware)
 		memset(in->run, 0, slots * sizeof *in->run);
-	else
+	else if (slots)
 		memset(in->count, 0, slots * sizeof *in->count);
 	in->next = E->live;
 	E->live = in;
@@ -298,7 +387,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		dims[0] = -1;
 		k = 1;
 	}
-	uint32_t seq = kind ? u->seq_group[key]++ : u->seq_mask[key]++;
+	uint32_t seq = kind ? (*chakra__sim_group_seq(E, key, u->rank))++ : u->seq_mask[key]++;
 	inst *in = inst_get(E, kind, key, seq);
 	if (in) {
 		if (in->comm_type != type || in->comm_size != size) {
@@ -338,20 +427,22 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		}
 		if (E->astra && grp && grp != &E->all && dims[0] < 0)
 			astra_group_ring(ph, nph);
-		/* Per chunk and NPU: a start time and count (or a run pointer) per
-		 * phase and a place in a server's queue. Within the budget or a
-		 * clear refusal (a split count of 1e6 once needed 19 GB). */
-		double need = (double)chunks * E->N * ((nph ? nph : 1) * 12.0 + 16.0);
+		/* Per chunk and member (every NPU, or a group's): a start time and
+		 * count (or a run pointer) per phase and a place in a server's
+		 * queue. Within the budget or a clear refusal (a split count of 1e6
+		 * once needed 19 GB). */
+		uint32_t width = kind == 1 ? (uint32_t)grp->n : E->N;
+		double need = (double)chunks * width * ((nph ? nph : 1) * 12.0 + 16.0);
 		if (need > (double)E->opt->memory) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): this collective "
 			                 "needs %.0f MiB of bookkeeping (%" PRIu32 " chunks x %d phases x %"
 			                 PRIu32 " NPUs), more than the simulation's memory budget of %.0f "
 			                 "MiB (--memory; or fewer preferred-dataset-splits)", u->rank,
 			                 chakra_node_id(n), chakra__sim_node_name(n), need / 1048576.0, chunks,
-			                 nph, E->N, (double)E->opt->memory / 1048576.0);
+			                 nph, width, (double)E->opt->memory / 1048576.0);
 			return;
 		}
-		in = inst_new(E, (size_t)chunks * (size_t)(nph ? nph : 1) * E->N);
+		in = inst_new(E, (size_t)chunks * (size_t)(nph ? nph : 1) * width);
 		if (!in) {
 			chakra__sim_nomem(E);
 			return;
@@ -363,6 +454,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		in->comm_size = size;
 		in->first_rank = u->rank;
 		in->group = grp;
+		in->width = width;
 		in->chunks = chunks;
 		in->nph = nph;
 		for (int q = 0; q < nph; q++)
@@ -396,8 +488,16 @@ void chakra__sim_pr_free(engine *E, phase_run *pr)
 		E->runs = pr->next;
 	if (pr->next)
 		pr->next->prev = pr->prev;
-	if (pr->mode == PR_AWARE && pr->in->run)
-		pr->in->run[slot_of(E, pr->in, pr->chunk, pr->phase) + pr->base] = NULL;
+	if (pr->ring)
+		chakra__sym_ring_drop(E, pr->ring);
+	else if (pr->mode == PR_AWARE && pr->in->run)
+		pr->in->run[slot_of(E, pr->in, pr->chunk, pr->phase) + inst_pos(E, pr->in, pr->base)] =
+			NULL;
+	if (pr->mode == PR_AWARE)
+		inst_release(E, pr->in); /* (a run holds its instance: member_start) */
+	free(pr->fin);
+	free(pr->tie);
+	free(pr->same);
 	free(pr->rank);
 	free(pr->finish);
 	free(pr->m);
@@ -629,10 +729,20 @@ static void member_done(engine *E, phase_run *pr, uint32_t j, uint64_t t)
 	if (pr->m)
 		pr->m[j].done = 1;
 	pr->members_done++;
-	if (pr->mode == PR_AWARE)
-		chakra__sim_phase_done(E, pr->in, pr->chunk, pr->phase, pr->rank[j]);
-	else
+	if (pr->mode != PR_AWARE) {
 		pr->finish[j] = t;
+		return;
+	}
+	if (E->sym) {
+		/* Reduced: the members not simulated only load the links; a class
+		 * must end together (checked once all are done). */
+		pr->fin[j] = t;
+		if (pr->members_done == pr->n && !chakra__sym_same_end(E, pr, pr->fin, pr->same))
+			return;
+		if (!sim_simulated(E, pr->rank[j]))
+			return;
+	}
+	chakra__sim_phase_done(E, pr->in, pr->chunk, pr->phase, pr->rank[j]);
 }
 
 /* A phase-run event (protocol or tree) at time t. Returns 1 when the run
@@ -664,21 +774,48 @@ static int pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_
 
 void chakra__sim_pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_t b)
 {
+	if (E->sym) { /* (congestion-aware: an event of member j) */
+		if (sim_simulated(E, pr->rank[j]))
+			chakra__sym_tie(E, pr->rank[j], type);
+		else
+			chakra__sym_tie_key(E, &pr->tie[5 * (size_t)j], "member", pr->rank[j], type);
+		if (E->failed)
+			return;
+	}
 	if (pr_event(E, pr, type, j, b, E->now))
 		chakra__sim_pr_free(E, pr);
 }
 
-/* Congestion-aware: member `rank` enters its ring's run now. */
+/* Congestion-aware: member `rank` enters its ring's run (*run, made by the
+ * first member) now. */
 static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
-                         uint32_t rank)
+                         uint32_t rank, phase_run **run)
 {
-	size_t at = slot_of(E, in, chunk, p) + base;
-	phase_run *pr = in->run[at];
+	phase_run *pr = *run;
 	if (!pr) {
 		pr = pr_new(E, in, chunk, p, base, PR_AWARE, in->ph[p].n);
 		if (!pr)
 			return;
-		in->run[at] = pr;
+		*run = pr;
+		/* The run holds its instance: the members leave the collective in
+		 * the run's last event, and one of them may start another at once,
+		 * which must not get this instance back (its run table would then
+		 * lose the new ring's run when this one is freed); reduced, its
+		 * members not simulated may still run when the representatives
+		 * have left. */
+		in->refs++;
+		uint32_t n = in->ph[p].n;
+		if (E->sym && (!(pr->fin = calloc(n, sizeof *pr->fin)) ||
+		               !(pr->tie = malloc(5 * (size_t)n * sizeof *pr->tie)) ||
+		               !(pr->same = malloc(n * sizeof *pr->same)))) {
+			chakra__sim_nomem(E);
+			return;
+		}
+		if (E->sym) {
+			memset(pr->tie, 0xff, 5 * (size_t)n * sizeof *pr->tie);
+			if (chakra__sym_same(E, in, &in->ph[p], base, pr->same) < 0)
+				return;
+		}
 	}
 	uint32_t j = member_index(E, in, &in->ph[p], base, rank);
 	if (pr->ph->cls == SIM_CLS_TREE) {
@@ -750,18 +887,20 @@ static uint64_t symmetric_one(engine *E, const inst *in, const sim_phase *ph, ui
 	return T;
 }
 
-/* Congestion-unaware: the last member of a ring reached phase p. */
-static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base)
+/* Congestion-unaware: the last member of a ring reached phase p; its
+ * members started at start[j]. (Reduced: this is the full simulation's
+ * handling of that last member, another than this one: its events are a
+ * block of their own.) */
+static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
+                              const uint64_t *start)
 {
 	const sim_phase *ph = &in->ph[p];
-	size_t idx = slot_of(E, in, chunk, p);
 	uint32_t n = ph->n;
-	uint64_t *start = E->tmp_a;
 	int same = 1;
-	for (uint32_t j = 0; j < n; j++) {
-		start[j] = in->start[idx + member_rank(E, in, ph, base, j)];
+	for (uint32_t j = 0; j < n; j++)
 		same &= start[j] == start[0];
-	}
+	if (E->sym)
+		E->h.org = chakra__sym_ring_org(E, in, ph, base);
 	/* Every member starts together and sees the same distances (a
 	 * dimension is vertex-transitive and the protocols treat members
 	 * alike): time member 0 only. */
@@ -771,21 +910,40 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 		uint64_t t = symmetric_one(E, in, ph, base, start[0]);
 		if (heap_push(&E->h, t < E->now ? E->now : t, EV_PHASE, base, in, b | 1))
 			chakra__sim_nomem(E);
+		E->h.org = 0;
 		return;
 	}
 	phase_run *pr = pr_new(E, in, chunk, p, base, symmetric ? PR_SYMMETRIC : PR_OFFLINE,
 	                       symmetric ? 1 : n);
-	if (!pr)
+	if (!pr) {
+		E->h.org = 0;
 		return;
+	}
+	uint64_t org = E->h.org;
+	E->h.org = 0;
 	if (run_offline(E, pr, start)) {
 		chakra__sim_pr_free(E, pr);
 		return;
 	}
+	E->h.org = org;
 	uint64_t t = pr->finish[0];
 	if (symmetric) {
 		/* The whole ring finishes now, in ring order. */
 		if (heap_push(&E->h, t < E->now ? E->now : t, EV_PHASE, base, in, b | 1))
 			chakra__sim_nomem(E);
+	} else if (E->sym) {
+		/* Reduced: a class ends together, and only its simulated members
+		 * are told. */
+		uint32_t *same = E->tmp_src;
+		if (chakra__sym_same(E, in, ph, base, same) == 0 &&
+		    chakra__sym_same_end(E, pr, pr->finish, same))
+			for (uint32_t j = 0; j < n && !E->failed; j++) {
+				if (!sim_simulated(E, pr->rank[j]))
+					continue;
+				uint64_t f = pr->finish[j] < E->now ? E->now : pr->finish[j];
+				if (heap_push(&E->h, f, EV_PHASE, pr->rank[j], in, b))
+					chakra__sim_nomem(E);
+			}
 	} else {
 		for (uint32_t j = 0; j < n; j++) {
 			uint64_t f = pr->finish[j] < E->now ? E->now : pr->finish[j];
@@ -793,6 +951,7 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 				chakra__sim_nomem(E);
 		}
 	}
+	E->h.org = 0;
 	chakra__sim_pr_free(E, pr);
 }
 
@@ -816,8 +975,11 @@ void chakra__sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, p
 	m->member = member;
 	m->step = step;
 	m->arrived = from == to;
+	m->org = E->sym ? ORG_MSG | from : 0;
+	E->h.org = m->org;
 	if (heap_push(&E->h, E->now, EV_HOP, 0, m, 0))
 		chakra__sim_nomem(E);
+	E->h.org = 0;
 }
 
 void chakra__sim_on_hop(engine *E, msg *m)
@@ -825,9 +987,13 @@ void chakra__sim_on_hop(engine *E, msg *m)
 	if (!m->arrived) {
 		int done = 0;
 		uint64_t t = chakra__sim_links_step(E->links, &m->hop, m->bytes, E->now, &done);
+		if (E->sym && chakra__sim_links_last(E->links) != (size_t)-1) /* (a link was taken) */
+			chakra__sym_tie_link(E, chakra__sim_links_last(E->links));
 		m->arrived = done;
+		E->h.org = m->org;
 		if (heap_push(&E->h, t, EV_HOP, 0, m, 0))
 			chakra__sim_nomem(E);
+		E->h.org = 0;
 		return;
 	}
 	phase_run *pr = m->pr;

@@ -190,7 +190,7 @@ static void zero_time(engine *E, npu *u, const chakra_node *n)
 	chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
 	u->res.nodes++;
 	u->res.finish = E->now;
-	E->nodes_done++;
+	chakra__sim_count_node(E, u);
 	int rc = chakra_feeder_complete(u->f, chakra_node_id(n));
 	if (rc < 0)
 		chakra__sim_feeder_fail(E, u, rc);
@@ -319,7 +319,7 @@ void chakra__sim_astra_call(engine *E, npu *u)
 	u->in_call = 0;
 	if (E->opt->finish_cb && !E->failed && !u->finished && !chakra_feeder_has_more(u->f)) {
 		u->finished = 1;
-		E->opt->finish_cb(E->opt->data, u->rank, &u->res);
+		chakra__sim_finished(E, u);
 	}
 }
 

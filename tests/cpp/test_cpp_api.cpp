@@ -339,6 +339,32 @@ void test_workload() {
   CHECK_THROWS(chakra::error, chakra::workload("/nonexistent/prefix"), "/nonexistent/prefix");
 }
 
+// A rank map: chakra::workload over it, and chakra::feeder on PREFIX.R.et
+// without a file of its own (the class file, with rank R's peers).
+void test_rank_map(const std::string& dir) {
+  {
+    chakra::writer w(dir + "/m.c0.et");
+    w.write_metadata("0.0.4", nullptr);
+    chakra::builder b;
+    b.id(0).type(chakra::node_type::comm_recv).attr_int("comm_src", CHAKRA_ATTR_INT32, 3);
+    w.write(b);
+    w.finish();
+    std::FILE* f = std::fopen((dir + "/m.ranks").c_str(), "w");
+    std::fputs("chakra-rank-map 1\nranks 4\nclass 0 m.c0.et peers 3\n0 0\n1-3 0 peers 0\n", f);
+    std::fclose(f);
+  }
+  chakra::workload w(dir + "/m");
+  CHECK_EQ(w.size(), size_t(4));
+  for (size_t r = 0; r < w.size(); r++) {
+    auto n = w[r].next();
+    CHECK(n && n->get<int64_t>("comm_src") == (r ? 0 : 3));
+  }
+  chakra::feeder f(dir + "/m.2.et");
+  auto n = f.next();
+  CHECK(n && n->get<int64_t>("comm_src") == 0);
+  CHECK_THROWS(chakra::error, chakra::feeder(dir + "/m.4.et"), "has 4 ranks");
+}
+
 // Misuse throws chakra::error, never crashes: a feeder that holds none
 // (default-constructed, moved from), a rank or an attribute past the end,
 // an attribute name with a NUL byte (it was cut there, silently).
@@ -386,6 +412,7 @@ int main() {
   test_feeder_stall(dir);
   test_feeder_callback(dir);
   test_workload();
+  test_rank_map(dir);
   test_misuse();
   std::string rm = "rm -rf '" + dir + "'";
   if (std::system(rm.c_str()) != 0)

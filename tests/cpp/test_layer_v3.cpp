@@ -170,6 +170,48 @@ void test_real_trace() {
 
 }  // namespace
 
+// A rank map: ETFeeder("PREFIX.R.et") of a rank without a file of its own
+// reads its class file with its own peers and group (what ASTRA-sim opens).
+void test_rank_map(const std::string& dir) {
+  {
+    chakra::writer w(dir + "/rm.c0.et", chakra::writer_options{false, 0, true});
+    chakra::builder meta;
+    w.write_metadata("0.0.4", &meta);
+    chakra::builder b;
+    b.reset().id(0).name("send").type(chakra::node_type::comm_send)
+        .attr_int("comm_dst", CHAKRA_ATTR_INT32, 1).attr_int("comm_size", CHAKRA_ATTR_INT64, 8);
+    w.write(b);
+    b.reset().id(1).name("ar").type(chakra::node_type::comm_coll)
+        .attr_int("comm_type", CHAKRA_ATTR_INT64, CHAKRA_ALL_REDUCE)
+        .attr_string("pg_name", CHAKRA_ATTR_STRING, "g0").data_dep(0);
+    w.write(b);
+    w.finish();
+  }
+  {
+    std::FILE* f = std::fopen((dir + "/rm.ranks").c_str(), "w");
+    std::fputs("chakra-rank-map 1\nranks 3\nclass 0 rm.c0.et peers 1 groups g0\n0 0\n"
+               "1 0 peers 2 groups g1\n2 0 peers 0 groups g2\n", f);
+    std::fclose(f);
+  }
+  for (uint32_t r = 0; r < 3; r++) {
+    ETFeeder fd(dir + "/rm." + std::to_string(r) + ".et");
+    auto n = fd.getNextIssuableNode();
+    CHECK(n && n->id() == 0);
+    CHECK_EQ(n->comm_dst(), (r + 1) % 3);
+    fd.freeChildrenNodes(0);
+    auto m = fd.getNextIssuableNode();
+    CHECK(m && m->pg_name<std::string>("") == "g" + std::to_string(r));
+  }
+  // A rank the map does not have, and a broken map: errors naming them.
+  CHECK_THROWS(std::runtime_error, ETFeeder(dir + "/rm.3.et"), "has 3 ranks");
+  {
+    std::FILE* f = std::fopen((dir + "/rm.ranks").c_str(), "w");
+    std::fputs("chakra-rank-map 1\nranks 3\n", f);
+    std::fclose(f);
+  }
+  CHECK_THROWS(std::runtime_error, ETFeeder(dir + "/rm.1.et"), "rm.ranks:3: rank 0 has no class");
+}
+
 int main() {
   if (!file_exists(shared_path("data/chakra/chakra.0.et.gz"))) {
     std::fprintf(stderr, "test data missing: skipped\n");
@@ -186,6 +228,7 @@ int main() {
   test_errors(dir);
   test_window(dir);
   test_real_trace();
+  test_rank_map(dir);
   std::string rm = "rm -rf '" + dir + "'";
   if (std::system(rm.c_str()) != 0)
     std::fprintf(stderr, "could not remove %s\n", dir.c_str());

@@ -324,6 +324,25 @@ int main(void)
 	CHECK(chakra_workload_size(NULL) == 0 && chakra_workload_feeder(NULL, 0) == NULL &&
 	      chakra_workload_errmsg(NULL) != NULL);
 	chakra_workload_close(NULL);
+	CHECK(chakra_workload_rank_map(NULL) == NULL);
+	/* ---- rank maps ---- */
+	chakra_rank_map *rm = NULL;
+	chakra_rank_subst sub;
+	char rerr[256];
+	EINVAL_(chakra_rank_map_load(NULL, "x.ranks", rerr, sizeof rerr));
+	EINVAL_(chakra_rank_map_load(&rm, NULL, rerr, sizeof rerr));
+	EINVAL_(chakra_rank_map_parse(NULL, "m", "chakra-rank-map 1", 17, rerr, sizeof rerr));
+	CHECK(chakra_rank_map_parse(&rm, "m", NULL, 5, rerr, sizeof rerr) < 0 && !rm);
+	static const char map[] = "chakra-rank-map 1\nranks 2\nclass 0 c.et\n0-1 0\n";
+	CHECK(chakra_rank_map_parse(&rm, NULL, map, sizeof map - 1, NULL, 0) == 0 && rm);
+	EINVAL_(chakra_rank_map_subst(rm, 0, NULL));
+	EINVAL_(chakra_rank_map_subst(NULL, 0, &sub));
+	CHECK(chakra_rank_map_subst(rm, 1, &sub) == 0);
+	chakra_rank_map_free(rm);
+	CHECK(chakra_rank_map_ranks(NULL) == 0 && chakra_rank_map_classes(NULL) == 0 &&
+	      chakra_rank_map_class(NULL, 0) == UINT32_MAX && chakra_rank_map_file(NULL, 0) == NULL &&
+	      chakra_rank_map_is(NULL) == 0);
+	chakra_rank_map_free(NULL);
 
 	chakra_builder_free(b);
 	chakra_reader_close(r);

@@ -88,7 +88,10 @@ int main(void)
 	CHECK(T(chakra_sim_warning(NULL)) == NULL); /* documented: NULL when none */
 	CHECK(T(chakra_sim_npus(NULL)) == 0 && T(chakra_sim_finish(NULL)) == 0 &&
 	      T(chakra_sim_npu(NULL, 0)) == NULL && T(chakra_sim_nodes(NULL)) == 0 &&
-	      T(chakra_sim_events(NULL)) == 0);
+	      T(chakra_sim_events(NULL)) == 0 && T(chakra_sim_classes(NULL)) == 0 &&
+	      T(chakra_sim_symmetry(NULL)) == NULL && T(chakra_sim_simulated(NULL, 0)) == 0 &&
+	      T(chakra_sim_class_of(NULL, 0)) == UINT32_MAX &&
+	      T(chakra_sim_representative(NULL, 0)) == UINT32_MAX);
 	uint64_t wb;
 	CHECK(T(chakra_sim_window(NULL, &wb, NULL)) == 0);
 	T(chakra_sim_free(NULL));

@@ -110,11 +110,11 @@ gpt() { # NAME TP PP DP
 gpt tpdp 2 1 2
 gpt ppdp 1 2 2
 check "GPT tp 2 x dp 2, --rules astra-sim" \
-	"22379826/345826 22379826/345826 22379826/345826 22379826/345826" -- --workload "$T/tpdp" \
+	"22383826/345826 22383826/345826 22383826/345826 22383826/345826" -- --workload "$T/tpdp" \
 	--network "$T/tpdp.network.yml" --system "$T/tpdp.system.json" \
 	--comm-group "$T/tpdp.comm_groups.json" --rules astra-sim
 check "GPT pp 2 x dp 2, --rules astra-sim" \
-	"16718216/6881216 16718216/6881216 16595583/5262583 16595583/5262583" -- --workload "$T/ppdp" \
+	"16728216/6891216 16728216/6891216 16605583/5262583 16605583/5262583" -- --workload "$T/ppdp" \
 	--network "$T/ppdp.network.yml" --system "$T/ppdp.system.json" \
 	--comm-group "$T/ppdp.comm_groups.json" --rules astra-sim
 exit $fails

@@ -623,7 +623,8 @@ static void test_options(void)
 	snprintf(prefix, sizeof prefix, "%s/slots", dir);
 	CHECK(chakra_sim_run_prefix(s, prefix) == 0 && chakra_sim_finish(s) == 10000);
 	chakra_sim_free(s);
-	CHECK(chakra_sim_options_init(&o, 4) == CHAKRA_EINVAL);
+	CHECK(chakra_sim_options_init(&o, 5) == CHAKRA_EINVAL);
+	CHECK(chakra_sim_options_init(&o, 4) == 0 && o.no_symmetry == 0);
 	CHECK(chakra_sim_options_init(&o, 3) == 0 && o.rules == CHAKRA_SIM_RULES_AUTO);
 	o.rules = (chakra_sim_rules)7;
 	CHECK(chakra_sim_new(&s, &net, &sys, &o) == CHAKRA_EINVAL &&

@@ -328,7 +328,8 @@ int cmd_convert_text(int argc, char **argv)
 		else
 			tool_err("out of memory");
 	} else {
-		gen_write_opts o = { cli.out, cli.no_groups ? "" : cli.groups, in, cli.force, cli.gzip };
+		gen_write_opts o = { cli.out, cli.no_groups ? "" : cli.groups, in, cli.force, cli.gzip,
+		                     cli.rank_map };
 		rc = gen_graph_write(&g, &o);
 	}
 	gen_graph_free(&g);

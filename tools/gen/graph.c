@@ -355,13 +355,40 @@ static int write_rank(const gen_graph *g, const kinds *ks, uint32_t rank, tool_o
 	return rc < 0 ? -1 : 0;
 }
 
+/* The rank map of a graph: rank 0's file is the class, every other rank
+ * its own group ids (docs/feeder.md). */
+static int write_rank_map(const gen_graph *g, const kinds *ks, tool_out *o, const char *cfile)
+{
+	FILE *f = o->f;
+	fprintf(f, "chakra-rank-map 1\n# %u ranks running one trace, written for rank 0; each "
+	        "rank has its own communicator groups\nranks %u\nclass 0 ", g->npus, g->npus);
+	tool_rank_map_file(f, o->path, cfile);
+	if (ks->n) {
+		fputs(" groups", f);
+		for (size_t j = 0; j < ks->n; j++)
+			fprintf(f, " %u", group_id(ks, ks->k[j].grp, 0));
+	}
+	fputs("\n0 0\n", f);
+	for (uint32_t r = 1; r < g->npus; r++) {
+		if (!ks->n) {
+			fprintf(f, "1-%u 0\n", g->npus - 1);
+			break;
+		}
+		fprintf(f, "%u 0 groups", r);
+		for (size_t j = 0; j < ks->n; j++)
+			fprintf(f, " %u", group_id(ks, ks->k[j].grp, r));
+		fputc('\n', f);
+	}
+	return tool_out_close(o);
+}
+
 int gen_graph_write(const gen_graph *g, const gen_write_opts *o)
 {
 	size_t plen = strlen(o->prefix) + 32;
 	char *path = malloc(plen);
 	char *gpath = NULL;
 	/* one name per rank: a tool_out keeps the path it was given */
-	char *paths = malloc((size_t)plen * (g->npus ? g->npus : 1));
+	char *paths = malloc((size_t)plen * (g->npus > 2 ? g->npus : 2));
 	tool_out *outs = NULL;
 	kinds ks = { NULL, 0 };
 	chakra_builder *b = chakra_builder_new();
@@ -387,7 +414,9 @@ int gen_graph_write(const gen_graph *g, const gen_write_opts *o)
 	/* Check every output first so a refusal leaves nothing half written,
 	 * and move the files into place only once all of them are complete. */
 	const char *in[1] = { o->input };
-	uint32_t nout = g->npus + (gpath ? 1 : 0);
+	/* A rank map: rank 0's trace as the class file, then the map. */
+	uint32_t files = o->rank_map ? 2 : g->npus;
+	uint32_t nout = files + (gpath ? 1 : 0);
 	outs = calloc(nout, sizeof *outs);
 	if (!outs) {
 		tool_err("out of memory");
@@ -395,26 +424,36 @@ int gen_graph_write(const gen_graph *g, const gen_write_opts *o)
 	}
 	for (uint32_t r = 0; r < nout; r++) {
 		const char *p = gpath;
-		if (r < g->npus) {
-			snprintf(path, plen, "%s.%u.et%s", o->prefix, r, o->gzip ? ".gz" : "");
-			p = path;
+		if (r < files) {
+			if (!o->rank_map)
+				snprintf(paths + (size_t)r * plen, plen, "%s.%u.et%s", o->prefix, r,
+				         o->gzip ? ".gz" : "");
+			else if (r == 0)
+				snprintf(paths, plen, "%s.c0.et%s", o->prefix, o->gzip ? ".gz" : "");
+			else
+				snprintf(paths + plen, plen, "%s.ranks", o->prefix);
+			p = paths + (size_t)r * plen;
 		}
 		if (tool_out_check(p, o->force, in, o->input ? 1 : 0) < 0)
 			goto out;
 	}
 	tool_progress pr;
 	uint64_t done = 0;
-	tool_progress_start(&pr, "writing", (uint64_t)g->n * g->npus);
+	tool_progress_start(&pr, "writing", (uint64_t)g->n * (o->rank_map ? 1 : g->npus));
 	for (uint32_t r = 0; r < nout; r++) {
-		const char *p = gpath;
-		if (r < g->npus) {
-			snprintf(paths + (size_t)r * plen, plen, "%s.%u.et%s", o->prefix, r,
-			         o->gzip ? ".gz" : "");
-			p = paths + (size_t)r * plen;
+		const char *p = r < files ? paths + (size_t)r * plen : gpath;
+		int wrc;
+		if (tool_out_open(&outs[r], p, o->force, in, o->input ? 1 : 0) < 0) {
+			tool_progress_end(&pr);
+			goto out;
 		}
-		if (tool_out_open(&outs[r], p, o->force, in, o->input ? 1 : 0) < 0 ||
-		    (r < g->npus ? write_rank(g, &ks, r, &outs[r], o, b, &pr, &done)
-		                 : write_groups(g, &ks, &outs[r])) < 0) {
+		if (r >= files)
+			wrc = write_groups(g, &ks, &outs[r]);
+		else if (o->rank_map && r == 1)
+			wrc = write_rank_map(g, &ks, &outs[r], paths);
+		else
+			wrc = write_rank(g, &ks, r, &outs[r], o, b, &pr, &done);
+		if (wrc < 0) {
 			tool_progress_end(&pr);
 			goto out;
 		}
@@ -425,7 +464,7 @@ int gen_graph_write(const gen_graph *g, const gen_write_opts *o)
 	ret = 0;
 out:
 	if (outs)
-		for (uint32_t r = 0; r < g->npus + (gpath ? 1 : 0); r++)
+		for (uint32_t r = 0; r < (o->rank_map ? 2 : g->npus) + (gpath ? 1 : 0); r++)
 			tool_out_abort(&outs[r]); /* nothing left to do after a commit */
 	free(outs);
 	free(paths);

@@ -90,7 +90,7 @@ typedef struct gen_cli {
 	const char *dims_arg; /* --dims as given: gen_cli_check parses it into dims */
 	uint64_t npus;
 	uint32_t dims[16], ndims;
-	int force, gzip, no_groups;
+	int force, gzip, no_groups, rank_map;
 } gen_cli;
 
 /* Their rows of a tool_parse table (opts.h), for a gen_cli *c:
@@ -105,6 +105,9 @@ typedef struct gen_cli {
 	  "communicator-group file (default\nPREFIX.comm_groups.json)" },                         \
 	{ "--no-groups", NULL, TOOL_FLAG, &(c)->no_groups, NULL, "write no group file" },        \
 	{ "--gzip", NULL, TOOL_FLAG, &(c)->gzip, NULL, "write PREFIX.r.et.gz" },                  \
+	{ "--rank-map", NULL, TOOL_FLAG, &(c)->rank_map, NULL,                                     \
+	  "write rank 0's trace as PREFIX.c0.et and the rank\nmap PREFIX.ranks (every rank its "  \
+	  "groups) instead\nof PREFIX.r.et for every rank (docs/feeder.md)" },                    \
 	{ "-f, --force", NULL, TOOL_FLAG, &(c)->force, NULL, "replace existing output files" }
 
 /* After parsing: required options, ranges, default --dims. 0, or -1 after
@@ -117,6 +120,7 @@ typedef struct gen_write_opts {
 	const char *input;       /* input file, never overwritten (may be NULL) */
 	int force;               /* replace existing outputs */
 	int gzip;
+	int rank_map;            /* PREFIX.c0.et and PREFIX.ranks instead of PREFIX.r.et */
 } gen_write_opts;
 
 /* Write every rank and the communicator groups. Prints errors; 0 or 1. */

@@ -15,7 +15,7 @@ int cmd_generate_gpt(int argc, char **argv)
 	gpt_cli g;
 	gpt_cli_init(&g);
 	const char *out = NULL;
-	int force = 0, gzip = 0, model = -1;
+	int force = 0, gzip = 0, model = -1, rank_map = 0;
 	const tool_option opts[] = {
 		{ "--model", "gpt", TOOL_CHOICE, &model, "gpt", "the model" },
 		GPT_CLI_OPTIONS(&g),
@@ -23,6 +23,10 @@ int cmd_generate_gpt(int argc, char **argv)
 		  "PREFIX.r.et, PREFIX.comm_groups.json,\nPREFIX.network.yml, PREFIX.system.json "
 		  "(required)" },
 		{ "--gzip", NULL, TOOL_FLAG, &gzip, NULL, "write PREFIX.r.et.gz" },
+		{ "--rank-map", NULL, TOOL_FLAG, &rank_map, NULL,
+		  "write one trace per pipeline stage (PREFIX.c<k>.et)\n"
+		  "and the rank map PREFIX.ranks instead of PREFIX.r.et\n"
+		  "for every GPU (docs/feeder.md)" },
 		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace existing output files" },
 		{ NULL, NULL, 0, NULL, NULL, NULL },
 	};
@@ -46,5 +50,5 @@ int cmd_generate_gpt(int argc, char **argv)
 	int rc = gpt_cli_resolve(&g, argv[0], 1, &st);
 	if (rc)
 		return rc;
-	return gpt_cli_write(out, &st, force, gzip);
+	return gpt_cli_write(out, &st, force, gzip, rank_map);
 }

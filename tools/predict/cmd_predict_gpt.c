@@ -76,7 +76,7 @@ int cmd_predict_gpt(int argc, char **argv)
 	gpt_cli g;
 	gpt_cli_init(&g);
 	const char *out = NULL;
-	int json = 0, sweep = 0, force = 0, gzip = 0, fine = 0, full = 0;
+	int json = 0, sweep = 0, force = 0, gzip = 0, fine = 0, full = 0, rank_map = 0;
 	uint64_t top = 20;
 	const tool_option opts[] = {
 		GPT_CLI_OPTIONS(&g),
@@ -93,6 +93,10 @@ int cmd_predict_gpt(int argc, char **argv)
 		  "also write the workload: PREFIX.r.et,\nPREFIX.comm_groups.json, "
 		  "PREFIX.network.yml,\nPREFIX.system.json" },
 		{ "--gzip", NULL, TOOL_FLAG, &gzip, NULL, "write PREFIX.r.et.gz" },
+		{ "--rank-map", NULL, TOOL_FLAG, &rank_map, NULL,
+		  "write one trace per pipeline stage (PREFIX.c<k>.et)\n"
+		  "and the rank map PREFIX.ranks instead of PREFIX.r.et\n"
+		  "for every GPU (docs/feeder.md)" },
 		{ "-f, --force", NULL, TOOL_FLAG, &force, NULL, "replace existing output files" },
 		{ NULL, NULL, 0, NULL, NULL, NULL },
 	};
@@ -174,7 +178,7 @@ int cmd_predict_gpt(int argc, char **argv)
 	chakra_gpt_prediction p;
 	if (chakra_gpt_predict(&c, &gpu, &net, &po, &p, e, sizeof e) < 0)
 		return tool_err("%s", e);
-	if (out && gpt_cli_write(out, &st, force, gzip))
+	if (out && gpt_cli_write(out, &st, force, gzip, rank_map))
 		return 1;
 	if (json) {
 		yajl_gen y = jo_open(stdout, 1);

@@ -165,39 +165,52 @@ static int open_one(outset *s, const char *path, int force)
 	return 0;
 }
 
-int gpt_cli_write(const char *prefix, const gpt_setup *st, int force, int gzip)
+int gpt_cli_write(const char *prefix, const gpt_setup *st, int force, int gzip, int rank_map)
 {
 	const chakra_gpt_config *c = &st->c;
 	const chakra_gpu_model *gpu = &st->gpu;
 	const chakra_cluster_net *net = &st->net;
 	const chakra_predict_options *po = &st->po;
 	uint32_t gpus = c->tp * c->pp * c->dp;
+	/* The traces: one per GPU, or one per class (pipeline stage) and the
+	 * rank map. */
+	uint32_t classes = rank_map ? chakra_gpt_classes(c) : 0;
+	size_t ntr = rank_map ? (size_t)classes + 1 : gpus;
 	size_t plen = strlen(prefix) + 32;
 	char *path = malloc(plen);
 	/* a tool_out keeps the path it was given: one buffer per file */
-	char *paths = malloc(plen * ((size_t)gpus + 3));
-	outset s = { calloc((size_t)gpus + 3, sizeof(tool_out)), 0 };
+	char *paths = malloc(plen * (ntr + 3));
+	const char **cfiles = calloc(classes ? classes : 1, sizeof *cfiles);
+	outset s = { calloc(ntr + 3, sizeof(tool_out)), 0 };
 	int ret = 1, user_net = po && po->network;
-	size_t nfiles = (size_t)gpus + 1 + (user_net ? 0 : 2);
-	if (!path || !paths || !s.o) {
+	size_t nfiles = ntr + 1 + (user_net ? 0 : 2);
+	if (!path || !paths || !s.o || !cfiles) {
 		tool_err("out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < nfiles; i++) {
 		char *p = paths + i * plen;
-		if (i < gpus)
+		if (i < ntr && !rank_map)
 			snprintf(p, plen, "%s.%zu.et%s", prefix, i, gzip ? ".gz" : "");
-		else if (i == gpus)
+		else if (i < classes)
+			snprintf(p, plen, "%s.c%zu.et%s", prefix, i, gzip ? ".gz" : "");
+		else if (i < ntr)
+			snprintf(p, plen, "%s.ranks", prefix);
+		else if (i == ntr)
 			snprintf(p, plen, "%s.comm_groups.json", prefix);
-		else if (i == (size_t)gpus + 1)
+		else if (i == ntr + 1)
 			snprintf(p, plen, "%s.network.yml", prefix);
 		else
 			snprintf(p, plen, "%s.system.json", prefix);
+		if (i < classes) { /* (the map names them from its own folder) */
+			const char *sl = strrchr(p, '/');
+			cfiles[i] = sl ? sl + 1 : p;
+		}
 		if (tool_out_check(p, force, NULL, 0) < 0)
 			goto out;
 	}
 	tool_progress pr;
-	tool_progress_start(&pr, "writing", gpus);
+	tool_progress_start(&pr, "writing", ntr);
 	char e[1024];
 	for (size_t i = 0; i < nfiles; i++) {
 		char *p = paths + i * plen;
@@ -208,12 +221,17 @@ int gpt_cli_write(const char *prefix, const gpt_setup *st, int force, int gzip)
 		tool_out *o = &s.o[s.n - 1];
 		int rc;
 		e[0] = 0;
-		if (i < gpus)
+		if (i < ntr && !rank_map)
 			rc = chakra_gpt_write_rank(c, gpu, net, po, (uint32_t)i, gzip, tool_out_write_cb, o,
 			                           e, sizeof e);
-		else if (i == gpus)
+		else if (i < classes)
+			rc = chakra_gpt_write_rank(c, gpu, net, po, chakra_gpt_class_rank(c, (uint32_t)i),
+			                           gzip, tool_out_write_cb, o, e, sizeof e);
+		else if (i < ntr)
+			rc = chakra_gpt_write_rank_map(c, net, cfiles, tool_out_write_cb, o);
+		else if (i == ntr)
 			rc = chakra_gpt_write_groups(c, po, tool_out_write_cb, o);
-		else if (i == (size_t)gpus + 1)
+		else if (i == ntr + 1)
 			rc = chakra_gpt_write_network(c, net, tool_out_write_cb, o);
 		else
 			rc = chakra_gpt_write_system(c, net, tool_out_write_cb, o);
@@ -227,7 +245,7 @@ int gpt_cli_write(const char *prefix, const gpt_setup *st, int force, int gzip)
 			tool_progress_end(&pr);
 			goto out;
 		}
-		tool_progress_update(&pr, i < gpus ? i + 1 : gpus);
+		tool_progress_update(&pr, i < ntr ? i + 1 : ntr);
 	}
 	tool_progress_end(&pr);
 	for (size_t i = 0; i < s.n; i++)
@@ -237,6 +255,7 @@ int gpt_cli_write(const char *prefix, const gpt_setup *st, int force, int gzip)
 out:
 	for (size_t i = 0; s.o && i < s.n; i++)
 		tool_out_abort(&s.o[i]);
+	free(cfiles);
 	free(s.o);
 	free(paths);
 	free(path);

@@ -106,9 +106,11 @@ int gpt_cli_resolve(gpt_cli *g, const char *cmd, int need_layout, gpt_setup *s);
  * 1 (error printed). */
 int gpt_cli_net(chakra_cluster_net *net, const char *arg);
 
-/* PREFIX.r.et for every rank, PREFIX.comm_groups.json and, with the
- * collective model's network, PREFIX.network.yml and PREFIX.system.json;
- * all or none (the tools' output rule). 0 or 1 (printed). */
-int gpt_cli_write(const char *prefix, const gpt_setup *s, int force, int gzip);
+/* PREFIX.r.et for every rank (rank_map: PREFIX.c<k>.et for each pipeline
+ * stage and the rank map PREFIX.ranks), PREFIX.comm_groups.json and, with
+ * the collective model's network, PREFIX.network.yml and
+ * PREFIX.system.json; all or none (the tools' output rule). 0 or 1
+ * (printed). */
+int gpt_cli_write(const char *prefix, const gpt_setup *s, int force, int gzip, int rank_map);
 
 #endif

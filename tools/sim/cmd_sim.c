@@ -22,6 +22,7 @@ typedef struct outputs {
 	FILE *timeline;             /* Chrome trace JSON */
 	yajl_gen tl;
 	uint32_t npus;
+	const chakra_sim *sim;      /* which NPUs are simulated (one per class) */
 	unsigned char *cpu_named;   /* NPUs whose thread 2 (CPU) has its name */
 	int tl_failed;
 	tool_progress prog;
@@ -125,6 +126,8 @@ static int timeline_begin(outputs *o)
 	yajl_gen_array_open(g);
 	for (uint32_t r = 0; r < npus; r++) {
 		char label[32];
+		if (o->sim && !chakra_sim_simulated(o->sim, r))
+			continue; /* (one NPU per class: the others have no events) */
 		snprintf(label, sizeof label, "NPU %" PRIu32, r);
 		for (int t = -1; t < 2; t++) {
 			yajl_gen_map_open(g);
@@ -167,7 +170,7 @@ static const char *rules_name(const chakra_sim *sim)
 /* The command line. */
 typedef struct sim_cli {
 	const char *workload, *network, *system, *groups, *timeline, *events, *ignored;
-	int model, deps, json, astra_log, force, replay, rules, durations, streams;
+	int model, deps, json, astra_log, force, replay, rules, durations, streams, no_symmetry;
 	uint64_t window, memory;
 	tool_list scale, delay; /* --compute-scale [R=]F, --start-delay R=C */
 } sim_cli;
@@ -226,6 +229,10 @@ static int sim_options(sim_cli *c, int argc, char **argv)
 		  "its share (docs/sim.md)" },
 		{ "--window", "N", TOOL_U64, &c->window, NULL,
 		  "nodes each rank's feeder reads ahead (default: from\n--memory, at most 16384)" },
+		{ "--no-symmetry", NULL, TOOL_FLAG, &c->no_symmetry, NULL,
+		  "simulate every NPU, even where ranks in classes\n"
+		  "run the same trace from equivalent places (by\n"
+		  "default one per class is, with every NPU's results)" },
 		{ "--replay", NULL, TOOL_FLAG, &c->replay, NULL,
 		  "replay a converted trace with its recorded times\n"
 		  "instead (chakra sim --replay --help, docs/replay.md)" },
@@ -237,9 +244,13 @@ static int sim_options(sim_cli *c, int argc, char **argv)
 		"                  [--timeline FILE.json] [--events FILE.csv] [-f]\n"
 		"                  [--compute-scale [RANK=]FACTOR]... [--start-delay RANK=CYCLES]...\n"
 		"                  [--memory SIZE] [--window N] [--deps data|ctrl|both]\n"
-		"                  [--rules auto|astra-sim|model] [--durations micros|nanos] [--streams]",
-		"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network) with\n"
-		"ASTRA-sim's analytical model, to the cycle (1 cycle = 1 ns). Without --network and\n"
+		"                  [--rules auto|astra-sim|model] [--durations micros|nanos] [--streams]\n"
+		"                  [--no-symmetry]",
+		"Simulates PREFIX.0.et .. PREFIX.{N-1}.et (N = NPUs of the network), or the rank\n"
+		"map PREFIX.ranks (one file per class of ranks; docs/feeder.md), with ASTRA-sim's\n"
+		"analytical model, to the cycle (1 cycle = 1 ns). Ranks that run the same trace\n"
+		"from equivalent places are simulated one per class, with every NPU's results\n"
+		"(--events and --timeline then hold the NPUs simulated). Without --network and\n"
 		"--system, a one-rank workload (one file, e.g. a converted trace) runs on one NPU\n"
 		"(a ring of one, 50 GB/s, 500 ns; ASTRA-sim's Ring_4chunks system), as the\n"
 		"output says.",
@@ -331,8 +342,8 @@ static void print_results(const chakra_sim *sim, const sim_cli *c, double secs)
 		}
 	} else if (c->json) {
 		printf("{\"finish_cycles\":%" PRIu64 ",\"model\":\"%s\",\"nodes\":%" PRIu64
-		       ",\"rules\":\"%s\",\"npus\":[", finish, model, chakra_sim_nodes(sim),
-		       rules_name(sim));
+		       ",\"rules\":\"%s\",\"classes\":%" PRIu32 ",\"npus\":[", finish, model,
+		       chakra_sim_nodes(sim), rules_name(sim), chakra_sim_classes(sim));
 		for (uint32_t r = 0; r < npus; r++) {
 			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
 			printf("%s{\"npu\":%" PRIu32 ",\"finish_cycles\":%" PRIu64 ",\"compute_cycles\":%"
@@ -371,8 +382,8 @@ static const char one_npu_sys[] =
 	" \"collective-optimization\": \"localBWAware\", \"local-mem-bw\": 1600,"
 	" \"boost-mode\": 0, \"roofline-enabled\": 0, \"peak-perf\": 900}";
 
-/* The workload is one file (not PREFIX.0.et): then it is the only rank
- * (1). Neither: the message every command gives (-1). */
+/* The workload is one file (not PREFIX.0.et, not a rank map): then it is
+ * the only rank (1). Neither: the message every command gives (-1). */
 static int one_file(const char *w)
 {
 	struct stat st;
@@ -384,8 +395,10 @@ static int one_file(const char *w)
 	int prefix = stat(p, &st) == 0;
 	snprintf(p, n, "%s.0.et.gz", w);
 	prefix |= stat(p, &st) == 0;
+	snprintf(p, n, "%s.ranks", w);
+	prefix |= stat(p, &st) == 0;
 	free(p);
-	if (prefix)
+	if (prefix || chakra_rank_map_is(w))
 		return 0;
 	if (stat(w, &st) < 0) {
 		tool_err("%s: no such file or directory, and no workload %s.0.et or %s.0.et.gz", w, w, w);
@@ -479,12 +492,14 @@ int cmd_sim(int argc, char **argv)
 	opt.durations = c.durations < 0 ? CHAKRA_SIM_DURATIONS_DEFAULT
 	                : (chakra_sim_durations)(CHAKRA_SIM_DURATIONS_MICROS + c.durations);
 	opt.streams = c.streams;
+	opt.no_symmetry = c.no_symmetry;
 	opt.data = &out;
 	opt.event_cb = out.events ? on_event : NULL;
 	opt.span_cb = out.timeline ? on_span : NULL;
 	opt.progress_cb = on_progress;
 	double t0 = tool_now();
 	int src = chakra_sim_new(&sim, &net, &sys, &opt);
+	out.sim = sim;
 	if (src == 0 && file) {
 		chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
 		if (opt.deps)
@@ -515,6 +530,17 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	if (chakra_sim_warning(sim))
 		fprintf(stderr, "chakra: warning: %s\n", chakra_sim_warning(sim));
+	/* The reduction: what it simulated, or why every NPU was when it tried. */
+	uint32_t classes = chakra_sim_classes(sim);
+	const char *why = chakra_sim_symmetry(sim);
+	if (classes < net.npus)
+		fprintf(stderr, "chakra sim: %" PRIu32 " NPUs in %" PRIu32 " class%s of ranks that run "
+		        "the same trace from equivalent places: one NPU simulated per class\n", net.npus,
+		        classes, classes == 1 ? "" : "es");
+	else if (why && !strncmp(why, "not symmetric", 13))
+		fprintf(stderr, "chakra sim: simulated every NPU: %s\n", why);
+	else if (why && !strncmp(why, "the reduced run", 15))
+		fprintf(stderr, "chakra sim: simulated every NPU (%s)\n", why);
 	print_results(sim, &c, secs);
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
 out:

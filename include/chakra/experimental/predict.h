@@ -240,6 +240,18 @@ CHAKRA_EXPERIMENTAL_API int chakra_gpt_write_rank(const chakra_gpt_config *c,
                                                   const chakra_predict_options *opts,
                                                   uint32_t rank, int gzip, chakra_write_cb cb,
                                                   void *data, char *err, size_t errlen);
+/* The workload as a rank map (docs/feeder.md): one class per pipeline
+ * stage, whose GPUs run the same trace but for their groups and pipeline
+ * peers. Class k's file is chakra_gpt_write_rank's trace of the stage's
+ * first GPU (chakra_gpt_class_rank); the map names it class_files[k] and
+ * gives every GPU its own groups and peers. chakra_gpt_classes: the
+ * classes (0 for a configuration that does not check). */
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_gpt_classes(const chakra_gpt_config *c);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_gpt_class_rank(const chakra_gpt_config *c, uint32_t cls);
+CHAKRA_EXPERIMENTAL_API int chakra_gpt_write_rank_map(const chakra_gpt_config *c,
+                                                      const chakra_cluster_net *net,
+                                                      const char *const *class_files,
+                                                      chakra_write_cb cb, void *data);
 /* The files that run it in `chakra sim` or ASTRA-sim: the communicator
  * groups ({"id": [ranks]}; every group the workload names), the network
  * YAML and the system JSON of the cluster model. */

@@ -223,14 +223,21 @@ typedef struct chakra_sim_options {
 	chakra_sim_rules rules;
 	chakra_sim_durations durations;
 	int streams;
+	/* Version 4: chakra_sim_run_prefix simulates one NPU per class of
+	 * ranks that run the same trace from equivalent places, with the full
+	 * simulation's results for every NPU (docs/sim.md, "Symmetry"), unless
+	 * no_symmetry is set. The callbacks then see the representatives:
+	 * event_cb and span_cb their nodes, finish_cb every NPU of the class as
+	 * its representative finishes. */
+	int no_symmetry;
 } chakra_sim_options;
 
 #define CHAKRA_SIM_DEFAULT_MEMORY ((uint64_t)64 << 20)
-#define CHAKRA_SIM_OPTIONS_VERSION 3
+#define CHAKRA_SIM_OPTIONS_VERSION 4
 #define CHAKRA_SIM_OPTIONS_INIT \
 	{ CHAKRA_SIM_OPTIONS_VERSION, CHAKRA_SIM_UNAWARE, NULL, NULL, NULL, \
 	  (chakra_deps)0, 0, NULL, NULL, NULL, NULL, NULL, 0, \
-	  CHAKRA_SIM_RULES_AUTO, CHAKRA_SIM_DURATIONS_DEFAULT, 0 }
+	  CHAKRA_SIM_RULES_AUTO, CHAKRA_SIM_DURATIONS_DEFAULT, 0, 0 }
 /* Same as CHAKRA_SIM_OPTIONS_INIT, for callers that cannot use the macro
  * (any version from 1 up: the fields that version has). */
 CHAKRA_API int chakra_sim_options_init(chakra_sim_options *opts, unsigned version);
@@ -251,8 +258,12 @@ CHAKRA_API void chakra_sim_free(chakra_sim *s);
  * chakra_sim_run_prefix does. */
 CHAKRA_API int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n);
 CHAKRA_API int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w);
-/* Opens PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz) with the options' deps
- * and window, runs, closes. */
+/* Opens PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz), or the rank map
+ * PREFIX.ranks (or PREFIX itself: a rank map), with the options' deps and
+ * window, runs, closes. Ranks in classes (the same file or bytes, or the
+ * same class of a rank map; the same start delay and compute scale) are
+ * simulated one per class when the reduction finds their interactions
+ * equivalent, else every NPU is (chakra_sim_symmetry says why). */
 CHAKRA_API int chakra_sim_run_prefix(chakra_sim *s, const char *prefix);
 
 CHAKRA_API const char *chakra_sim_errmsg(const chakra_sim *s);
@@ -273,6 +284,19 @@ CHAKRA_API uint64_t chakra_sim_events(const chakra_sim *s);  /* engine events pr
  * input read size (*read_bytes), chosen from the memory budget. */
 CHAKRA_API uint64_t chakra_sim_window(const chakra_sim *s, uint64_t *window_bytes,
                                       size_t *read_bytes);
+/* The last run's symmetry reduction: the NPUs it simulated (one per class,
+ * or every NPU), and why it simulated every NPU when it did (NULL when it
+ * simulated one per class, or the run was not chakra_sim_run_prefix). */
+CHAKRA_API uint32_t chakra_sim_classes(const chakra_sim *s);
+CHAKRA_API const char *chakra_sim_symmetry(const chakra_sim *s);
+/* Was npu simulated in the last run (a representative, or every NPU)?
+ * Known from the start of chakra_sim_run_prefix's run, before the first
+ * callback, so an output can name the NPUs it will hear of. */
+CHAKRA_API int chakra_sim_simulated(const chakra_sim *s, uint32_t npu);
+/* npu's class in the last run and the NPU simulated for it (its lowest
+ * rank); the class is npu itself when every NPU was simulated. */
+CHAKRA_API uint32_t chakra_sim_class_of(const chakra_sim *s, uint32_t npu);
+CHAKRA_API uint32_t chakra_sim_representative(const chakra_sim *s, uint32_t npu);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #include <chakra/chakra.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -67,6 +68,63 @@ inline std::string describe(int code, std::string_view what) {
   s += ": ";
   s += chakra_strerror(code);
   return s;
+}
+
+// A rank's trace through a rank map (docs/feeder.md): PREFIX.R.et (or
+// .et.gz) that does not exist, with PREFIX.ranks beside it, is rank R's
+// class file read with R's substitution. Simulators that open PREFIX.R.et
+// per rank (ASTRA-sim) then run a map unchanged.
+struct rank_target {
+  chakra_rank_map* map = nullptr;
+  std::string file;
+  chakra_rank_subst subst{};
+  rank_target() = default;
+  rank_target(const rank_target&) = delete;
+  rank_target& operator=(const rank_target&) = delete;
+  ~rank_target() { chakra_rank_map_free(map); }
+};
+
+inline bool file_exists(const std::string& p) {
+  if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+    std::fclose(f);
+    return true;
+  }
+  return false;
+}
+
+// true, with t filled, when path is such a rank; a broken map throws.
+inline bool rank_map_target(const std::string& path, rank_target& t) {
+  if (file_exists(path))
+    return false;
+  std::string p = path;
+  auto cut = [&p](const char* suffix) {
+    size_t n = std::char_traits<char>::length(suffix);
+    if (p.size() < n || p.compare(p.size() - n, n, suffix) != 0)
+      return false;
+    p.resize(p.size() - n);
+    return true;
+  };
+  cut(".gz");
+  if (!cut(".et"))
+    return false;
+  size_t dot = p.rfind('.');
+  if (dot == std::string::npos || dot + 1 == p.size() || p.size() - dot - 1 > 9 ||
+      p.find_first_not_of("0123456789", dot + 1) != std::string::npos)
+    return false;
+  uint32_t rank = static_cast<uint32_t>(std::stoul(p.substr(dot + 1)));
+  std::string map = p.substr(0, dot) + ".ranks";
+  if (!file_exists(map))
+    return false;
+  char err[1024];
+  int rc = chakra_rank_map_load(&t.map, map.c_str(), err, sizeof err);
+  if (rc < 0)
+    fail(rc, err);
+  if (rank >= chakra_rank_map_ranks(t.map))
+    fail(CHAKRA_ENOTFOUND, path + ": no such file, and " + map + " has " +
+                               std::to_string(chakra_rank_map_ranks(t.map)) + " ranks");
+  t.file = chakra_rank_map_file(t.map, chakra_rank_map_class(t.map, rank));
+  chakra_rank_map_subst(t.map, rank, &t.subst);
+  return true;
 }
 }  // namespace detail
 
@@ -666,17 +724,15 @@ class feeder : public feeder_ref {
   // drive() / complete() once the library call has returned.
   using ready_callback = std::function<void(feeder_ref&, node_view)>;
 
+  // PATH, or when PATH is PREFIX.R.et that does not exist beside a rank map
+  // PREFIX.ranks, rank R's class file with R's peers and groups.
   explicit feeder(const std::string& path, const feeder_options& opts = {})
       : feeder_ref(nullptr) {
-    open(opts, nullptr, [&](chakra_feeder** out, const chakra_feeder_options* o) {
-      return std::make_pair(chakra_feeder_open(out, path.c_str(), o), path);
-    });
+    open_path(path, opts, nullptr);
   }
   feeder(const std::string& path, const feeder_options& opts, ready_callback cb)
       : feeder_ref(nullptr) {
-    open(opts, std::move(cb), [&](chakra_feeder** out, const chakra_feeder_options* o) {
-      return std::make_pair(chakra_feeder_open(out, path.c_str(), o), path);
-    });
+    open_path(path, opts, std::move(cb));
   }
   // Feeds from memory the caller keeps alive for the feeder's lifetime.
   static feeder from_buffer(const void* buf, size_t len, const feeder_options& opts = {},
@@ -746,6 +802,21 @@ class feeder : public feeder_ref {
     }
   }
 
+  void open_path(const std::string& path, const feeder_options& opts, ready_callback cb) {
+    detail::rank_target t;
+    if (detail::rank_map_target(path, t)) {
+      open(opts, std::move(cb), [&](chakra_feeder** out, const chakra_feeder_options* o) {
+        chakra_feeder_options with = *o;
+        with.subst = &t.subst;  // (copied at open)
+        return std::make_pair(chakra_feeder_open(out, t.file.c_str(), &with), t.file);
+      });
+      return;
+    }
+    open(opts, std::move(cb), [&](chakra_feeder** out, const chakra_feeder_options* o) {
+      return std::make_pair(chakra_feeder_open(out, path.c_str(), o), path);
+    });
+  }
+
   template <class Open>
   void open(const feeder_options& opts, ready_callback cb, Open&& do_open) {
     st_ = std::make_unique<state>();
@@ -773,7 +844,8 @@ class feeder : public feeder_ref {
   }
 };
 
-// PREFIX.0.et ... PREFIX.{N-1}.et, one feeder per rank.
+// PREFIX.0.et ... PREFIX.{N-1}.et, one feeder per rank; or the rank map
+// PREFIX.ranks (a rank's feeder opened when it is first asked for).
 class workload {
  public:
   explicit workload(const std::string& prefix, const feeder_options& opts = {})
