@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target: `chakra pack`'s JSON input (tools/core/json_in.c): the
+/* libFuzzer target: `chakra pack`'s JSON input (chakra_jsonet_pack_buffer): the
  * jsonize form, protobuf's JSON mapping and workload_graph JSON. The input
  * is the JSON text, the trace goes to memory; when pack accepts the input,
  * the trace must read back cleanly, every node cross-checked against
@@ -13,7 +13,7 @@
 
 #include "chakra/chakra.h"
 #include "fuzz_touch.h"
-#include "json_in.h"
+#include "chakra/experimental/jsonet.h"
 
 typedef struct membuf {
 	unsigned char *p;
@@ -42,11 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static membuf out;
 	out.n = 0;
-	unsigned long long n = 0;
-	json_pack_out po = { mem_write, &out, "<out>", 0 };
-	int rc = json_pack_mem(data, size, "<fuzz>", &po, &n);
-	if (rc != 0)
+	chakra_jsonet_options po = CHAKRA_JSONET_OPTIONS_INIT;
+	po.in_name = "<fuzz>";
+	po.out_name = "<out>";
+	chakra_jsonet_result res;
+	int rc = chakra_jsonet_pack_buffer(data, size, mem_write, &out, &po, &res);
+	if (rc < 0)
 		return 0;
+	unsigned long long n = res.nodes;
 	chakra_reader_options o = CHAKRA_READER_OPTIONS_INIT;
 	o.verify_with_nanopb = 1;
 	chakra_reader *r;

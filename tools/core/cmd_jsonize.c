@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chakra jsonize TRACE [-o OUT.json] [--pretty] [--protobuf-json]: the
  * whole trace as JSON, streamed one node at a time (memory does not grow
- * with the trace). */
+ * with the trace); the JSON is the jsonet module's (chakra_jsonet_writer). */
+#define CHAKRA_EXPERIMENTAL
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "common.h"
 #include "opts.h"
 #include "hint.h"
-#include "json_out.h"
+#include "chakra/experimental/jsonet.h"
 
 int cmd_jsonize(int argc, char **argv)
 {
@@ -56,23 +57,36 @@ int cmd_jsonize(int argc, char **argv)
 		chakra_reader_close(r);
 		return 1;
 	}
-	json_out o = { 0 };
-	o.protobuf = protobuf;
-	int rc = 0, status = 0;
+	chakra_jsonet_options jo = CHAKRA_JSONET_OPTIONS_INIT;
+	jo.pretty = pretty;
+	jo.protobuf = protobuf;
+	chakra_jsonet_writer *o;
+	int rc = chakra_jsonet_writer_open(&o, tool_out_write_cb, &out_f, &jo), status = 0;
 	tool_progress p;
 	tool_progress_start(&p, "jsonize", 0);
-	if (json_out_begin(&o, out_f.f, pretty, chakra_reader_metadata(r)) < 0) {
-		status = o.err[0] ? tool_err("%s: metadata: %s; protobuf's JSON mapping cannot hold it "
-		                             "(plain 'chakra jsonize' keeps the bytes)", in, o.err)
-		                  : 1; /* a write error, reported by tool_out_commit */
+	if (rc == 0)
+		rc = chakra_jsonet_writer_begin(o, chakra_reader_metadata(r));
+	if (rc == CHAKRA_ETYPE) {
+		status = tool_err("%s: metadata: %s; protobuf's JSON mapping cannot hold it "
+		                  "(plain 'chakra jsonize' keeps the bytes)", in,
+		                  chakra_jsonet_writer_errmsg(o));
+	} else if (rc == CHAKRA_ENOMEM) {
+		status = tool_err("out of memory");
+	} else if (rc < 0) {
+		status = 1; /* a write error, reported by tool_out_commit */
 	} else {
 		const chakra_node *n;
 		while ((rc = chakra_reader_next(r, &n)) > 0) {
-			int wr = json_out_node(&o, n);
-			if (wr == -2) {
+			int wr = chakra_jsonet_writer_node(o, n);
+			if (wr == CHAKRA_ETYPE) {
 				status = tool_err("%s: byte %" PRIu64 ": node %" PRIu64 ": %s; protobuf's JSON "
 				                  "mapping cannot hold it (plain 'chakra jsonize' keeps the bytes)",
-				                  in, chakra_node_offset(n), chakra_node_id(n), o.err);
+				                  in, chakra_node_offset(n), chakra_node_id(n),
+				                  chakra_jsonet_writer_errmsg(o));
+				break;
+			}
+			if (wr == CHAKRA_ENOMEM) {
+				status = tool_err("out of memory");
 				break;
 			}
 			if (wr < 0)
@@ -82,10 +96,11 @@ int cmd_jsonize(int argc, char **argv)
 		tool_progress_end(&p);
 		if (rc < 0)
 			status = tool_trace_err(in, chakra_reader_errmsg(r));
-		else if (!status && json_out_end(&o) < 0)
-			status = 1;
+		else if (!status && (rc = chakra_jsonet_writer_finish(o)) < 0)
+			status = rc == CHAKRA_ENOMEM ? tool_err("out of memory") : 1;
 	}
-	json_out_free(&o);
+	uint64_t nan_payloads = chakra_jsonet_writer_nan_payloads(o);
+	chakra_jsonet_writer_close(o);
 	if (status || ferror(out_f.f)) {
 		/* never leave a JSON file that looks complete but is not */
 		if (ferror(out_f.f))
@@ -95,10 +110,10 @@ int cmd_jsonize(int argc, char **argv)
 	} else if (tool_out_commit(&out_f) < 0) {
 		status = 1;
 	}
-	if (!status && o.nan_payloads)
+	if (!status && nan_payloads)
 		fprintf(stderr, "chakra: %s: note: %" PRIu64 " NaN value(s) with a payload or sign written "
 		                "as \"NaN\" (protobuf's JSON mapping has no other NaN)\n",
-		        in, o.nan_payloads);
+		        in, nan_payloads);
 	chakra_reader_close(r);
 	return status;
 }

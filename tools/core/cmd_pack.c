@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chakra pack JSON -o TRACE.et [--gzip]: JSON (jsonize's form, protobuf's
  * JSON mapping, or Chakra's workload_graph JSON) back to a Chakra ET. The
- * parsing lives in json_in.c. */
+ * parsing is the jsonet module's (chakra_jsonet_pack). */
+#define CHAKRA_EXPERIMENTAL
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/experimental/jsonet.h"
 #include "common.h"
 #include "opts.h"
-#include "json_in.h"
+
+/* The JSON comes from a FILE (stdin or the opened path). */
+static long read_file(void *data, void *buf, size_t cap)
+{
+	FILE *f = data;
+	size_t n = fread(buf, 1, cap, f);
+	return n == 0 && ferror(f) ? -1 : (long)n;
+}
 
 int cmd_pack(int argc, char **argv)
 {
@@ -59,13 +69,18 @@ int cmd_pack(int argc, char **argv)
 			fclose(f);
 		return 1;
 	}
-	json_pack_out po = { tool_out_write_cb, &o, out, gzip };
-	int rc = json_pack(f, is_stdin ? "<stdin>" : in, &po, NULL);
+	chakra_jsonet_options po = CHAKRA_JSONET_OPTIONS_INIT;
+	po.gzip = gzip;
+	po.in_name = is_stdin ? "<stdin>" : in;
+	po.out_name = out;
+	chakra_jsonet_result res;
+	int rc = chakra_jsonet_pack(read_file, f, tool_out_write_cb, &o, &po, &res);
 	if (!is_stdin)
 		fclose(f);
-	if (rc) {
+	if (rc < 0) {
+		tool_err("%s", res.errmsg);
 		tool_out_abort(&o);
-		return rc;
+		return 1;
 	}
 	return tool_out_commit(&o) < 0 ? 1 : 0;
 }

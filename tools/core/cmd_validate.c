@@ -1,16 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chakra validate [--strict] [--deep] TRACE...: framing, decoding and
- * dependency checks (trace_check.c), one line per problem. */
+ * dependency checks (the check module: chakra_check_trace), one line per
+ * problem. */
+#define CHAKRA_EXPERIMENTAL
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/experimental/check.h"
 #include "common.h"
+#include "hint.h"
 #include "opts.h"
-#include "trace_check.h"
+
+/* A line clears the progress bar first (a terminal's stderr). */
+static void print_finding(void *data, const chakra_check_finding *f)
+{
+	tool_progress_end(data);
+	puts(f->text);
+}
+
+static void show_progress(void *data, uint64_t offset, uint64_t nodes)
+{
+	tool_progress_trace(data, offset, nodes);
+}
 
 int cmd_validate(int argc, char **argv)
 {
-	check_opts o = { 0, 0, 10, 100 };
+	chakra_check_options o = CHAKRA_CHECK_OPTIONS_INIT;
 	int status = 0;
 	const tool_option opts[] = {
 		{ "--strict", NULL, TOOL_FLAG, &o.strict, NULL, "control-dependency problems are errors" },
@@ -20,7 +36,7 @@ int cmd_validate(int argc, char **argv)
 		  "nodes whose bytes a re-write would change (unknown\n"
 		  "fields, non-canonical values; not for stdin or pipes);\n"
 		  "slower" },
-		{ "--max-warnings", "N", TOOL_U64, &o.max_warn, NULL,
+		{ "--max-warnings", "N", TOOL_U64, &o.max_warnings, NULL,
 		  "warning lines shown per kind and file (default 10,\n"
 		  "0 = all); the counts are always exact" },
 		{ "--max-errors", "N", TOOL_U64, &o.max_errors, NULL,
@@ -47,10 +63,15 @@ int cmd_validate(int argc, char **argv)
 	int nfiles, prc = tool_parse(&cmd, argc, argv, &files, &nfiles);
 	if (prc != TOOL_PARSED)
 		return prc == TOOL_HELP_SHOWN ? 0 : prc;
+	o.read_hint = tool_json_hint;
+	o.progress = show_progress;
 	for (int k = 0; k < nfiles; k++) {
-		check_result r;
-		if (trace_check(files[k], &o, stdout, &r))
+		tool_progress p;
+		tool_progress_start_trace(&p, strcmp(files[k], "-") ? files[k] : "<stdin>", files[k]);
+		o.progress_data = &p;
+		if (chakra_check_trace(files[k], &o, print_finding, &p, NULL) != 0)
 			status = 1;
+		tool_progress_end(&p);
 	}
 	free((void *)files);
 	if (fflush(stdout) != 0)

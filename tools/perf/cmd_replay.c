@@ -88,35 +88,6 @@ static void sum_path(const chakra_perf *r, path_sum *ps)
 	}
 }
 
-typedef struct vi {
-	int64_t v;
-	size_t i;
-} vi;
-
-static int cmp_vi(const void *a, const void *b)
-{
-	const vi *x = a, *y = b;
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Index of the median (the lower middle) of v[0..n), n > 0. */
-static size_t median_index(const int64_t *v, size_t n)
-{
-	vi *t = malloc(n * sizeof *t);
-	if (!t)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		t[i].v = v[i];
-		t[i].i = i;
-	}
-	qsort(t, n, sizeof *t, cmp_vi);
-	size_t m = t[(n - 1) / 2].i;
-	free(t);
-	return m;
-}
-
 typedef struct between_res {
 	const char *name;
 	uint64_t skip;
@@ -435,7 +406,7 @@ int cmd_sim_replay(int argc, char **argv)
 	const char *workload = NULL, *network = NULL, *system = NULL, *groups_path = NULL;
 	const char *timeline = NULL, *between = NULL;
 	uint64_t skip = 0;
-	int64_t *wit = NULL, *wrec = NULL;
+	chakra_perf_windows win = { 0 };
 	int json = 0, modelled = 0, replay = 0, model = 0, force = 0, rc = 1;
 	tool_out tlo;
 	memset(&tlo, 0, sizeof tlo);
@@ -665,51 +636,13 @@ int cmd_sim_replay(int argc, char **argv)
 			goto out;
 		}
 		size_t m = (size_t)(nw - (int64_t)skip);
-		wit = malloc(m * sizeof *wit);
-		wrec = malloc(m * sizeof *wrec);
-		if (!wit || !wrec) {
-			tool_err("out of memory");
+		if (chakra_perf_between_windows(r, between, skip, m, &o, &win) < 0) {
+			tool_err("%s: %s", workload, win.errmsg);
 			goto out;
 		}
-		/* the windows split off a batch at a time (one pass over the graph
-		 * per batch; a batch's replays held at once), each replayed and
-		 * dropped */
-		const size_t batch = 4096;
-		chakra_perf **ws = calloc(m < batch ? m : batch, sizeof *ws);
-		if (!ws) {
-			tool_err("out of memory");
-			goto out;
-		}
-		for (size_t w0 = 0; w0 < m; w0 += batch) {
-			size_t nb = m - w0 < batch ? m - w0 : batch;
-			if (chakra_perf_between_range(r, between, skip + w0, nb, ws) < 0) {
-				tool_err("%s: %s", workload,
-				         ws[0] ? chakra_perf_errmsg(ws[0]) : "out of memory");
-				chakra_perf_free(ws[0]);
-				free(ws);
-				goto out;
-			}
-			for (size_t k = 0; k < nb; k++) {
-				chakra_perf *d = ws[k];
-				ws[k] = NULL;
-				if (chakra_perf_run(d, &o) < 0) {
-					tool_err("%s: iteration %zu: %s", workload, (size_t)skip + w0 + k,
-					         chakra_perf_errmsg(d));
-					chakra_perf_free(d);
-					for (size_t q = k + 1; q < nb; q++)
-						chakra_perf_free(ws[q]);
-					free(ws);
-					goto out;
-				}
-				wit[w0 + k] = chakra_perf_breakdown_of(d, -1)->iteration_ns;
-				wrec[w0 + k] = chakra_perf_breakdown_of(d, -1)->recorded_ns;
-				chakra_perf_free(d);
-			}
-		}
-		free(ws);
-		/* the window whose prediction is the median (lower middle) */
-		size_t med = median_index(wit, m);
-		int64_t rec_med = wrec[median_index(wrec, m)];
+		const int64_t *wit = win.predicted_ns, *wrec = win.recorded_ns;
+		size_t med = win.median;
+		int64_t rec_med = win.recorded_median_ns;
 		chakra_perf *d = NULL;
 		if (chakra_perf_between(r, between, skip + med, &d) < 0 ||
 		    chakra_perf_run(d, &o) < 0) {
@@ -781,7 +714,6 @@ out:
 	free(av);
 	free(args);
 	free(rank_scale);
-	free(wit);
-	free(wrec);
+	chakra_perf_windows_free(&win);
 	return rc;
 }

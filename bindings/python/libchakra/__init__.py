@@ -29,6 +29,8 @@ from ._reader import Reader, read
 from ._writer import Writer
 from ._feeder import Feeder, Workload, DEPS, ORDERS
 from ._sim import sim, SimResult, NpuResult
+from ._jsonet import jsonize, pack
+from ._check import validate, ValidateResult, Finding
 
 __version__ = "%d.%d.%d" % BINDINGS_VERSION
 
@@ -42,7 +44,7 @@ __all__ = [
     "Reader", "read", "Writer", "Feeder", "Workload", "Node", "Metadata", "Attr",
     "NodeType", "CommType", "AttrKind", "node_type_name", "comm_type_name", "attr_kind_name",
     "infer_kind", "library_version", "library_path", "DEPS", "ORDERS",
-    "sim", "SimResult", "NpuResult",
+    "sim", "SimResult", "NpuResult", "jsonize", "pack", "validate", "ValidateResult", "Finding",
     "ChakraError", "ChakraIOError", "NoMemoryError", "InvalidArgumentError", "TruncatedError",
     "CorruptError", "TooBigError", "NoMetadataError", "GzipError", "NotFoundError",
     "KindError", "RangeError", "DuplicateIdError", "MissingDependencyError", "CycleError",

@@ -12,12 +12,10 @@ ctypes.util.find_library("chakra-sim").
 
 import collections
 import ctypes
-import ctypes.util
-import glob
 import json
 import os
 
-from . import _lib
+from . import _lib, _modlib
 from ._errors import ChakraError, error
 
 c_int, c_uint, c_uint32, c_uint64 = ctypes.c_int, ctypes.c_uint, ctypes.c_uint32, ctypes.c_uint64
@@ -95,61 +93,8 @@ _PROTOS = {
     "chakra_sim_rules_used": (c_int, [c_void_p]),
 }
 
-_NAMES = ("libchakra-sim.so", "libchakra-sim.so.*", "libchakra-sim.dylib",
-          "libchakra-sim.*.dylib", "chakra-sim.dll", "libchakra-sim.dll")
-_simlib = None
-
-
-def _candidates():
-    env = os.environ.get("LIBCHAKRA_SIM_PATH")
-    if env:
-        yield "LIBCHAKRA_SIM_PATH", env
-        return
-    core = os.path.dirname(os.path.abspath(_lib.path)) if os.sep in _lib.path else None
-    here = os.path.dirname(os.path.abspath(__file__))
-    dirs = []
-    if core:
-        dirs += [("next to libchakra", core), ("next to libchakra", os.path.join(core, "sim"))]
-    dirs += [("next to the package", here), ("next to the package", os.path.dirname(here))]
-    try:
-        from . import _install  # generated at install time
-        dirs.append(("install libdir", _install.LIBDIR))
-    except ImportError:
-        pass
-    for where, d in dirs:
-        for pat in _NAMES:
-            for p in sorted(glob.glob(os.path.join(d, pat))):
-                yield where, p
-    found = ctypes.util.find_library("chakra-sim")
-    if found:
-        yield "ctypes.util.find_library", found
-
-
 def _load():
-    global _simlib
-    if _simlib is not None:
-        return _simlib
-    tried = []
-    for where, path in _candidates():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError as e:
-            tried.append("%s (%s): %s" % (path, where, e))
-            continue
-        try:
-            for name, (res, args) in _PROTOS.items():
-                f = getattr(lib, name)
-                f.restype = res
-                f.argtypes = args
-        except AttributeError as e:
-            tried.append("%s (%s): %s" % (path, where, e))
-            continue
-        _simlib = lib
-        return lib
-    raise ChakraError("libchakra-sim not found (the simulator is a second library, "
-                      "libchakra-sim.so, installed next to libchakra.so; set "
-                      "LIBCHAKRA_SIM_PATH to its path). Tried: %s"
-                      % ("; ".join(tried) or "nothing"), -3)
+    return _modlib.load("chakra-sim", "LIBCHAKRA_SIM_PATH", "sim", _PROTOS, "the simulator")
 
 
 NpuResult = collections.namedtuple(

@@ -166,6 +166,27 @@ CHAKRA_EXPERIMENTAL_API int chakra_perf_between_range(const chakra_perf *r,
                                                         const char *annotation, uint64_t first,
                                                         size_t count, chakra_perf **outs);
 
+/* Windows first .. first+count-1 each replayed with opts (`chakra replay
+ * --between`): every window's predicted and recorded iteration time and
+ * the median window. On an error w->errmsg says why ("iteration K: ..."
+ * when a replay failed). Free the arrays with chakra_perf_windows_free
+ * (also after an error). */
+typedef struct chakra_perf_windows {
+	size_t count;               /* windows replayed */
+	int64_t *predicted_ns;      /* per window: iteration_ns of its replay */
+	int64_t *recorded_ns;       /* per window: recorded_ns */
+	size_t median;              /* the window whose prediction is the median (the
+	                             * lower middle; ties: the earlier window) */
+	int64_t recorded_median_ns; /* the median of recorded_ns (the lower middle) */
+	char errmsg[1024];
+} chakra_perf_windows;
+CHAKRA_EXPERIMENTAL_API int chakra_perf_between_windows(const chakra_perf *r,
+                                                        const char *annotation, uint64_t first,
+                                                        size_t count,
+                                                        const chakra_perf_options *opts,
+                                                        chakra_perf_windows *w);
+CHAKRA_EXPERIMENTAL_API void chakra_perf_windows_free(chakra_perf_windows *w);
+
 /* ---- building a graph by hand ---- */
 /* The resource (rank, gpu?, device, id): found or created; returns its
  * index or a negative error. id is the OS thread id or the stream id. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "json_num.h"
+#include "jn_impl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,7 +17,7 @@ static int term(const char *s, size_t len, char *buf, size_t cap)
 	return 0;
 }
 
-int json_num_is_int(const char *s, size_t len)
+int chakra__jn_num_is_int(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
 		if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
@@ -25,10 +25,10 @@ int json_num_is_int(const char *s, size_t len)
 	return len > 0;
 }
 
-int json_num_u64(const char *s, size_t len, uint64_t *out)
+int chakra__jn_num_u64(const char *s, size_t len, uint64_t *out)
 {
 	char b[32], *end;
-	if (term(s, len, b, sizeof b) || b[0] == '-' || !json_num_is_int(s, len))
+	if (term(s, len, b, sizeof b) || b[0] == '-' || !chakra__jn_num_is_int(s, len))
 		return -1;
 	errno = 0;
 	unsigned long long v = strtoull(b, &end, 10);
@@ -38,10 +38,10 @@ int json_num_u64(const char *s, size_t len, uint64_t *out)
 	return 0;
 }
 
-int json_num_i64(const char *s, size_t len, int64_t *out)
+int chakra__jn_num_i64(const char *s, size_t len, int64_t *out)
 {
 	char b[32], *end;
-	if (term(s, len, b, sizeof b) || !json_num_is_int(s, len))
+	if (term(s, len, b, sizeof b) || !chakra__jn_num_is_int(s, len))
 		return -1;
 	errno = 0;
 	long long v = strtoll(b, &end, 10);
@@ -51,7 +51,7 @@ int json_num_i64(const char *s, size_t len, int64_t *out)
 	return 0;
 }
 
-int json_num_real(const char *s, size_t len, int is_str, int is_float, double *out)
+int chakra__jn_num_real(const char *s, size_t len, int is_str, int is_float, double *out)
 {
 	char b[512], *end;
 	if (term(s, len, b, sizeof b))
@@ -60,7 +60,7 @@ int json_num_real(const char *s, size_t len, int is_str, int is_float, double *o
 		if (!strcmp(b, "nan"))
 			*out = is_float ? (double)nanf("") : nan("");
 		else if (!strncmp(b, "nan:0x", 6)) {
-			/* a NaN with its exact bits (json_out.c) */
+			/* a NaN with its exact bits (jn_gen.c) */
 			errno = 0;
 			unsigned long long u = strtoull(b + 6, &end, 16);
 			if (errno || *end || len != (is_float ? 14u : 22u))

@@ -1,237 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Emits the JSON form of a trace (see json_out.h). Integers are written as
- * exact digit strings (never through a double), doubles with 17 and floats
- * with 9 significant digits so they parse back to the same bits; NaN and
- * infinities, which JSON lacks, as the strings "nan", "inf", "-inf". */
-#include "json_out.h"
+/* ET -> JSON in protobuf's JSON mapping (chakra_jsonet_options.protobuf). */
+#include "jn_gen.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-#include "common.h"
-#include "jsonout.h"
-#include "text.h"
-
-/* The generator buffers a whole node; it is written out with one fwrite
- * per node (a print callback would cost a call per token). */
-static void flush(json_out *o)
-{
-	const unsigned char *buf;
-	size_t len;
-	if (yajl_gen_get_buf(o->g, &buf, &len) == yajl_gen_status_ok && len) {
-		fwrite(buf, 1, len, o->f);
-		yajl_gen_clear(o->g);
-	}
-}
-
-#define STR(g, s) yajl_gen_string((g), (const unsigned char *)(s), strlen(s))
-#define STRN(g, s, n) yajl_gen_string((g), (const unsigned char *)(s), (n))
-
-/* Decimal digits by hand: snprintf dominated the profile. */
-static void gen_digits(yajl_gen g, uint64_t v, int neg)
-{
-	char b[24], *p = b + sizeof b;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		*--p = '-';
-	yajl_gen_number(g, p, (size_t)(b + sizeof b - p));
-}
-
-static void gen_u64(yajl_gen g, uint64_t v) { gen_digits(g, v, 0); }
-
-static void gen_i64(yajl_gen g, int64_t v)
-{
-	/* negate in unsigned arithmetic: INT64_MIN has no positive int64 */
-	gen_digits(g, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
-}
-
-static void gen_real(yajl_gen g, double v, int is_float)
-{
-	if (isnan(v)) {
-		/* The plain quiet NaN is "nan"; any other NaN keeps its bits, as
-		 * "nan:0x" + the float's or double's bit pattern in hex. */
-		char b[32];
-		if (is_float) {
-			float f = (float)v;
-			uint32_t u;
-			memcpy(&u, &f, sizeof u);
-			if (u == 0x7fc00000u)
-				STR(g, "nan");
-			else {
-				snprintf(b, sizeof b, "nan:0x%08lx", (unsigned long)u);
-				STR(g, b);
-			}
-		} else {
-			uint64_t u;
-			memcpy(&u, &v, sizeof u);
-			if (u == 0x7ff8000000000000ull)
-				STR(g, "nan");
-			else {
-				snprintf(b, sizeof b, "nan:0x%016llx", (unsigned long long)u);
-				STR(g, b);
-			}
-		}
-		return;
-	}
-	if (isinf(v)) {
-		STR(g, v < 0 ? "-inf" : "inf");
-		return;
-	}
-	char b[40];
-	int n = snprintf(b, sizeof b, is_float ? "%.9g" : "%.17g", v);
-	yajl_gen_number(g, b, (size_t)n);
-}
-
-static void gen_hex(yajl_gen g, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	char small[256], *buf = len * 2 <= sizeof small ? small : malloc(len * 2 + 1);
-	if (!buf) { /* cannot happen in practice; keep the output well formed */
-		STR(g, "");
-		return;
-	}
-	for (size_t i = 0; i < len; i++) {
-		buf[2 * i] = hex[(unsigned char)s[i] >> 4];
-		buf[2 * i + 1] = hex[(unsigned char)s[i] & 15];
-	}
-	STRN(g, buf, len * 2);
-	if (buf != small)
-		free(buf);
-}
-
-static int kind_is_signed(int k)
-{
-	switch (k) {
-	case CHAKRA_ATTR_INT32: case CHAKRA_ATTR_INT64: case CHAKRA_ATTR_SINT32:
-	case CHAKRA_ATTR_SINT64: case CHAKRA_ATTR_SFIXED32: case CHAKRA_ATTR_SFIXED64:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* One element (or the scalar) of kind k (the scalar kind). */
-static void gen_elem(yajl_gen g, const chakra_attr *a, int list, size_t i, int k)
-{
-	switch (k) {
-	case CHAKRA_ATTR_DOUBLE:
-	case CHAKRA_ATTR_FLOAT: {
-		double d = 0;
-		if (list)
-			chakra_attr_list_double(a, i, &d);
-		else
-			chakra_attr_double(a, &d);
-		gen_real(g, d, k == CHAKRA_ATTR_FLOAT);
-		break;
-	}
-	case CHAKRA_ATTR_BOOL: {
-		uint64_t u = 0;
-		if (list)
-			chakra_attr_list_uint(a, i, &u);
-		else
-			chakra_attr_uint(a, &u);
-		yajl_gen_bool(g, u != 0);
-		break;
-	}
-	case CHAKRA_ATTR_STRING:
-	case CHAKRA_ATTR_BYTES: {
-		const char *s = "";
-		size_t len = 0;
-		if (list)
-			chakra_attr_list_string(a, i, &s, &len);
-		else
-			chakra_attr_string(a, &s, &len);
-		if (k == CHAKRA_ATTR_BYTES)
-			gen_hex(g, s, len);
-		else
-			STRN(g, s, len);
-		break;
-	}
-	default:
-		if (kind_is_signed(k)) {
-			int64_t v = 0;
-			if (list)
-				chakra_attr_list_int(a, i, &v);
-			else
-				chakra_attr_int(a, &v);
-			gen_i64(g, v);
-		} else {
-			uint64_t v = 0;
-			if (list)
-				chakra_attr_list_uint(a, i, &v);
-			else
-				chakra_attr_uint(a, &v);
-			gen_u64(g, v);
-		}
-	}
-}
-
-static void gen_attr(yajl_gen g, const chakra_attr *a)
-{
-	size_t len;
-	int k = chakra_attr_kind_of(a);
-	yajl_gen_map_open(g);
-	STR(g, "name");
-	const char *s = chakra_attr_name(a, &len);
-	STRN(g, s, len);
-	s = chakra_attr_doc(a, &len);
-	if (len) {
-		STR(g, "doc_string");
-		STRN(g, s, len);
-	}
-	STR(g, "kind");
-	const char *kn = chakra_attr_kind_name(k);
-	if (kn)
-		STR(g, kn);
-	else
-		gen_i64(g, k);
-	if (k != CHAKRA_ATTR_NONE) {
-		STR(g, "value");
-		if (chakra_attr_is_list(a)) {
-			size_t n = chakra_attr_list_len(a);
-			yajl_gen_array_open(g);
-			for (size_t i = 0; i < n; i++)
-				gen_elem(g, a, 1, i, k - 1);
-			yajl_gen_array_close(g);
-		} else {
-			gen_elem(g, a, 0, 0, k);
-		}
-	}
-	yajl_gen_map_close(g);
-}
-
-static void gen_deps(yajl_gen g, const char *key, const uint64_t *d, size_t n)
-{
-	STR(g, key);
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < n; i++)
-		gen_u64(g, d[i]);
-	yajl_gen_array_close(g);
-}
-
-static void gen_io(yajl_gen g, const chakra_node *n, chakra_io which)
-{
-	static const char *const fields[] = { "values", "shapes", "types" };
-	if (!chakra_node_has_io(n, which))
-		return;
-	STR(g, which == CHAKRA_IO_INPUTS ? "inputs" : "outputs");
-	yajl_gen_map_open(g);
-	for (int f = 0; f < 3; f++) {
-		size_t len;
-		const char *s = chakra_node_io(n, which, (chakra_io_field)f, &len);
-		STR(g, fields[f]);
-		STRN(g, s, len);
-	}
-	yajl_gen_map_close(g);
-}
-
-static int ok(json_out *o) { return ferror(o->f) ? -1 : 0; }
 
 /* ---- protobuf's JSON mapping ----
  * What google.protobuf.json_format.MessageToJson prints for each message
@@ -244,11 +19,45 @@ static int ok(json_out *o) { return ferror(o->f) ? -1 : 0; }
  * shortest decimal that reads back to the same value, NaN and infinities
  * as "NaN", "Infinity", "-Infinity". Strings must be UTF-8. */
 
+/* The length of the UTF-8 sequence at s (n bytes left), 0 when it is not
+ * valid: overlong forms, surrogates and values past U+10FFFF are not. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t k;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		k = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		k = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		k = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return k;
+}
+
 static int utf8_ok(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
-		size_t k = text_utf8_len(u + i, len - i);
+		size_t k = utf8_len(u + i, len - i);
 		if (!k)
 			return 0;
 		i += k;
@@ -258,7 +67,7 @@ static int utf8_ok(const char *s, size_t len)
 
 /* Shortest "%.Ng" that strtod / strtof reads back to v, as protobuf's printer
  * chooses it. */
-static void pb_real(json_out *o, double v, int is_float)
+static void pb_real(chakra_jsonet_writer *o, double v, int is_float)
 {
 	yajl_gen g = o->g;
 	if (isnan(v)) {
@@ -295,14 +104,14 @@ static void pb_real(json_out *o, double v, int is_float)
 	yajl_gen_number(g, b, (size_t)n);
 }
 
-static void pb_b64(yajl_gen g, const char *s, size_t len)
+static void pb_b64(yajl_gen g, chakra__jg *jg, const char *s, size_t len)
 {
 	static const char tab[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t outlen = (len + 2) / 3 * 4;
 	char small[256], *b = outlen <= sizeof small ? small : malloc(outlen ? outlen : 1);
 	if (!b)
-		tool_oom_exit("base64");
+		longjmp(jg->fail, 1); /* as YAJL's allocator does: the call fails */
 	const unsigned char *u = (const unsigned char *)s;
 	size_t o = 0;
 	for (size_t i = 0; i < len; i += 3) {
@@ -322,7 +131,7 @@ static void pb_b64(yajl_gen g, const char *s, size_t len)
 }
 
 /* A JSON string field; 0 or -2 when it is not UTF-8. */
-static int pb_str(json_out *o, const char *s, size_t len, const char *what)
+static int pb_str(chakra_jsonet_writer *o, const char *s, size_t len, const char *what)
 {
 	if (!utf8_ok(s, len)) {
 		snprintf(o->err, sizeof o->err, "%s is not valid UTF-8", what);
@@ -333,7 +142,7 @@ static int pb_str(json_out *o, const char *s, size_t len, const char *what)
 }
 
 /* Scalar of kind k (not a list kind), element i of a list when list. */
-static int pb_elem(json_out *o, const chakra_attr *a, int list, size_t i, int k, const char *what)
+static int pb_elem(chakra_jsonet_writer *o, const chakra_attr *a, int list, size_t i, int k, const char *what)
 {
 	yajl_gen g = o->g;
 	switch (k) {
@@ -365,7 +174,7 @@ static int pb_elem(json_out *o, const chakra_attr *a, int list, size_t i, int k,
 		else
 			chakra_attr_string(a, &s, &len);
 		if (k == CHAKRA_ATTR_BYTES) {
-			pb_b64(g, s, len);
+			pb_b64(g, o->jg, s, len);
 			return 0;
 		}
 		return pb_str(o, s, len, what);
@@ -375,7 +184,7 @@ static int pb_elem(json_out *o, const chakra_attr *a, int list, size_t i, int k,
 	int wide = k == CHAKRA_ATTR_INT64 || k == CHAKRA_ATTR_UINT64 || k == CHAKRA_ATTR_SINT64 ||
 	           k == CHAKRA_ATTR_FIXED64 || k == CHAKRA_ATTR_SFIXED64;
 	char b[24];
-	if (kind_is_signed(k)) {
+	if (chakra__jn_kind_is_signed(k)) {
 		int64_t v = 0;
 		if (list)
 			chakra_attr_list_int(a, i, &v);
@@ -410,7 +219,7 @@ static void pb_value_key(yajl_gen g, int kind)
 	STR(g, key);
 }
 
-static int pb_attr(json_out *o, const chakra_attr *a, const char *where)
+static int pb_attr(chakra_jsonet_writer *o, const chakra_attr *a, const char *where)
 {
 	yajl_gen g = o->g;
 	size_t len;
@@ -462,20 +271,20 @@ static void pb_u64(yajl_gen g, const char *key, uint64_t v)
 }
 
 /* Write the generator's buffer: one message per line in compact mode. */
-static int pb_flush(json_out *o)
+static int pb_flush(chakra_jsonet_writer *o)
 {
 	const unsigned char *buf;
 	size_t len = 0;
 	/* beautify mode already ends the document with a newline */
 	if (yajl_gen_get_buf(o->g, &buf, &len) != yajl_gen_status_ok || !len || buf[len - 1] != '\n')
 		len = 0;
-	flush(o);
+	chakra__jn_flush(o);
 	if (!len)
-		fputc('\n', o->f);
-	return ok(o);
+		chakra__jn_put(o, "\n", 1);
+	return o->io_failed ? -1 : 0;
 }
 
-static int pb_begin(json_out *o, const chakra_metadata *m)
+int chakra__jn_pb_begin(chakra_jsonet_writer *o, const chakra_metadata *m)
 {
 	yajl_gen g = o->g;
 	size_t len;
@@ -513,7 +322,7 @@ static void pb_deps(yajl_gen g, const char *key, const uint64_t *d, size_t n)
 	yajl_gen_array_close(g);
 }
 
-static int pb_io(json_out *o, const chakra_node *n, chakra_io which)
+static int pb_io(chakra_jsonet_writer *o, const chakra_node *n, chakra_io which)
 {
 	static const char *const fields[] = { "values", "shapes", "types" };
 	yajl_gen g = o->g;
@@ -537,7 +346,7 @@ static int pb_io(json_out *o, const chakra_node *n, chakra_io which)
 	return 0;
 }
 
-static int pb_node(json_out *o, const chakra_node *n)
+int chakra__jn_pb_node(chakra_jsonet_writer *o, const chakra_node *n)
 {
 	yajl_gen g = o->g;
 	size_t len;
@@ -562,7 +371,7 @@ static int pb_node(json_out *o, const chakra_node *n)
 		if (tn)
 			STR(g, tn);
 		else
-			gen_i64(g, t);
+			chakra__jn_gen_i64(g, t);
 	}
 	pb_deps(g, "ctrlDeps", chakra_node_ctrl_deps(n), chakra_node_ctrl_dep_count(n));
 	pb_deps(g, "dataDeps", chakra_node_data_deps(n), chakra_node_data_dep_count(n));
@@ -586,94 +395,3 @@ static int pb_node(json_out *o, const chakra_node *n)
 }
 
 
-int json_out_begin(json_out *o, FILE *f, int pretty, const chakra_metadata *m)
-{
-	o->f = f;
-	o->pretty = pretty;
-	o->g = yajl_gen_alloc(tool_yajl_alloc());
-	if (!o->g)
-		return -1;
-	yajl_gen_config(o->g, yajl_gen_beautify, pretty);
-	if (o->protobuf) {
-		/* MessageToJson's indent */
-		yajl_gen_config(o->g, yajl_gen_indent_string, "  ");
-		return pb_begin(o, m);
-	}
-	yajl_gen g = o->g;
-	size_t len;
-	yajl_gen_map_open(g);
-	STR(g, "metadata");
-	yajl_gen_map_open(g);
-	STR(g, "version");
-	const char *v = chakra_metadata_version(m, &len);
-	STRN(g, v, len);
-	STR(g, "attr");
-	yajl_gen_array_open(g);
-	for (size_t i = 0, n = chakra_metadata_attr_count(m); i < n; i++)
-		gen_attr(g, chakra_metadata_attr_at(m, i));
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	STR(g, "nodes");
-	yajl_gen_array_open(g);
-	flush(o);
-	if (!pretty)
-		fputc('\n', f);
-	return ok(o);
-}
-
-int json_out_node(json_out *o, const chakra_node *n)
-{
-	if (o->protobuf)
-		return pb_node(o, n);
-	yajl_gen g = o->g;
-	size_t len;
-	yajl_gen_map_open(g);
-	STR(g, "id");
-	gen_u64(g, chakra_node_id(n));
-	STR(g, "name");
-	const char *s = chakra_node_name(n, &len);
-	STRN(g, s, len);
-	STR(g, "type");
-	int t = chakra_node_type_of(n);
-	const char *tn = chakra_node_type_name(t);
-	if (tn)
-		STR(g, tn);
-	else
-		gen_i64(g, t);
-	gen_deps(g, "ctrl_deps", chakra_node_ctrl_deps(n), chakra_node_ctrl_dep_count(n));
-	gen_deps(g, "data_deps", chakra_node_data_deps(n), chakra_node_data_dep_count(n));
-	STR(g, "start_time_micros");
-	gen_u64(g, chakra_node_start_time_micros(n));
-	STR(g, "duration_micros");
-	gen_u64(g, chakra_node_duration_micros(n));
-	gen_io(g, n, CHAKRA_IO_INPUTS);
-	gen_io(g, n, CHAKRA_IO_OUTPUTS);
-	STR(g, "attr");
-	yajl_gen_array_open(g);
-	for (size_t i = 0, c = chakra_node_attr_count(n); i < c; i++)
-		gen_attr(g, chakra_node_attr_at(n, i));
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	flush(o);
-	if (!o->pretty)
-		fputc('\n', o->f);
-	return ok(o);
-}
-
-int json_out_end(json_out *o)
-{
-	if (o->protobuf)
-		return ok(o);
-	yajl_gen_array_close(o->g);
-	yajl_gen_map_close(o->g);
-	flush(o);
-	fputc('\n', o->f);
-	return ok(o);
-}
-
-void json_out_free(json_out *o)
-{
-	if (o->g)
-		yajl_gen_free(o->g);
-	o->g = NULL;
-}

@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#define CHAKRA_EXPERIMENTAL
-#include "trace_check.h"
+/* The checks behind chakra_check_trace (include/chakra/experimental/check.h):
+ * pass 1 reads every node into the graph module's arrays (duplicate ids
+ * found there), pass 2 resolves every dependency, pass 3 looks for
+ * data-dependency cycles. Each problem becomes a finding with its line. */
+#include "chakra/experimental/check.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "chakra/chakra.h"
 #include "chakra/experimental/graph.h"
-#include "common.h"
-#include "hint.h"
+
+#if defined(__GNUC__)
+#define CK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CK_PRINTF(f, a)
+#endif
 
 
 /* ---- growable arrays ---- */
@@ -41,9 +49,10 @@ static int vec_push(vec *v, const void *x)
 typedef struct state {
 	const char *path; /* as given; messages use name ("<stdin>" for "-") */
 	const char *name;
-	const check_opts *o;
-	FILE *out;
-	check_result *r;
+	const chakra_check_options *o;
+	chakra_check_cb cb;
+	void *cb_data;
+	chakra_check_result *r;
 	vec offs;               /* per node: where its message starts */
 	chakra_graph *g;        /* ids and dependencies (lib/graph) */
 	chakra_idmap *absent;   /* control parents not in the file */
@@ -53,27 +62,78 @@ typedef struct state {
 	chakra_reader *raw;
 	chakra_builder *b;
 	vec enc;
+	int nomem;              /* memory ran out: CHAKRA_ENOMEM */
 } state;
 
 #define ID(S, i) chakra_graph_id((S)->g, (uint32_t)(i))
 #define OFF(S, i) (((uint64_t *)(S)->offs.p)[i])
 
-static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...) TOOL_PRINTF(4, 5);
-static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...)
+/* Hand one finding to the callback; its text from fmt (the prefix naming
+ * the file and the node is the caller's). The facts: f without text. */
+static void report(state *S, chakra_check_finding *f, const char *fmt, va_list ap)
+{
+	if (!S->cb)
+		return;
+	char small[1024], *text = small;
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(text, (size_t)n + 1, fmt, aq);
+	else if (n >= (int)sizeof small)
+		text = small; /* out of memory: the line cut short */
+	va_end(aq);
+	f->text = text;
+	S->cb(S->cb_data, f);
+	if (text != small)
+		free(text);
+}
+
+/* A finding: f's facts, its line from fmt. */
+static void emit(state *S, chakra_check_finding *f, const char *fmt, ...) CK_PRINTF(3, 4);
+static void emit(state *S, chakra_check_finding *f, const char *fmt, ...)
 {
 	va_list ap;
+	va_start(ap, fmt);
+	report(S, f, fmt, ap);
+	va_end(ap);
+}
+
+/* A finding that is not about one node (or names it in fmt itself). */
+#define LINE(S, sev, kind, off, related, ...)                                    \
+	do {                                                                     \
+		chakra_check_finding f_ = { (sev), (kind), 0, 0, 0, (off), (related), NULL }; \
+		emit((S), &f_, __VA_ARGS__);                                     \
+	} while (0)
+
+static void problem(state *S, int kind, uint32_t i, int is_error, uint64_t related,
+                    const char *fmt, ...) CK_PRINTF(6, 7);
+static void problem(state *S, int kind, uint32_t i, int is_error, uint64_t related,
+                    const char *fmt, ...)
+{
 	/* --max-errors: past the cap errors are counted, not printed */
 	if (is_error && S->o->max_errors && S->r->errors >= S->o->max_errors) {
 		S->r->errors++;
 		S->r->errors_hidden++;
 		return;
 	}
-	fprintf(S->out, "%s:%" PRIu64 ": node %" PRIu64 ": %s", S->name, OFF(S, i), ID(S, i),
-	        is_error ? "" : "warning: ");
+	char small[1024], *what = small;
+	va_list ap, aq;
 	va_start(ap, fmt);
-	vfprintf(S->out, fmt, ap);
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n >= (int)sizeof small && (what = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(what, (size_t)n + 1, fmt, aq);
+	else if (n >= (int)sizeof small)
+		what = small; /* out of memory: the line cut short */
+	va_end(aq);
 	va_end(ap);
-	fputc('\n', S->out);
+	chakra_check_finding f = { is_error ? CHAKRA_CHECK_ERROR : CHAKRA_CHECK_WARNING, kind, 1, i,
+	                           ID(S, i), OFF(S, i), related, NULL };
+	emit(S, &f, "%s:%" PRIu64 ": node %" PRIu64 ": %s%s", S->name, OFF(S, i), ID(S, i),
+	     is_error ? "" : "warning: ", what);
+	if (what != small)
+		free(what);
 	if (is_error)
 		S->r->errors++;
 	else
@@ -83,7 +143,7 @@ static void problem(state *S, uint32_t i, int is_error, const char *fmt, ...)
 /* A warning that may be shown only max_warn times; errors always show. */
 static int show(state *S, int is_error, uint64_t *shown)
 {
-	if (is_error || !S->o->max_warn || *shown < S->o->max_warn) {
+	if (is_error || !S->o->max_warnings || *shown < S->o->max_warnings) {
 		++*shown;
 		return 1;
 	}
@@ -93,8 +153,9 @@ static int show(state *S, int is_error, uint64_t *shown)
 
 static int oom(state *S)
 {
-	fprintf(S->out, "%s: error: out of memory\n", S->name);
+	LINE(S, CHAKRA_CHECK_ERROR, CHAKRA_CHECK_NOMEM, 0, 0, "%s: error: out of memory", S->name);
 	S->r->errors++;
+	S->nomem = 1;
 	return -1;
 }
 
@@ -145,7 +206,7 @@ static int canon_check(state *S, const chakra_node *n, uint32_t idx)
 	if (S->enc.n - pos - hdr != len || memcmp(e + pos + hdr, msg, len) != 0) {
 		S->r->noncanon++;
 		if (show(S, 0, &S->shown_noncanon))
-			problem(S, idx, 0,
+			problem(S, CHAKRA_CHECK_NONCANON, idx, 0, len,
 			        "encoding is not canonical (%zu bytes, %zu when re-encoded: unknown fields, "
 			        "repeated or over-long values); re-writing the trace will change these bytes",
 			        len, S->enc.n - pos - hdr);
@@ -170,8 +231,9 @@ static int read_all(state *S)
 	struct stat st;
 	int seekable = strcmp(S->path, "-") && stat(S->path, &st) == 0 && S_ISREG(st.st_mode);
 	if (S->o->deep && rc >= 0 && !seekable)
-		fprintf(S->out, "%s: note: the --deep encoding check reads the input twice; "
-		        "skipped for stdin, pipes and devices\n", S->name);
+		LINE(S, CHAKRA_CHECK_NOTE, CHAKRA_CHECK_DEEP_SKIPPED, 0, 0,
+		     "%s: note: the --deep encoding check reads the input twice; "
+		     "skipped for stdin, pipes and devices", S->name);
 	else if (S->o->deep && rc >= 0) {
 		S->b = chakra_builder_new();
 		if (!S->b || chakra_reader_open(&S->raw, S->path, NULL) < 0) {
@@ -179,8 +241,6 @@ static int read_all(state *S)
 			return oom(S);
 		}
 	}
-	tool_progress p;
-	tool_progress_start_trace(&p, S->name, S->path);
 	while (rc >= 0) {
 		at = chakra_reader_offset(rd);
 		if ((rc = chakra_reader_next(rd, &n)) <= 0)
@@ -193,8 +253,9 @@ static int read_all(state *S)
 		                                   chakra_node_data_dep_count(n), chakra_node_ctrl_deps(n),
 		                                   chakra_node_ctrl_dep_count(n), &prev);
 		if (added == CHAKRA_ETOOBIG) {
-			fprintf(S->out, "%s:%" PRIu64 ": error: more than %zu nodes or 2^32 dependencies "
-			        "are not supported\n", S->name, off, chakra_graph_count(S->g));
+			LINE(S, CHAKRA_CHECK_ERROR, CHAKRA_CHECK_LIMIT, off, 0,
+			     "%s:%" PRIu64 ": error: more than %zu nodes or 2^32 dependencies "
+			     "are not supported", S->name, off, chakra_graph_count(S->g));
 			S->r->errors++;
 			rc = 0;
 			S->r->read_failed = 1;
@@ -205,7 +266,7 @@ static int read_all(state *S)
 		uint32_t idx = (uint32_t)added;
 		if (prev != CHAKRA_GRAPH_NONE) {
 			S->r->dup_ids++;
-			problem(S, idx, 1, "duplicate id (first used by the node at byte %" PRIu64 ")",
+			problem(S, CHAKRA_CHECK_DUP_ID, idx, 1, OFF(S, prev), "duplicate id (first used by the node at byte %" PRIu64 ")",
 			        OFF(S, prev));
 			/* an endless or repetitive input (/dev/zero, a gzip of zeros:
 			 * empty nodes, all id 0) must not be read forever */
@@ -216,14 +277,13 @@ static int read_all(state *S)
 		}
 		if (S->raw && canon_check(S, n, idx) < 0)
 			return -1;
-		if ((S->offs.n & 1023) == 0)
-			tool_progress_trace(&p, chakra_reader_offset(rd), S->offs.n);
+		if ((S->offs.n & 1023) == 0 && S->o->progress)
+			S->o->progress(S->o->progress_data, chakra_reader_offset(rd), S->offs.n);
 	}
-	tool_progress_end(&p);
 	S->r->nodes = S->offs.n;
-	const char *hint = rc < 0 ? tool_json_hint(S->path) : NULL;
+	const char *hint = rc < 0 && S->o->read_hint ? S->o->read_hint(S->path) : NULL;
 	if (hint) {
-		fprintf(S->out, "%s:0: error: %s\n", S->name, hint);
+		LINE(S, CHAKRA_CHECK_ERROR, CHAKRA_CHECK_READ, 0, 0, "%s:0: error: %s", S->name, hint);
 		S->r->errors++;
 		S->r->read_failed = 1;
 	} else if (rc < 0) {
@@ -233,10 +293,11 @@ static int read_all(state *S)
 		if (!strncmp(msg, S->name, pl) && msg[pl] == ':' && msg[pl + 1] == ' ')
 			msg += pl + 2;
 		if (rc == CHAKRA_EIO) /* the message says what failed */
-			fprintf(S->out, "%s:%" PRIu64 ": error: %s\n", S->name, at, msg);
+			LINE(S, CHAKRA_CHECK_ERROR, CHAKRA_CHECK_READ, at, 0, "%s:%" PRIu64 ": error: %s",
+			     S->name, at, msg);
 		else
-			fprintf(S->out, "%s:%" PRIu64 ": error: %s [%s]\n", S->name, at, msg,
-			        chakra_strerror(rc));
+			LINE(S, CHAKRA_CHECK_ERROR, CHAKRA_CHECK_READ, at, 0,
+			     "%s:%" PRIu64 ": error: %s [%s]", S->name, at, msg, chakra_strerror(rc));
 		S->r->errors++;
 		S->r->read_failed = 1;
 	}
@@ -253,14 +314,14 @@ static void bad_edge(void *data, uint32_t i, uint64_t d, int is_ctrl, int is_sel
 	int strict = S->o->strict;
 	if (!is_ctrl && is_self) {
 		S->r->data_self++;
-		problem(S, i, 1, "lists itself in data_deps (a node cannot wait for itself)");
+		problem(S, CHAKRA_CHECK_DATA_SELF, i, 1, d, "lists itself in data_deps (a node cannot wait for itself)");
 	} else if (!is_ctrl) {
 		S->r->data_absent++;
-		problem(S, i, 1, "data dependency on id %" PRIu64 ", which is not in the file", d);
+		problem(S, CHAKRA_CHECK_DATA_ABSENT, i, 1, d, "data dependency on id %" PRIu64 ", which is not in the file", d);
 	} else if (is_self) {
 		S->r->ctrl_self++;
 		if (show(S, strict, &S->shown_ctrl_self))
-			problem(S, i, strict, "lists itself in ctrl_deps");
+			problem(S, CHAKRA_CHECK_CTRL_SELF, i, strict, d, "lists itself in ctrl_deps");
 	} else {
 		S->r->ctrl_absent_refs++;
 		int was = S->oom ? 0 : chakra_idmap_put(S->absent, d, 0, NULL);
@@ -269,7 +330,7 @@ static void bad_edge(void *data, uint32_t i, uint64_t d, int is_ctrl, int is_sel
 		else
 			S->r->ctrl_absent_ids += (uint64_t)was;
 		if (show(S, strict, &S->shown_ctrl_absent))
-			problem(S, i, strict, "control dependency on id %" PRIu64 ", which is not in the file",
+			problem(S, CHAKRA_CHECK_CTRL_ABSENT, i, strict, d, "control dependency on id %" PRIu64 ", which is not in the file",
 			        d);
 	}
 }
@@ -299,12 +360,14 @@ static void print_cycle(state *S, const uint32_t *cyc, size_t len, uint64_t scc_
 		                        ID(S, cyc[k % len]));
 	}
 	S->r->cycles++;
-	problem(S, cyc[0], 1, "data dependency cycle of %zu nodes (each waits for the next): %s",
-	        len, buf);
-	if (scc_size > len)
-		fprintf(S->out, "%s:%" PRIu64 ": node %" PRIu64
-		        ": note: the cycle lies in a group of %" PRIu64
-		        " mutually dependent nodes\n", S->name, OFF(S, cyc[0]), ID(S, cyc[0]), scc_size);
+	problem(S, CHAKRA_CHECK_CYCLE, cyc[0], 1, len,
+	        "data dependency cycle of %zu nodes (each waits for the next): %s", len, buf);
+	if (scc_size > len) {
+		chakra_check_finding f = { CHAKRA_CHECK_NOTE, CHAKRA_CHECK_CYCLE_GROUP, 1, cyc[0],
+		                           ID(S, cyc[0]), OFF(S, cyc[0]), scc_size, NULL };
+		emit(S, &f, "%s:%" PRIu64 ": node %" PRIu64 ": note: the cycle lies in a group of %" PRIu64
+		     " mutually dependent nodes", S->name, OFF(S, cyc[0]), ID(S, cyc[0]), scc_size);
+	}
 }
 
 /* Pass 3: data-dependency cycles. A depth-first check first (1 byte per
@@ -323,16 +386,79 @@ static int find_cycles(state *S)
 	return has < 0 ? oom(S) : 0;
 }
 
-int trace_check(const char *path, const check_opts *o, FILE *out, check_result *res)
+int chakra_check_options_init(chakra_check_options *opts, unsigned version)
 {
+	if (!opts || version < 1 || version > CHAKRA_CHECK_OPTIONS_VERSION)
+		return CHAKRA_EINVAL;
+	chakra_check_options d = CHAKRA_CHECK_OPTIONS_INIT;
+	d.version = version;
+	*opts = d;
+	return 0;
+}
+
+#define SHOWN_ALL " (first ones shown; --max-warnings 0 shows all)"
+
+/* The summary lines (the same facts are in the result). */
+static void summary(state *S)
+{
+	const chakra_check_result *res = S->r;
+	const char *path = S->name;
+	uint64_t hidden_self = res->ctrl_self > S->shown_ctrl_self ? res->ctrl_self - S->shown_ctrl_self : 0;
+	uint64_t hidden_abs = res->ctrl_absent_refs > S->shown_ctrl_absent
+	                      ? res->ctrl_absent_refs - S->shown_ctrl_absent : 0;
+	int strict = S->o->strict;
+	const char *sev = strict ? "error" : "warning";
+	int sv = strict ? CHAKRA_CHECK_ERROR : CHAKRA_CHECK_WARNING;
+	if (res->ctrl_absent_refs)
+		LINE(S, sv, CHAKRA_CHECK_CTRL_ABSENT, 0, res->ctrl_absent_ids,
+		     "%s: %s: %" PRIu64 " control dependencies on %" PRIu64 " ids that are not in the file%s",
+		     path, sev, res->ctrl_absent_refs, res->ctrl_absent_ids, hidden_abs ? SHOWN_ALL : "");
+	if (res->noncanon)
+		LINE(S, CHAKRA_CHECK_WARNING, CHAKRA_CHECK_NONCANON, 0, res->noncanon,
+		     "%s: warning: %" PRIu64 " nodes are not canonically encoded%s", path, res->noncanon,
+		     res->noncanon > S->shown_noncanon ? SHOWN_ALL : "");
+	if (res->ctrl_self)
+		LINE(S, sv, CHAKRA_CHECK_CTRL_SELF, 0, res->ctrl_self,
+		     "%s: %s: %" PRIu64 " nodes list themselves in ctrl_deps%s", path, sev,
+		     res->ctrl_self, hidden_self ? SHOWN_ALL : "");
+	if (res->errors_hidden)
+		LINE(S, CHAKRA_CHECK_SUMMARY, CHAKRA_CHECK_LIMIT, 0, res->errors_hidden,
+		     "%s: %" PRIu64 " more error(s) not shown (--max-errors %" PRIu64 "; 0 shows all)",
+		     path, res->errors_hidden, S->o->max_errors);
+	if (res->stopped)
+		LINE(S, CHAKRA_CHECK_SUMMARY, CHAKRA_CHECK_LIMIT, 0, res->errors,
+		     "%s: stopped reading after %" PRIu64 " errors (--max-errors; 0 reads everything)",
+		     path, res->errors);
+	LINE(S, CHAKRA_CHECK_SUMMARY, CHAKRA_CHECK_TOTALS, 0, res->nodes,
+	     "%s: %" PRIu64 " nodes%s, %" PRIu64 " error(s), %" PRIu64 " warning(s)%s%s",
+	     path, res->nodes, res->stopped ? " read" : "", res->errors, res->warnings,
+	     res->read_failed ? "; dependency checks skipped: the file could not be read to the end"
+	     : res->stopped ? "; dependency checks skipped" : "",
+	     res->errors ? "" : ": OK");
+}
+
+int chakra_check_trace(const char *path, const chakra_check_options *opts, chakra_check_cb cb,
+                       void *data, chakra_check_result *res)
+{
+	chakra_check_result scratch;
+	if (!res)
+		res = &scratch;
+	memset(res, 0, sizeof *res);
+	chakra_check_options o = CHAKRA_CHECK_OPTIONS_INIT;
+	if (opts) {
+		if (opts->version < 1 || opts->version > CHAKRA_CHECK_OPTIONS_VERSION)
+			return CHAKRA_EINVAL;
+		o = *opts;
+	}
+	if (!path)
+		return CHAKRA_EINVAL;
 	state S = { 0 };
 	S.path = path;
 	S.name = strcmp(path, "-") ? path : "<stdin>";
-	path = S.name;
-	S.o = o;
-	S.out = out;
+	S.o = &o;
+	S.cb = cb;
+	S.cb_data = data;
 	S.r = res;
-	memset(res, 0, sizeof *res);
 	S.offs.elem = sizeof(uint64_t);
 	S.enc.elem = 1;
 	int rc = read_all(&S);
@@ -341,37 +467,14 @@ int trace_check(const char *path, const check_opts *o, FILE *out, check_result *
 		if (rc == 0)
 			rc = find_cycles(&S);
 	}
-	uint64_t hidden_self = res->ctrl_self > S.shown_ctrl_self ? res->ctrl_self - S.shown_ctrl_self : 0;
-	uint64_t hidden_abs = res->ctrl_absent_refs > S.shown_ctrl_absent
-	                      ? res->ctrl_absent_refs - S.shown_ctrl_absent : 0;
-	const char *sev = o->strict ? "error" : "warning";
-	if (res->ctrl_absent_refs)
-		fprintf(out, "%s: %s: %" PRIu64 " control dependencies on %" PRIu64
-		        " ids that are not in the file%s\n", path, sev, res->ctrl_absent_refs,
-		        res->ctrl_absent_ids, hidden_abs ? " (first ones shown; --max-warnings 0 shows all)" : "");
-	if (res->noncanon)
-		fprintf(out, "%s: warning: %" PRIu64 " nodes are not canonically encoded%s\n", path,
-		        res->noncanon, res->noncanon > S.shown_noncanon
-		                           ? " (first ones shown; --max-warnings 0 shows all)" : "");
-	if (res->ctrl_self)
-		fprintf(out, "%s: %s: %" PRIu64 " nodes list themselves in ctrl_deps%s\n", path, sev,
-		        res->ctrl_self, hidden_self ? " (first ones shown; --max-warnings 0 shows all)" : "");
-	if (res->errors_hidden)
-		fprintf(out, "%s: %" PRIu64 " more error(s) not shown (--max-errors %" PRIu64
-		        "; 0 shows all)\n", path, res->errors_hidden, o->max_errors);
-	if (res->stopped)
-		fprintf(out, "%s: stopped reading after %" PRIu64 " errors (--max-errors; 0 reads "
-		        "everything)\n", path, res->errors);
-	fprintf(out, "%s: %" PRIu64 " nodes%s, %" PRIu64 " error(s), %" PRIu64 " warning(s)%s%s\n",
-	        path, res->nodes, res->stopped ? " read" : "", res->errors, res->warnings,
-	        res->read_failed ? "; dependency checks skipped: the file could not be read to the end"
-	        : res->stopped ? "; dependency checks skipped" : "",
-	        res->errors ? "" : ": OK");
+	summary(&S);
 	free(S.offs.p);
 	chakra_graph_free(S.g);
 	chakra_idmap_free(S.absent);
 	free(S.enc.p);
 	chakra_reader_close(S.raw);
 	chakra_builder_free(S.b);
+	if (S.nomem)
+		return CHAKRA_ENOMEM;
 	return res->errors || rc < 0 ? 1 : 0;
 }
