@@ -82,6 +82,27 @@ char *chakra__strdup(const char *s)
 	return d;
 }
 
+/* The same, public (allocator.h). */
+void *chakra_malloc(size_t size)
+{
+	return chakra__malloc(size);
+}
+
+void *chakra_calloc(size_t n, size_t size)
+{
+	return chakra__calloc(n, size);
+}
+
+void *chakra_realloc(void *ptr, size_t size)
+{
+	return chakra__realloc(ptr, size);
+}
+
+void chakra_free(void *ptr)
+{
+	chakra__free(ptr);
+}
+
 void *chakra__zalloc(void *opaque, unsigned items, unsigned size)
 {
 	(void)opaque;
