@@ -128,7 +128,7 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 			continue;
 		uint32_t *p = CV_PUSH(occ, seen, cap);
 		if (!p) {
-			free(occ);
+			chakra_free(occ);
 			return chakra__cv_fail(e, CHAKRA_ENOMEM, file, NULL, -1, -1, "out of memory");
 		}
 		*p = (uint32_t)i;
@@ -153,14 +153,14 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 			else
 				ok = 0;
 		}
-		free(occ);
+		chakra_free(occ);
 		if (ok)
 			return 0;
 		return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
 		                       "annotation '%s' occurs %zu time(s): instance %u has no next "
 		                       "occurrence to end the window (--to-next)", name, seen, inst);
 	}
-	free(occ);
+	chakra_free(occ);
 	if (!seen) {
 		/* list what there is, to help the user */
 		char have[400] = "";
@@ -286,11 +286,11 @@ static int groups_from_graph(const cv_graph *g, cv_groups *out)
 		q->size = p->size;
 		q->rank_start = p->rank_start;
 		q->rank_stride = p->rank_stride;
-		q->name = strdup(cv_str(&g->strs, p->name));
+		q->name = chakra__mstrdup(cv_str(&g->strs, p->name));
 		if (!q->name)
 			return -1;
 		if (p->n_ranks) {
-			q->ranks = malloc(p->n_ranks * sizeof *q->ranks);
+			q->ranks = chakra_malloc(p->n_ranks * sizeof *q->ranks);
 			if (!q->ranks)
 				return -1;
 			memcpy(q->ranks, p->ranks, p->n_ranks * sizeof *q->ranks);
@@ -303,10 +303,10 @@ static int groups_from_graph(const cv_graph *g, cv_groups *out)
 void chakra__cv_groups_free(cv_groups *gr)
 {
 	for (size_t i = 0; i < gr->n; i++) {
-		free(gr->g[i].name);
-		free(gr->g[i].ranks);
+		chakra_free(gr->g[i].name);
+		chakra_free(gr->g[i].ranks);
 	}
-	free(gr->g);
+	chakra_free(gr->g);
 	memset(gr, 0, sizeof *gr);
 }
 
@@ -341,7 +341,7 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		goto out;
 	r->summary.et_nodes = et.n;
 	g.et = &et;
-	host_of = malloc((et.n + 1) * sizeof *host_of);
+	host_of = chakra_malloc((et.n + 1) * sizeof *host_of);
 	if (!host_of) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 		goto out;
@@ -396,11 +396,11 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		r->summary.kineto_events = kin.events;
 		r->summary.flows_dangling = kin.flows_dangling;
 		r->summary.rank = (int)kin.rank;
-		ket = malloc((et.n + 1) * sizeof *ket);
-		link = malloc((kin.n + 1) * sizeof *link);
+		ket = chakra_malloc((et.n + 1) * sizeof *ket);
+		link = chakra_malloc((kin.n + 1) * sizeof *link);
 		size_t nh = g.n;
-		pred = malloc((nh + 1) * sizeof *pred);
-		next = malloc((nh + 1) * sizeof *next);
+		pred = chakra_malloc((nh + 1) * sizeof *pred);
+		next = chakra_malloc((nh + 1) * sizeof *next);
 		if (!ket || !link || !pred || !next) {
 			rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 			goto out;
@@ -492,9 +492,9 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 out:
 	if (rc < 0)
 		result_from_err(r, &e);
-	free(lo.annot);
-	free(host_of), free(ket), free(link), free(pred), free(next);
-	free(meta.annot);
+	chakra_free(lo.annot);
+	chakra_free(host_of), chakra_free(ket), chakra_free(link), chakra_free(pred), chakra_free(next);
+	chakra_free(meta.annot);
 	chakra__cv_graph_free(&g);
 	chakra__cv_kin_free(&kin);
 	chakra__cv_et_free(&et);
@@ -560,7 +560,7 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 out:
 	if (rc < 0)
 		result_from_err(r, &e);
-	free(meta.annot);
+	chakra_free(meta.annot);
 	chakra__cv_graph_free(&g);
 	chakra__cv_kin_free(&kin);
 	return rc < 0 ? rc : 0;

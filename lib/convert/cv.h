@@ -4,6 +4,7 @@
 #ifndef CHAKRA_CV_H
 #define CHAKRA_CV_H
 
+#include "../modmem.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>

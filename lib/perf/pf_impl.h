@@ -4,6 +4,7 @@
 #ifndef CHAKRA_PF_IMPL_H
 #define CHAKRA_PF_IMPL_H
 
+#include "../modmem.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -28,7 +28,7 @@ static chakra_replay_stat *row(chakra_replay_stats *st, int kind, int comm_type,
 			return &st->s[i];
 	if (st->n == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 16;
-		chakra_replay_stat *s = realloc(st->s, cap * sizeof *s);
+		chakra_replay_stat *s = chakra_realloc(st->s, cap * sizeof *s);
 		if (!s)
 			return NULL;
 		st->s = s;
@@ -96,7 +96,7 @@ void chakra_replay_stats_free(chakra_replay_stats *st)
 {
 	if (!st)
 		return;
-	free(st->s);
+	chakra_free(st->s);
 	memset(st, 0, sizeof *st);
 }
 

@@ -16,6 +16,7 @@
 #ifndef CHAKRA_SYNTH_IMPL_H
 #define CHAKRA_SYNTH_IMPL_H
 
+#include "../modmem.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -239,7 +239,7 @@ static void test_plan(void)
 		chakra_replay_entry *e = NULL;
 		CHECK(chakra_replay_p2p_entries(p, CHAKRA_REPLAY_SEND, 1, &e) == 2);
 		CHECK(e && e[0].tag == 2 && e[1].tag == 5 && e[1].id == 3);
-		free(e);
+		chakra_free(e);
 		CHECK(chakra_replay_p2p_entries(p, CHAKRA_REPLAY_RECV, 2, &e) == 0 && e == NULL);
 		chakra_replay_plan_free(p);
 	}
@@ -307,9 +307,9 @@ static void test_digest(void)
 	seqs[1] = ea;
 	lens[1] = 2;
 	CHECK(chakra_replay_coll_diff("all ranks", mem, 2, seqs, lens, msg, sizeof msg) == 0);
-	free(ea);
-	free(eb);
-	free(ec);
+	chakra_free(ea);
+	chakra_free(eb);
+	chakra_free(ec);
 
 	/* Messages: rank 0's sends against rank 1's receives. */
 	spec snd[] = {
@@ -344,8 +344,8 @@ static void test_digest(void)
 		CHECK(chakra_replay_p2p_diff(0, 1, es, 1, er, 3, msg, sizeof msg) == 1);
 		CHECK(contains(msg, "rank 1 receives node 8 (20 bytes, tag 0) from rank 0, which sends "
 		                    "no matching message to rank 1"));
-		free(es);
-		free(er);
+		chakra_free(es);
+		chakra_free(er);
 		/* A rank's digest of its sends matches the peer's of its receives
 		 * when the sizes agree. */
 		chakra_replay_digest self = chakra_replay_p2p_digest(ps, CHAKRA_REPLAY_RECV, 1);

@@ -187,8 +187,8 @@ typedef struct chakra_replay_entry {
 } chakra_replay_entry;
 
 /* The channel's entries (collectives) or one peer's messages in tag order,
- * then issue order (send/recv). Returns the count; *out is malloc'ed
- * (NULL when the count is 0), or CHAKRA_ENOMEM. */
+ * then issue order (send/recv). Returns the count; *out is freed with
+ * chakra_free (NULL when the count is 0), or CHAKRA_ENOMEM. */
 long chakra_replay_channel_entries(const chakra_replay_plan *p, size_t channel,
                                    chakra_replay_entry **out);
 long chakra_replay_p2p_entries(const chakra_replay_plan *p, chakra_replay_kind kind, uint32_t peer,

@@ -44,8 +44,10 @@ typedef struct chakra_synth_model chakra_synth_model;
 /* ---- inputs ---- */
 /* Trace files named by one argument: the file itself when it exists,
  * otherwise the workload PREFIX.0.et ... (or .et.gz) up to the first
- * missing rank. *paths is malloc'd (free each and the array). */
+ * missing rank. Free *paths with chakra_synth_paths_free (or each path
+ * and the array with chakra_free). */
 int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, size_t errlen);
+void chakra_synth_paths_free(char **paths, size_t n);
 
 /* ---- fit ---- */
 typedef struct chakra_synth_fit_options {
@@ -70,7 +72,8 @@ int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t 
 void chakra_synth_model_free(chakra_synth_model *m);
 
 /* ---- MODEL.json ---- */
-/* The model as JSON text (malloc'd, NUL-terminated); NULL on ENOMEM. */
+/* The model as JSON text (NUL-terminated; free it with chakra_free);
+ * NULL on ENOMEM. */
 char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len);
 /* Write through a temporary file and rename; an existing file is replaced
  * only with overwrite set. */
