@@ -6,6 +6,7 @@
  * before anything runs. */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

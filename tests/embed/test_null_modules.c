@@ -27,6 +27,12 @@
 
 static const char *volatile step = "start";
 
+/* chakra_write_cb over a stdio stream (data = the FILE *). */
+static int file_write(void *data, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
+}
+
 static void on_crash(int sig)
 {
 	static const char m[] = "crashed in: ";
@@ -150,8 +156,8 @@ int main(void)
 	EINVAL_(chakra_convert_kineto("k.json", NULL, NULL, NULL));
 	EINVAL_(chakra_convert_ranks(NULL, NULL, "o", NULL, &cr, NULL, 0, NULL));
 	EINVAL_(chakra_convert_ranks("e{R}.json", NULL, NULL, NULL, &cr, NULL, 0, NULL));
-	EINVAL_(chakra_convert_summary_print(NULL, stderr));
-	EINVAL_(chakra_convert_summary_print(&cr.summary, NULL));
+	EINVAL_(chakra_convert_summary_print(NULL, file_write, stderr));
+	EINVAL_(chakra_convert_summary_print(&cr.summary, NULL, stderr));
 
 	/* ---- synth ---- */
 	chakra_synth_model *m = NULL;
@@ -225,8 +231,9 @@ int main(void)
 	EINVAL_(chakra_replay_stats_merge(NULL, NULL, 1));
 	T(chakra_replay_stats_sort(NULL));
 	T(chakra_replay_stats_free(NULL));
-	T(chakra_replay_report_text(NULL, NULL));
-	EINVAL_(chakra_replay_report_json(NULL, NULL));
+	EINVAL_(chakra_replay_report_text(NULL, NULL, NULL));
+	EINVAL_(chakra_replay_report_text(file_write, NULL, NULL));
+	EINVAL_(chakra_replay_report_json(NULL, NULL, NULL));
 	(void)lay;
 
 	/* ---- graph ---- */

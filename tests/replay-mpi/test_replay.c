@@ -17,6 +17,12 @@
 #include "chakra/experimental/replay.h"
 #include "check.h"
 
+/* chakra_write_cb over a stdio stream (data = the FILE *). */
+static int file_write(void *data, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
+}
+
 static char tmpdir[256];
 
 /* A node of a crafted trace. */
@@ -433,7 +439,7 @@ static void test_report(void)
 	chakra_replay_report rep = { "wl", 2, 2, 1, "sleep", "wl.comm_groups.json", "data", 1, &all,
 	                             rt };
 	FILE *f = tmpfile();
-	chakra_replay_report_text(f, &rep);
+	CHECK(chakra_replay_report_text(file_write, f, &rep) == 0);
 	char *text = slurp_stream(f);
 	fclose(f);
 	/* mean 2 ms per rank-operation, 1 MiB: algbw 0.524 GB/s, busbw x1.5 */
@@ -443,7 +449,7 @@ static void test_report(void)
 	CHECK(contains(text, "iteration time (slowest rank): 5000.00 us; simulated: 2000.00 us"));
 	free(text);
 	f = tmpfile();
-	CHECK(chakra_replay_report_json(f, &rep) == 0);
+	CHECK(chakra_replay_report_json(file_write, f, &rep) == 0);
 	text = slurp_stream(f);
 	fclose(f);
 	char e[256];
