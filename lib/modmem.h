@@ -21,4 +21,17 @@ static inline char *chakra__mstrdup(const char *s)
 	return d;
 }
 
+/* zlib's zalloc / zfree through the hook (z_stream.zalloc, .zfree). */
+static inline void *chakra__mzalloc(void *opaque, unsigned items, unsigned size)
+{
+	(void)opaque;
+	return chakra_calloc(items, size);
+}
+
+static inline void chakra__mzfree(void *opaque, void *p)
+{
+	(void)opaque;
+	chakra_free(p);
+}
+
 #endif

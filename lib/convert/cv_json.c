@@ -170,6 +170,8 @@ static int run_gzip(yajl_handle h, cv_jctx *c, src_in *in, const unsigned char *
 {
 	z_stream z;
 	memset(&z, 0, sizeof z);
+	z.zalloc = chakra__mzalloc;
+	z.zfree = chakra__mzfree;
 	unsigned char *out = chakra_malloc(CHUNK);
 	if (!out || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
 		chakra_free(out);
