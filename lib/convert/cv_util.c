@@ -44,21 +44,6 @@ int chakra__cv_fail(cv_err *e, int code, const char *file, const char *unit, int
 	return code;
 }
 
-void *chakra__cv_grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return NULL;
-		c *= 2;
-	}
-	void *q = chakra_realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	*cap = c;
-	return q;
-}
-
 int chakra__cv_buf_grow(cv_buf *b, const void *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {

@@ -9,21 +9,6 @@
 #include "chakra/experimental/graph.h"
 #include "pf_impl.h"
 
-void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return NULL;
-		c *= 2;
-	}
-	void *q = chakra_realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	*cap = c;
-	return q;
-}
-
 uint64_t chakra__pf_hash(uint64_t x)
 {
 	x ^= x >> 33;

@@ -619,6 +619,8 @@ static int walk(fitter *F, const sy_trace *t, char *err, size_t errlen)
 	cs = NULL;
 	if (rc == 0)
 		rc = keep_seq(&F->kseq, &F->klen, &F->nks, ks, nks);
+	else
+		chakra_free(ks); /* keep_seq takes it, but was not called */
 	ks = NULL;
 out:
 	chakra_free(pgkind);
