@@ -7,46 +7,34 @@
 #include <string.h>
 
 #include "../cbprintf.h"
+#include "../opts.h"
 #include "cv.h"
 #include "outfile.h"
 
-/* The bytes of the options struct a caller of that version has (fields
- * are only appended); 0 for a version we do not know. */
-static size_t opts_size(unsigned version)
-{
-	switch (version) {
-	case 1: return offsetof(chakra_convert_options, keep_io) + sizeof(int);
-	case 2: return offsetof(chakra_convert_options, to_next) + sizeof(int);
-	case 3: return sizeof(chakra_convert_options);
-	}
-	return 0;
-}
+/* The bytes of the options struct a caller of each version has (fields
+ * are only appended). */
+static const size_t opts_size[] = {
+	0,
+	offsetof(chakra_convert_options, keep_io) + sizeof(int),
+	offsetof(chakra_convert_options, to_next) + sizeof(int),
+	sizeof(chakra_convert_options),
+};
+#define N_VERSIONS (sizeof opts_size / sizeof opts_size[0])
+static const chakra_convert_options defaults = CHAKRA_CONVERT_OPTIONS_INIT;
 
 int chakra_convert_options_init(chakra_convert_options *opts, unsigned version)
 {
-	size_t n = opts_size(version);
-	if (!opts || !n)
-		return CHAKRA_EINVAL;
-	chakra_convert_options d = CHAKRA_CONVERT_OPTIONS_INIT;
-	memcpy(opts, &d, n);
-	opts->version = version;
-	return 0;
+	return chakra__opts_init(opts, version, &defaults, opts_size, N_VERSIONS);
 }
 
 int chakra__cv_opts(const chakra_convert_options *in, chakra_convert_options *out, char *msg,
                     size_t len)
 {
-	chakra_convert_options d = CHAKRA_CONVERT_OPTIONS_INIT;
-	*out = d;
-	if (!in)
-		return 0;
-	size_t n = opts_size(in->version);
-	if (!n) {
+	if (chakra__opts_copy(out, sizeof *out, in, &defaults, opts_size, N_VERSIONS) < 0) {
 		snprintf(msg, len, "convert options version %u (expected 1 to %u)", in->version,
 		         CHAKRA_CONVERT_OPTIONS_VERSION);
 		return CHAKRA_EINVAL;
 	}
-	memcpy(out, in, n);
 	out->version = CHAKRA_CONVERT_OPTIONS_VERSION;
 	return 0;
 }

@@ -119,7 +119,7 @@ static const size_t feeder_opts_size[] = {
 
 int chakra_feeder_options_init(chakra_feeder_options *opts, unsigned version)
 {
-	return chakra__opts_init(opts, version, feeder_opts_size, N_VERSIONS);
+	return chakra__opts_init(opts, version, NULL, feeder_opts_size, N_VERSIONS);
 }
 
 static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char *defname)
@@ -138,7 +138,7 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 	if (!o) {
 		chakra_feeder_options def = CHAKRA_FEEDER_OPTIONS_INIT;
 		f->opts = def;
-	} else if (chakra__opts_copy(&f->opts, sizeof f->opts, o, feeder_opts_size, N_VERSIONS)) {
+	} else if (chakra__opts_copy(&f->opts, sizeof f->opts, o, NULL, feeder_opts_size, N_VERSIONS)) {
 		bad = 1;
 	}
 	if (!bad && chakra__reader_opts_copy(&f->ropts, f->opts.reader))

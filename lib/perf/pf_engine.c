@@ -1396,12 +1396,12 @@ int chakra_perf_run(chakra_perf *r, const chakra_perf_options *opts)
 {
 	if (!r)
 		return CHAKRA_EINVAL;
-	chakra_perf_options d = CHAKRA_PERF_OPTIONS_INIT;
-	if (!opts)
-		opts = &d;
-	if (opts->version != CHAKRA_PERF_OPTIONS_VERSION)
+	chakra_perf_options o;
+	if (chakra__opts_copy(&o, sizeof o, opts, &chakra__pf_opts_default, chakra__pf_opts_size,
+	                      2) < 0)
 		return chakra__pf_fail(r, CHAKRA_EINVAL, "replay options: version %u, expected %u",
 		                       opts->version, CHAKRA_PERF_OPTIONS_VERSION);
+	opts = &o;
 	if ((opts->network != NULL) != (opts->system != NULL))
 		return chakra__pf_fail(r, CHAKRA_EINVAL, "the network model needs both a network "
 		                       "and a system configuration");

@@ -110,13 +110,12 @@ const char *chakra_perf_edge_kind_name(int kind)
 	return kind >= 0 && kind < CHAKRA_PERF_EDGE_KIND_COUNT ? edge_names[kind] : "?";
 }
 
+const size_t chakra__pf_opts_size[2] = { 0, sizeof(chakra_perf_options) };
+const chakra_perf_options chakra__pf_opts_default = CHAKRA_PERF_OPTIONS_INIT;
+
 int chakra_perf_options_init(chakra_perf_options *opts, unsigned version)
 {
-	if (!opts || version != CHAKRA_PERF_OPTIONS_VERSION)
-		return CHAKRA_EINVAL;
-	chakra_perf_options d = CHAKRA_PERF_OPTIONS_INIT;
-	*opts = d;
-	return 0;
+	return chakra__opts_init(opts, version, &chakra__pf_opts_default, chakra__pf_opts_size, 2);
 }
 
 int chakra_perf_new(chakra_perf **out)

@@ -5,6 +5,7 @@
 #define CHAKRA_PF_IMPL_H
 
 #include "../modmem.h"
+#include "../opts.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,10 @@ static inline int64_t pf_add(int64_t a, int64_t b)
 		return INT64_MIN / 2;
 	return x;
 }
+
+/* The options' sizes per version and defaults (lib/opts.h). */
+extern const size_t chakra__pf_opts_size[2];
+extern const chakra_perf_options chakra__pf_opts_default;
 
 /* Growable arrays: PF_PUSH(p, n, cap) returns a slot or NULL. */
 #define PF_RESERVE(p, cap, need) CHAKRA__MRESERVE(p, cap, need) /* NULL: p kept */

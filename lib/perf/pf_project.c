@@ -591,13 +591,12 @@ static int write_groups(proj *p, FILE *f)
 	return 0;
 }
 
+static const size_t project_opts_size[2] = { 0, sizeof(chakra_project_options) };
+static const chakra_project_options project_defaults = CHAKRA_PROJECT_OPTIONS_INIT;
+
 int chakra_project_options_init(chakra_project_options *opts, unsigned version)
 {
-	if (!opts || version != CHAKRA_PROJECT_OPTIONS_VERSION)
-		return CHAKRA_EINVAL;
-	chakra_project_options d = CHAKRA_PROJECT_OPTIONS_INIT;
-	*opts = d;
-	return 0;
+	return chakra__opts_init(opts, version, &project_defaults, project_opts_size, 2);
 }
 
 int chakra_project(const char *prefix, const char *out, const chakra_project_options *opts,
@@ -612,9 +611,12 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	p.err[0] = 0;
 	p.prefix = prefix;
 	p.out = out;
-	p.o = opts;
-	if (!prefix || !out || !opts || opts->version != CHAKRA_PROJECT_OPTIONS_VERSION)
+	chakra_project_options o;
+	if (!prefix || !out || !opts ||
+	    chakra__opts_copy(&o, sizeof o, opts, &project_defaults, project_opts_size, 2) < 0)
 		return perr(&p, CHAKRA_EINVAL, "project: bad arguments");
+	opts = &o;
+	p.o = opts;
 	if (opts->dp < 1 || opts->dp > (1u << 20))
 		return perr(&p, CHAKRA_EINVAL, "--dp must be in 1..%u", 1u << 20);
 	size_t cap = strlen(prefix) + strlen(out) + 64;

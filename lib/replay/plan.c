@@ -308,15 +308,25 @@ static int finish(chakra_replay_plan *p, const chakra_replay_topo *t)
 	return 0;
 }
 
+static const size_t plan_opts_size[2] = { 0, sizeof(chakra_replay_plan_options) };
+static const chakra_replay_plan_options plan_defaults = CHAKRA_REPLAY_PLAN_OPTIONS_INIT;
+
+int chakra_replay_plan_options_init(chakra_replay_plan_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &plan_defaults, plan_opts_size, 2);
+}
+
 int chakra_replay_plan_build(chakra_replay_plan **out, const char *path,
                              const chakra_replay_plan_options *o, char *err, size_t errlen)
 {
 	if (!out || !path || !o)
 		return CHAKRA_EINVAL;
 	*out = NULL;
-	if (!o || o->version != CHAKRA_REPLAY_PLAN_OPTIONS_VERSION || !o->topo ||
-	    o->rank >= o->topo->nranks)
+	chakra_replay_plan_options oc;
+	if (chakra__opts_copy(&oc, sizeof oc, o, &plan_defaults, plan_opts_size, 2) < 0 || !oc.topo ||
+	    oc.rank >= oc.topo->nranks)
 		return chakra__replay_fail(err, errlen, CHAKRA_EINVAL, "%s: bad plan options", path);
+	o = &oc;
 	chakra_replay_plan *p = chakra_calloc(1, sizeof *p);
 	p2p_index ix;
 	memset(&ix, 0, sizeof ix);

@@ -7,6 +7,7 @@
 #define CHAKRA_EXPERIMENTAL 1
 #endif
 #include "../modmem.h"
+#include "../opts.h"
 #include "chakra/chakra.h"
 #include "chakra/experimental/replay.h"
 

@@ -653,15 +653,20 @@ static int cmp_coll(const void *x, const void *y)
 	return a->gparam < b->gparam ? -1 : a->gparam > b->gparam;
 }
 
+static const size_t fit_opts_size[2] = { 0, sizeof(chakra_synth_fit_options) };
+static const chakra_synth_fit_options fit_defaults = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
+
+int chakra_synth_fit_options_init(chakra_synth_fit_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &fit_defaults, fit_opts_size, 2);
+}
+
 static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, size_t n, const chakra_synth_fit_options *opts, char *err, size_t errlen)
 {
-	chakra_synth_fit_options o = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
-	if (opts) {
-		if (opts->version < 1 || opts->version > CHAKRA_SYNTH_FIT_OPTIONS_VERSION)
-			return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "fit options: unknown version %u",
-			                      opts->version);
-		o = *opts;
-	}
+	chakra_synth_fit_options o;
+	if (chakra__opts_copy(&o, sizeof o, opts, &fit_defaults, fit_opts_size, 2) < 0)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "fit options: unknown version %u",
+		                      opts->version);
 	if (o.max_order <= 0)
 		o.max_order = 3;
 	if (o.max_order > SY_MAXORDER)

@@ -551,11 +551,19 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 	return rc;
 }
 
+static const size_t sample_opts_size[2] = { 0, sizeof(chakra_synth_sample_options) };
+static const chakra_synth_sample_options sample_defaults = CHAKRA_SYNTH_SAMPLE_OPTIONS_INIT;
+
+int chakra_synth_sample_options_init(chakra_synth_sample_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &sample_defaults, sample_opts_size, 2);
+}
+
 static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, const chakra_synth_sample_options *opts, char *err, size_t errlen)
 {
-	if (!opts || opts->version < 1 || opts->version > CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION)
+	chakra_synth_sample_options o;
+	if (!opts || chakra__opts_copy(&o, sizeof o, opts, &sample_defaults, sample_opts_size, 2) < 0)
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "sample options: missing or unknown version");
-	chakra_synth_sample_options o = *opts;
 	if (o.npus < 1 || o.npus > MAX_NPUS)
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "npus must be in 1..%u", MAX_NPUS);
 	uint64_t K = o.nodes;

@@ -17,6 +17,7 @@
 #define CHAKRA_SYNTH_IMPL_H
 
 #include "../modmem.h"
+#include "../opts.h"
 #include <stddef.h>
 #include <stdint.h>
 

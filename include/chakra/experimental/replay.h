@@ -132,7 +132,12 @@ typedef struct chakra_replay_plan_options {
 } chakra_replay_plan_options;
 
 #define CHAKRA_REPLAY_PLAN_OPTIONS_VERSION 1
-#define CHAKRA_REPLAY_PLAN_OPTIONS_INIT { CHAKRA_REPLAY_PLAN_OPTIONS_VERSION, 0, NULL, CHAKRA_DEPS_DATA }
+#define CHAKRA_REPLAY_PLAN_OPTIONS_INIT \
+	{ CHAKRA_REPLAY_PLAN_OPTIONS_VERSION, 0, NULL, CHAKRA_DEPS_DATA }
+/* The defaults of that version's fields: 0, or CHAKRA_EINVAL (NULL, a
+ * version this library does not know). */
+CHAKRA_EXPERIMENTAL_API int chakra_replay_plan_options_init(chakra_replay_plan_options *opts,
+                                                            unsigned version);
 
 /* Feeds the whole trace once (each node completed as soon as it is issued:
  * the feeder's order, lowest ready id first) and records its communication.

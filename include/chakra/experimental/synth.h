@@ -64,6 +64,10 @@ typedef struct chakra_synth_fit_options {
 
 #define CHAKRA_SYNTH_FIT_OPTIONS_VERSION 1
 #define CHAKRA_SYNTH_FIT_OPTIONS_INIT { CHAKRA_SYNTH_FIT_OPTIONS_VERSION, 0, 0, NULL, 0.0 }
+/* The defaults of that version's fields: 0, or CHAKRA_EINVAL (NULL, a
+ * version this library does not know); the same for every options struct. */
+CHAKRA_EXPERIMENTAL_API int chakra_synth_fit_options_init(chakra_synth_fit_options *opts,
+                                                          unsigned version);
 
 /* Learn from one trace per rank (paths[r] is rank r). */
 CHAKRA_EXPERIMENTAL_API int chakra_synth_fit(chakra_synth_model **out, const char *const *paths,
@@ -118,6 +122,8 @@ typedef struct chakra_synth_sample_options {
 #define CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION 1
 #define CHAKRA_SYNTH_SAMPLE_OPTIONS_INIT \
 	{ CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION, 0, 0, 0, 0, 0, NULL }
+CHAKRA_EXPERIMENTAL_API int chakra_synth_sample_options_init(chakra_synth_sample_options *opts,
+                                                             unsigned version);
 
 /* Write PREFIX.0.et ... PREFIX.{npus-1}.et: one master sequence (the same
  * collectives, in the same order, with the same sizes, on every member of
@@ -169,6 +175,8 @@ typedef struct chakra_synth_anonymize_options {
 #define CHAKRA_SYNTH_ANONYMIZE_OPTIONS_VERSION 1
 #define CHAKRA_SYNTH_ANONYMIZE_OPTIONS_INIT \
 	{ CHAKRA_SYNTH_ANONYMIZE_OPTIONS_VERSION, 0.0, 0, 0, 0 }
+CHAKRA_EXPERIMENTAL_API int
+	chakra_synth_anonymize_options_init(chakra_synth_anonymize_options *opts, unsigned version);
 
 typedef struct chakra_synth_anonymize_stats {
 	uint64_t nodes;
