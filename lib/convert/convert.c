@@ -632,62 +632,63 @@ int chakra_convert_kineto(const char *kineto_path, const char *out_path,
 }
 
 int chakra_convert_summary_print(const chakra_convert_summary *s, chakra_write_cb write,
-                                 void *data)
+	void *data)
 {
 	if (!s || !write)
 		return CHAKRA_EINVAL;
 	chakra__cbout o = { write, data, 0 }, *f = &o;
 	static const char *tn[8] = { "invalid", "metadata", "mem_load", "mem_store", "comp",
-	                             "comm_send", "comm_recv", "comm_coll" };
+		"comm_send", "comm_recv", "comm_coll" };
 	if (s->et_nodes)
 		chakra__cbprintf(f, "read: %llu ET nodes -> %llu host ops (%llu folded into them)\n",
-		        (unsigned long long)s->et_nodes, (unsigned long long)s->host_ops,
-		        (unsigned long long)s->folded_ops);
+			(unsigned long long)s->et_nodes, (unsigned long long)s->host_ops,
+			(unsigned long long)s->folded_ops);
 	if (s->kineto_events && s->rank >= 0)
 		chakra__cbprintf(f, "read: %llu Kineto events (rank %d)\n", (unsigned long long)s->kineto_events,
-		        s->rank);
+			s->rank);
 	else if (s->kineto_events)
 		chakra__cbprintf(f, "read: %llu Kineto events\n", (unsigned long long)s->kineto_events);
 	if (s->link_method && *s->link_method)
 		chakra__cbprintf(f, "linked by %s: %llu of %llu ET nodes; host ops with kernels %llu of %llu "
-		           "(%.1f%%); kernels with a host op %llu of %llu (%.1f%%)\n",
-		        s->link_method, (unsigned long long)s->et_ops_linked,
-		        (unsigned long long)s->et_nodes, (unsigned long long)s->host_ops_with_kernels,
-		        (unsigned long long)s->host_ops,
-		        s->host_ops ? 100.0 * (double)s->host_ops_with_kernels / (double)s->host_ops : 0.0,
-		        (unsigned long long)s->kernels_linked, (unsigned long long)s->kernels,
-		        s->kernels ? 100.0 * (double)s->kernels_linked / (double)s->kernels : 0.0);
+			"(%.1f%%); kernels with a host op %llu of %llu (%.1f%%)\n",
+			s->link_method, (unsigned long long)s->et_ops_linked,
+			(unsigned long long)s->et_nodes, (unsigned long long)s->host_ops_with_kernels,
+			(unsigned long long)s->host_ops,
+			s->host_ops ? 100.0 * (double)s->host_ops_with_kernels / (double)s->host_ops : 0.0,
+			(unsigned long long)s->kernels_linked, (unsigned long long)s->kernels,
+			s->kernels ? 100.0 * (double)s->kernels_linked / (double)s->kernels : 0.0);
 	else if (s->kernels)
 		chakra__cbprintf(f, "device ops: %llu (%llu without a runtime call in the trace)\n",
-		        (unsigned long long)s->kernels, (unsigned long long)s->launches_unmatched);
+			(unsigned long long)s->kernels, (unsigned long long)s->launches_unmatched);
 	if (s->sync_edges || s->stream_wait_edges || s->inferred_wait_edges)
 		chakra__cbprintf(f, "synchronisation: %llu host-wait edges, %llu stream-wait edges "
-		           "(%llu inferred without cuda_sync events)\n",
-		        (unsigned long long)s->sync_edges, (unsigned long long)s->stream_wait_edges,
-		        (unsigned long long)s->inferred_wait_edges);
+			"(%llu inferred without cuda_sync events)\n",
+			(unsigned long long)s->sync_edges, (unsigned long long)s->stream_wait_edges,
+			(unsigned long long)s->inferred_wait_edges);
 	if (s->flow_edges || s->thread_wait_edges)
 		chakra__cbprintf(f, "cross-thread: %llu dependencies from fwdbwd flows, %llu waits after an "
-		           "idle gap (>= 1 ms)\n",
-		        (unsigned long long)s->flow_edges, (unsigned long long)s->thread_wait_edges);
+			"idle gap (>= 1 ms)\n",
+			(unsigned long long)s->flow_edges, (unsigned long long)s->thread_wait_edges);
 	if (s->dropped_edges)
 		chakra__cbprintf(f, "dropped: %llu dependencies that would have closed a cycle\n",
-		        (unsigned long long)s->dropped_edges);
+			(unsigned long long)s->dropped_edges);
 	if (s->unclassified_ops)
 		chakra__cbprintf(f, "unclassified: %llu communication-like ops of unknown kind kept as COMP\n",
-		        (unsigned long long)s->unclassified_ops);
+			(unsigned long long)s->unclassified_ops);
 	if (s->flows_dangling)
 		chakra__cbprintf(f, "ignored: %llu flow events without a partner (correlation ids link "
-		           "instead)\n", (unsigned long long)s->flows_dangling);
+			"instead)\n", (unsigned long long)s->flows_dangling);
 	chakra__cbprintf(f, "wrote: %llu nodes (", (unsigned long long)s->nodes);
 	int first = 1;
 	for (int t = 0; t < 8; t++) {
 		if (!s->nodes_by_type[t])
 			continue;
-		chakra__cbprintf(f, "%s%s %llu", first ? "" : ", ", tn[t], (unsigned long long)s->nodes_by_type[t]);
+		chakra__cbprintf(f, "%s%s %llu", first ? "" : ", ", tn[t],
+			(unsigned long long)s->nodes_by_type[t]);
 		first = 0;
 	}
 	chakra__cbprintf(f, "), %llu data + %llu ctrl dependencies, %llu collectives\n",
-	        (unsigned long long)s->data_edges, (unsigned long long)s->ctrl_edges,
-	        (unsigned long long)s->collectives);
+		(unsigned long long)s->data_edges, (unsigned long long)s->ctrl_edges,
+		(unsigned long long)s->collectives);
 	return o.rc;
 }

@@ -237,7 +237,8 @@ static int index_events(dv *d)
 	/* nesting per thread: sort by (start, longer first, cpu_op before a
 	 * runtime call of the same span) and sweep with a stack */
 	int64_t *k1 = chakra_malloc((n + 1) * sizeof *k1), *k2 = chakra_malloc((n + 1) * sizeof *k2);
-	uint32_t *tmp = chakra_malloc((n + 1) * sizeof *tmp), *stack = chakra_malloc((n + 1) * sizeof *stack);
+	uint32_t *tmp = chakra_malloc((n + 1) * sizeof *tmp);
+	uint32_t *stack = chakra_malloc((n + 1) * sizeof *stack);
 	if (!k1 || !k2 || !tmp || !stack) {
 		chakra_free(k1), chakra_free(k2), chakra_free(tmp), chakra_free(stack);
 		return nomem(d);
@@ -1391,8 +1392,10 @@ out:
 		chakra_free(d.th[i].gn);
 	}
 	chakra_free(d.st), chakra_free(d.th);
-	chakra_free(d.thr), chakra_free(d.par), chakra_free(d.top), chakra_free(d.end), chakra_free(d.launch), chakra_free(d.node);
-	chakra_free(d.anchor), chakra_free(d.rtkind), chakra_free(d.inwin), chakra_free(d.lkey), chakra_free(d.next_cpu);
+	chakra_free(d.thr), chakra_free(d.par), chakra_free(d.top), chakra_free(d.end);
+	chakra_free(d.launch), chakra_free(d.node);
+	chakra_free(d.anchor), chakra_free(d.rtkind), chakra_free(d.inwin), chakra_free(d.lkey);
+	chakra_free(d.next_cpu);
 	chakra_free(d.lastrec);
 	chakra__cv_map_free(&d.rt_corr);
 	chakra__cv_pmap_free(&d.thmap);

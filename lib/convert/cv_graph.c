@@ -237,7 +237,8 @@ static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32
 	uint8_t *done = chakra_calloc(n + 1, 1);
 	hitem *h = chakra_malloc((n + 1) * sizeof *h);
 	if (!out_off || !out_list || !indeg || !key || !done || !h) {
-		chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key), chakra_free(done), chakra_free(h);
+		chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key);
+		chakra_free(done), chakra_free(h);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -288,7 +289,8 @@ static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32
 				hpush(h, &hn, (hitem){ key[w], w });
 		}
 	}
-	chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key), chakra_free(done), chakra_free(h);
+	chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key);
+	chakra_free(done), chakra_free(h);
 	return 0;
 }
 
@@ -448,7 +450,8 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 	}
 	if (m->n_annot) {
 		const char **names = chakra_malloc(m->n_annot * sizeof *names);
-		uint64_t *st = chakra_malloc(m->n_annot * sizeof *st), *du = chakra_malloc(m->n_annot * sizeof *du);
+		uint64_t *st = chakra_malloc(m->n_annot * sizeof *st);
+		uint64_t *du = chakra_malloc(m->n_annot * sizeof *du);
 		uint64_t *td = chakra_malloc(m->n_annot * sizeof *td);
 		if (names && st && du && td) {
 			for (size_t i = 0; i < m->n_annot; i++) {
@@ -656,7 +659,8 @@ out:
 	if (wr)
 		chakra_writer_close(wr);
 	chakra_builder_free(w.b);
-	chakra_free(in_off), chakra_free(in_list), chakra_free(in_ctrl), chakra_free(order), chakra_free(deps);
+	chakra_free(in_off), chakra_free(in_list), chakra_free(in_ctrl), chakra_free(order);
+	chakra_free(deps);
 	chakra_free(w_off), chakra_free(w_list), chakra_free(wids);
 	return rc < 0 ? rc : 0;
 }

@@ -707,7 +707,8 @@ out:
 	}
 	chakra__cv_buf_free(&k.b);
 	chakra__cv_map_free(&w->idx);
-	chakra_free(w->host_node), chakra_free(w->parent_of), chakra_free(w->gid), chakra_free(w->excl), chakra_free(w->x);
+	chakra_free(w->host_node), chakra_free(w->parent_of), chakra_free(w->gid);
+	chakra_free(w->excl), chakra_free(w->x);
 	chakra_free(w);
 	return rc;
 }

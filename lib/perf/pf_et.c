@@ -866,9 +866,12 @@ done:
 		}
 	for (uint32_t q = 0; bc.starts && q < nr; q++)
 		chakra_free(bc.starts[q]);
-	chakra_free(bc.starts), chakra_free(bc.nstarts), chakra_free(bc.win), chakra_free(bc.launched), chakra_free(bc.out_first);
-	chakra_free(bc.out_edge), chakra_free(bc.stamp), chakra_free(bc.map), chakra_free(bc.list), chakra_free(bc.elist);
-	chakra_free(bc.gsort), chakra_free(bc.gpos), chakra_free(bc.gbusy), chakra_free(bc.plist), chakra_free(bc.in_first);
+	chakra_free(bc.starts), chakra_free(bc.nstarts), chakra_free(bc.win);
+	chakra_free(bc.launched), chakra_free(bc.out_first);
+	chakra_free(bc.out_edge), chakra_free(bc.stamp), chakra_free(bc.map), chakra_free(bc.list);
+	chakra_free(bc.elist);
+	chakra_free(bc.gsort), chakra_free(bc.gpos), chakra_free(bc.gbusy), chakra_free(bc.plist);
+	chakra_free(bc.in_first);
 	chakra_free(bc.in_edge);
 	chakra_free(first_of), chakra_free(base);
 	return rc < 0 ? rc : 0;

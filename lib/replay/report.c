@@ -134,23 +134,24 @@ int chakra_replay_report_text(chakra_write_cb write, void *data, const chakra_re
 	if (!write || !r)
 		return CHAKRA_EINVAL;
 	chakra__cbout o = { write, data, 0 }, *out = &o;
-	chakra__cbprintf(out, "chakra-replay %s: %" PRIu32 " ranks, %u iteration%s (+%u warmup), compute %s, "
-	        "deps %s, groups %s\n", r->prefix, r->nranks, r->iters, r->iters == 1 ? "" : "s",
-	        r->warmup, r->compute, r->deps, r->groups ? r->groups : "none");
+	chakra__cbprintf(out, "chakra-replay %s: %" PRIu32 " ranks, %u iteration%s (+%u warmup), "
+		"compute %s, deps %s, groups %s\n", r->prefix, r->nranks, r->iters, r->iters == 1 ? "" : "s",
+		r->warmup, r->compute, r->deps, r->groups ? r->groups : "none");
 	chakra__cbprintf(out, "\nper operation (time: mean over ranks and iterations; GB/s = 1e9 B/s, "
-	        "nccl-tests algbw and busbw%s)\n", r->simulated ? "; sim: chakra sim's prediction" : "");
-	chakra__cbprintf(out, "%-16s %12s %5s %7s %11s %11s %11s %8s %8s", "operation", "size(B)", "ranks",
-	        "calls", "time(us)", "min(us)", "max(us)", "algbw", "busbw");
+		"nccl-tests algbw and busbw%s)\n", r->simulated ? "; sim: chakra sim's prediction" : "");
+	chakra__cbprintf(out, "%-16s %12s %5s %7s %11s %11s %11s %8s %8s", "operation", "size(B)",
+		"ranks", "calls", "time(us)", "min(us)", "max(us)", "algbw", "busbw");
 	if (r->simulated)
 		chakra__cbprintf(out, " %11s %8s", "sim(us)", "sim-bus");
 	chakra__cbprintf(out, "\n");
 	for (size_t i = 0; i < r->stats->n; i++) {
 		const chakra_replay_stat *s = &r->stats->s[i];
 		double t = mean(s);
-		chakra__cbprintf(out, "%-16s %12" PRIu64 " %5" PRIu32 " %7.6g %11.2f %11.2f %11.2f %8.3f %8.3f",
-		        chakra_replay_op_name(s->kind, s->comm_type), s->size, s->nmembers,
-		        calls(s, r->iters), t * 1e6, s->count ? s->min * 1e6 : 0, s->max * 1e6,
-		        algbw(s, t), busbw(s, t));
+		chakra__cbprintf(out, "%-16s %12" PRIu64 " %5" PRIu32
+			" %7.6g %11.2f %11.2f %11.2f %8.3f %8.3f",
+			chakra_replay_op_name(s->kind, s->comm_type), s->size, s->nmembers,
+			calls(s, r->iters), t * 1e6, s->count ? s->min * 1e6 : 0, s->max * 1e6,
+			algbw(s, t), busbw(s, t));
 		if (r->simulated) {
 			double st = sim_mean(s);
 			if (st >= 0)
@@ -161,18 +162,19 @@ int chakra_replay_report_text(chakra_write_cb write, void *data, const chakra_re
 		chakra__cbprintf(out, "\n");
 	}
 	chakra__cbprintf(out, "\nper rank and iteration (comm: any communication in flight; exposed: "
-	        "communication while no compute runs)\n");
-	chakra__cbprintf(out, "%5s %8s %12s %12s %12s %6s %12s", "rank", "nodes", "total(us)", "compute(us)",
-	        "comm(us)", "share", "exposed(us)");
+		"communication while no compute runs)\n");
+	chakra__cbprintf(out, "%5s %8s %12s %12s %12s %6s %12s", "rank", "nodes", "total(us)",
+		"compute(us)", "comm(us)", "share", "exposed(us)");
 	if (r->simulated)
 		chakra__cbprintf(out, " %12s %12s", "sim(us)", "sim-exp(us)");
 	chakra__cbprintf(out, "\n");
 	double worst = 0, sim_worst = -1;
 	for (uint32_t k = 0; k < r->nranks; k++) {
 		const chakra_replay_rank_times *t = &r->ranks[k];
-		chakra__cbprintf(out, "%5" PRIu32 " %8" PRIu64 " %12.2f %12.2f %12.2f %5.1f%% %12.2f", k, t->nodes,
-		        t->total * 1e6, t->compute * 1e6, t->comm * 1e6,
-		        t->total > 0 ? 100 * t->comm / t->total : 0, t->exposed * 1e6);
+		chakra__cbprintf(out, "%5" PRIu32 " %8" PRIu64 " %12.2f %12.2f %12.2f %5.1f%% %12.2f", k,
+			t->nodes,
+			t->total * 1e6, t->compute * 1e6, t->comm * 1e6,
+			t->total > 0 ? 100 * t->comm / t->total : 0, t->exposed * 1e6);
 		if (r->simulated) {
 			if (t->sim_finish >= 0)
 				chakra__cbprintf(out, " %12.2f %12.2f", t->sim_finish * 1e6, t->sim_exposed * 1e6);
@@ -188,7 +190,7 @@ int chakra_replay_report_text(chakra_write_cb write, void *data, const chakra_re
 	chakra__cbprintf(out, "\niteration time (slowest rank): %.2f us", worst * 1e6);
 	if (r->simulated && sim_worst >= 0)
 		chakra__cbprintf(out, "; simulated: %.2f us (measured/simulated %.3g)", sim_worst * 1e6,
-		        sim_worst > 0 ? worst / sim_worst : 0);
+			sim_worst > 0 ? worst / sim_worst : 0);
 	chakra__cbprintf(out, "\n");
 	return o.rc;
 }

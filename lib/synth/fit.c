@@ -473,9 +473,11 @@ static int walk(fitter *F, const sy_trace *t, char *err, size_t errlen)
 	uint64_t *pos = chakra_malloc((n ? n : 1) * sizeof *pos);
 	uint64_t *cbefore = chakra_malloc((n ? n : 1) * sizeof *cbefore);
 	uint32_t *consumers = chakra_calloc(n ? n : 1, sizeof *consumers);
-	uint64_t *first = chakra_calloc(n ? n : 1, sizeof *first), *gapof = chakra_malloc((n ? n : 1) * sizeof *gapof);
+	uint64_t *first = chakra_calloc(n ? n : 1, sizeof *first);
+	uint64_t *gapof = chakra_malloc((n ? n : 1) * sizeof *gapof);
 	int32_t *xclass = chakra_malloc((n ? n : 1) * sizeof *xclass);
-	int32_t *cs = chakra_malloc((n ? n : 1) * sizeof *cs), *ks = chakra_malloc((n ? n : 1) * sizeof *ks);
+	int32_t *cs = chakra_malloc((n ? n : 1) * sizeof *cs);
+	int32_t *ks = chakra_malloc((n ? n : 1) * sizeof *ks);
 	/* pg index -> group class, resolved once per trace. */
 	int *pgkind = chakra_malloc((t->npg ? t->npg : 1) * sizeof *pgkind);
 	uint32_t *pgparam = chakra_malloc((t->npg ? t->npg : 1) * sizeof *pgparam);
