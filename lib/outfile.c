@@ -19,9 +19,10 @@
 #include "outfile.h"
 
 #ifdef CHAKRA__OUT_STANDALONE
-#define out_malloc malloc
-#define out_realloc realloc
-#define out_free free
+#include "modmem.h"
+#define out_malloc chakra_malloc
+#define out_realloc chakra_realloc
+#define out_free chakra_free
 #else
 #include "util.h"
 #define out_malloc chakra__malloc

@@ -22,7 +22,8 @@
  *
  * Compiled twice: into the core library (allocations through the
  * allocator hook) and, with CHAKRA__OUT_STANDALONE, into a static library
- * the modules and the tools link (plain malloc). Names are chakra__out_*. */
+ * the modules and the tools link (the same hook, through chakra_malloc &
+ * co.). Names are chakra__out_*. */
 #ifndef CHAKRA_OUTFILE_H
 #define CHAKRA_OUTFILE_H
 

@@ -37,7 +37,7 @@ static const size_t reader_opts_size[] = {
 
 int chakra_reader_options_init(chakra_reader_options *opts, unsigned version)
 {
-	return chakra__opts_init(opts, version, reader_opts_size, N_VERSIONS);
+	return chakra__opts_init(opts, version, NULL, reader_opts_size, N_VERSIONS);
 }
 
 int chakra__reader_opts_copy(chakra_reader_options *dst, const chakra_reader_options *src)
@@ -47,7 +47,7 @@ int chakra__reader_opts_copy(chakra_reader_options *dst, const chakra_reader_opt
 		*dst = def;
 		return 0;
 	}
-	return chakra__opts_copy(dst, sizeof *dst, src, reader_opts_size, N_VERSIONS);
+	return chakra__opts_copy(dst, sizeof *dst, src, NULL, reader_opts_size, N_VERSIONS);
 }
 
 static int reader_fail(chakra_reader *r, int code, unsigned flags, uint64_t off, uint64_t id)

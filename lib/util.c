@@ -82,6 +82,27 @@ char *chakra__strdup(const char *s)
 	return d;
 }
 
+/* The same, public (allocator.h). */
+void *chakra_malloc(size_t size)
+{
+	return chakra__malloc(size);
+}
+
+void *chakra_calloc(size_t n, size_t size)
+{
+	return chakra__calloc(n, size);
+}
+
+void *chakra_realloc(void *ptr, size_t size)
+{
+	return chakra__realloc(ptr, size);
+}
+
+void chakra_free(void *ptr)
+{
+	chakra__free(ptr);
+}
+
 void *chakra__zalloc(void *opaque, unsigned items, unsigned size)
 {
 	(void)opaque;
@@ -123,26 +144,6 @@ uint64_t chakra__random64(void)
 }
 
 /* ---- options and error values ---- */
-
-int chakra__opts_copy(void *dst, size_t dst_size, const void *src, const size_t *sizes, unsigned n)
-{
-	memset(dst, 0, dst_size);
-	unsigned v;
-	memcpy(&v, src, sizeof v); /* every options struct starts with `unsigned version` */
-	if (v < 1 || v >= n)
-		return CHAKRA_EINVAL;
-	memcpy(dst, src, sizes[v] < dst_size ? sizes[v] : dst_size);
-	return 0;
-}
-
-int chakra__opts_init(void *opts, unsigned version, const size_t *sizes, unsigned n)
-{
-	if (!opts || version < 1 || version >= n)
-		return CHAKRA_EINVAL;
-	memset(opts, 0, sizes[version]);
-	memcpy(opts, &version, sizeof version);
-	return 0;
-}
 
 int chakra__errinfo_get(const chakra__errinfo *e, const char *msg, void *info, size_t size)
 {

@@ -27,14 +27,8 @@ char *chakra__strdup(const char *s);
 void *chakra__zalloc(void *opaque, unsigned items, unsigned size);
 void chakra__zfree(void *opaque, void *p);
 
-/* Versioned options: sizes[v] is the size of version v of an options
- * struct (sizes[0] unused, n = the current version + 1). Copies the
- * fields of src's version into dst (full size dst_size, zeroed first, so
- * later fields read as their defaults); CHAKRA_EINVAL for a version this
- * library does not know. */
-int chakra__opts_copy(void *dst, size_t dst_size, const void *src, const size_t *sizes, unsigned n);
-/* options_init: zero the fields of that version and set `version`. */
-int chakra__opts_init(void *opts, unsigned version, const size_t *sizes, unsigned n);
+/* Versioned options: opts.h (shared with the modules). */
+#include "opts.h"
 
 /* A handle's last error as values (chakra_error_info without the
  * message, which the handle keeps). */

@@ -47,7 +47,7 @@ static const size_t writer_opts_size[] = {
 
 int chakra_writer_options_init(chakra_writer_options *opts, unsigned version)
 {
-	return chakra__opts_init(opts, version, writer_opts_size, N_VERSIONS);
+	return chakra__opts_init(opts, version, NULL, writer_opts_size, N_VERSIONS);
 }
 
 static int writer_fail(chakra_writer *w, int code, const char *what)
@@ -123,7 +123,7 @@ static chakra_writer *writer_new(const chakra_writer_options *o, int *rc)
 	if (!o) {
 		chakra_writer_options def = CHAKRA_WRITER_OPTIONS_INIT;
 		w->opts = def;
-	} else if (chakra__opts_copy(&w->opts, sizeof w->opts, o, writer_opts_size, N_VERSIONS)) {
+	} else if (chakra__opts_copy(&w->opts, sizeof w->opts, o, NULL, writer_opts_size, N_VERSIONS)) {
 		char what[128];
 		snprintf(what, sizeof what,
 		         "chakra_writer_options version %u is not one this library knows (1 to %u)",

@@ -35,6 +35,18 @@ typedef struct chakra_allocator {
  * CHAKRA_EINVAL (unknown version, a function missing). */
 CHAKRA_API int chakra_set_allocator(const chakra_allocator *a);
 
+/* The current allocator, for code built beside the library (its
+ * experimental modules allocate through these) and for memory a function
+ * hands to its caller: what the library returns for the caller to free is
+ * freed with chakra_free (or the type's own free function), never the C
+ * library's free. malloc/calloc/realloc semantics; a request for 0 bytes
+ * gets a valid block of its own; calloc's n * size overflowing fails
+ * (NULL). chakra_free(NULL) does nothing. */
+CHAKRA_API void *chakra_malloc(size_t size);
+CHAKRA_API void *chakra_calloc(size_t n, size_t size);
+CHAKRA_API void *chakra_realloc(void *ptr, size_t size);
+CHAKRA_API void chakra_free(void *ptr);
+
 #ifdef __cplusplus
 }
 #endif

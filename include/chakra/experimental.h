@@ -11,7 +11,14 @@
  *
  * Nothing declared there is covered by the ABI baseline (abi/) or the
  * SONAME: it may change or go away in any release. What settles moves to
- * the stable headers (chakra/chakra.h). docs/embedding.md has the rules. */
+ * the stable headers (chakra/chakra.h). Their functions are installed in
+ * one static archive, libchakra-experimental.a, for static linking only
+ * (pkg-config chakra-experimental, CMake chakra::experimental; it goes
+ * before libchakra on the link line), made for the libchakra installed
+ * with it. Every declaration carries CHAKRA_EXPERIMENTAL_API; options
+ * structs have a version, an _INIT macro and _options_init(opts, version);
+ * calls return negative chakra_error codes. docs/embedding.md has the
+ * rules. */
 #ifndef CHAKRA_EXPERIMENTAL_H
 #define CHAKRA_EXPERIMENTAL_H
 

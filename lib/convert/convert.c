@@ -6,46 +6,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cbprintf.h"
+#include "../opts.h"
 #include "cv.h"
 #include "outfile.h"
 
-/* The bytes of the options struct a caller of that version has (fields
- * are only appended); 0 for a version we do not know. */
-static size_t opts_size(unsigned version)
-{
-	switch (version) {
-	case 1: return offsetof(chakra_convert_options, keep_io) + sizeof(int);
-	case 2: return offsetof(chakra_convert_options, to_next) + sizeof(int);
-	case 3: return sizeof(chakra_convert_options);
-	}
-	return 0;
-}
+/* The bytes of the options struct a caller of each version has (fields
+ * are only appended). */
+static const size_t opts_size[] = {
+	0,
+	offsetof(chakra_convert_options, keep_io) + sizeof(int),
+	offsetof(chakra_convert_options, to_next) + sizeof(int),
+	sizeof(chakra_convert_options),
+};
+#define N_VERSIONS (sizeof opts_size / sizeof opts_size[0])
+static const chakra_convert_options defaults = CHAKRA_CONVERT_OPTIONS_INIT;
 
 int chakra_convert_options_init(chakra_convert_options *opts, unsigned version)
 {
-	size_t n = opts_size(version);
-	if (!opts || !n)
-		return CHAKRA_EINVAL;
-	chakra_convert_options d = CHAKRA_CONVERT_OPTIONS_INIT;
-	memcpy(opts, &d, n);
-	opts->version = version;
-	return 0;
+	return chakra__opts_init(opts, version, &defaults, opts_size, N_VERSIONS);
 }
 
 int chakra__cv_opts(const chakra_convert_options *in, chakra_convert_options *out, char *msg,
                     size_t len)
 {
-	chakra_convert_options d = CHAKRA_CONVERT_OPTIONS_INIT;
-	*out = d;
-	if (!in)
-		return 0;
-	size_t n = opts_size(in->version);
-	if (!n) {
+	if (chakra__opts_copy(out, sizeof *out, in, &defaults, opts_size, N_VERSIONS) < 0) {
 		snprintf(msg, len, "convert options version %u (expected 1 to %u)", in->version,
 		         CHAKRA_CONVERT_OPTIONS_VERSION);
 		return CHAKRA_EINVAL;
 	}
-	memcpy(out, in, n);
 	out->version = CHAKRA_CONVERT_OPTIONS_VERSION;
 	return 0;
 }
@@ -128,7 +117,7 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 			continue;
 		uint32_t *p = CV_PUSH(occ, seen, cap);
 		if (!p) {
-			free(occ);
+			chakra_free(occ);
 			return chakra__cv_fail(e, CHAKRA_ENOMEM, file, NULL, -1, -1, "out of memory");
 		}
 		*p = (uint32_t)i;
@@ -153,14 +142,14 @@ static int find_window(const cv_kin *k, const chakra_convert_options *o, const c
 			else
 				ok = 0;
 		}
-		free(occ);
+		chakra_free(occ);
 		if (ok)
 			return 0;
 		return chakra__cv_fail(e, CHAKRA_ENOTFOUND, file, NULL, -1, -1,
 		                       "annotation '%s' occurs %zu time(s): instance %u has no next "
 		                       "occurrence to end the window (--to-next)", name, seen, inst);
 	}
-	free(occ);
+	chakra_free(occ);
 	if (!seen) {
 		/* list what there is, to help the user */
 		char have[400] = "";
@@ -286,11 +275,11 @@ static int groups_from_graph(const cv_graph *g, cv_groups *out)
 		q->size = p->size;
 		q->rank_start = p->rank_start;
 		q->rank_stride = p->rank_stride;
-		q->name = strdup(cv_str(&g->strs, p->name));
+		q->name = chakra__mstrdup(cv_str(&g->strs, p->name));
 		if (!q->name)
 			return -1;
 		if (p->n_ranks) {
-			q->ranks = malloc(p->n_ranks * sizeof *q->ranks);
+			q->ranks = chakra_malloc(p->n_ranks * sizeof *q->ranks);
 			if (!q->ranks)
 				return -1;
 			memcpy(q->ranks, p->ranks, p->n_ranks * sizeof *q->ranks);
@@ -303,10 +292,10 @@ static int groups_from_graph(const cv_graph *g, cv_groups *out)
 void chakra__cv_groups_free(cv_groups *gr)
 {
 	for (size_t i = 0; i < gr->n; i++) {
-		free(gr->g[i].name);
-		free(gr->g[i].ranks);
+		chakra_free(gr->g[i].name);
+		chakra_free(gr->g[i].ranks);
 	}
-	free(gr->g);
+	chakra_free(gr->g);
 	memset(gr, 0, sizeof *gr);
 }
 
@@ -341,7 +330,7 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		goto out;
 	r->summary.et_nodes = et.n;
 	g.et = &et;
-	host_of = malloc((et.n + 1) * sizeof *host_of);
+	host_of = chakra_malloc((et.n + 1) * sizeof *host_of);
 	if (!host_of) {
 		rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 		goto out;
@@ -396,11 +385,11 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 		r->summary.kineto_events = kin.events;
 		r->summary.flows_dangling = kin.flows_dangling;
 		r->summary.rank = (int)kin.rank;
-		ket = malloc((et.n + 1) * sizeof *ket);
-		link = malloc((kin.n + 1) * sizeof *link);
+		ket = chakra_malloc((et.n + 1) * sizeof *ket);
+		link = chakra_malloc((kin.n + 1) * sizeof *link);
 		size_t nh = g.n;
-		pred = malloc((nh + 1) * sizeof *pred);
-		next = malloc((nh + 1) * sizeof *next);
+		pred = chakra_malloc((nh + 1) * sizeof *pred);
+		next = chakra_malloc((nh + 1) * sizeof *next);
 		if (!ket || !link || !pred || !next) {
 			rc = chakra__cv_fail(&e, CHAKRA_ENOMEM, NULL, NULL, -1, -1, "out of memory");
 			goto out;
@@ -492,9 +481,9 @@ static int run_pytorch(const char *et_path, const char *out_path, const chakra_c
 out:
 	if (rc < 0)
 		result_from_err(r, &e);
-	free(lo.annot);
-	free(host_of), free(ket), free(link), free(pred), free(next);
-	free(meta.annot);
+	chakra_free(lo.annot);
+	chakra_free(host_of), chakra_free(ket), chakra_free(link), chakra_free(pred), chakra_free(next);
+	chakra_free(meta.annot);
 	chakra__cv_graph_free(&g);
 	chakra__cv_kin_free(&kin);
 	chakra__cv_et_free(&et);
@@ -560,7 +549,7 @@ static int run_kineto(const char *kineto_path, const char *out_path,
 out:
 	if (rc < 0)
 		result_from_err(r, &e);
-	free(meta.annot);
+	chakra_free(meta.annot);
 	chakra__cv_graph_free(&g);
 	chakra__cv_kin_free(&kin);
 	return rc < 0 ? rc : 0;
@@ -642,62 +631,64 @@ int chakra_convert_kineto(const char *kineto_path, const char *out_path,
 	return chakra__cv_run(NULL, kineto_path, out_path, opts, result ? result : &local, NULL);
 }
 
-int chakra_convert_summary_print(const chakra_convert_summary *s, void *file)
+int chakra_convert_summary_print(const chakra_convert_summary *s, chakra_write_cb write,
+	void *data)
 {
-	if (!s || !file)
+	if (!s || !write)
 		return CHAKRA_EINVAL;
-	FILE *f = file;
+	chakra__cbout o = { write, data, 0 }, *f = &o;
 	static const char *tn[8] = { "invalid", "metadata", "mem_load", "mem_store", "comp",
-	                             "comm_send", "comm_recv", "comm_coll" };
+		"comm_send", "comm_recv", "comm_coll" };
 	if (s->et_nodes)
-		fprintf(f, "read: %llu ET nodes -> %llu host ops (%llu folded into them)\n",
-		        (unsigned long long)s->et_nodes, (unsigned long long)s->host_ops,
-		        (unsigned long long)s->folded_ops);
+		chakra__cbprintf(f, "read: %llu ET nodes -> %llu host ops (%llu folded into them)\n",
+			(unsigned long long)s->et_nodes, (unsigned long long)s->host_ops,
+			(unsigned long long)s->folded_ops);
 	if (s->kineto_events && s->rank >= 0)
-		fprintf(f, "read: %llu Kineto events (rank %d)\n", (unsigned long long)s->kineto_events,
-		        s->rank);
+		chakra__cbprintf(f, "read: %llu Kineto events (rank %d)\n", (unsigned long long)s->kineto_events,
+			s->rank);
 	else if (s->kineto_events)
-		fprintf(f, "read: %llu Kineto events\n", (unsigned long long)s->kineto_events);
+		chakra__cbprintf(f, "read: %llu Kineto events\n", (unsigned long long)s->kineto_events);
 	if (s->link_method && *s->link_method)
-		fprintf(f, "linked by %s: %llu of %llu ET nodes; host ops with kernels %llu of %llu "
-		           "(%.1f%%); kernels with a host op %llu of %llu (%.1f%%)\n",
-		        s->link_method, (unsigned long long)s->et_ops_linked,
-		        (unsigned long long)s->et_nodes, (unsigned long long)s->host_ops_with_kernels,
-		        (unsigned long long)s->host_ops,
-		        s->host_ops ? 100.0 * (double)s->host_ops_with_kernels / (double)s->host_ops : 0.0,
-		        (unsigned long long)s->kernels_linked, (unsigned long long)s->kernels,
-		        s->kernels ? 100.0 * (double)s->kernels_linked / (double)s->kernels : 0.0);
+		chakra__cbprintf(f, "linked by %s: %llu of %llu ET nodes; host ops with kernels %llu of %llu "
+			"(%.1f%%); kernels with a host op %llu of %llu (%.1f%%)\n",
+			s->link_method, (unsigned long long)s->et_ops_linked,
+			(unsigned long long)s->et_nodes, (unsigned long long)s->host_ops_with_kernels,
+			(unsigned long long)s->host_ops,
+			s->host_ops ? 100.0 * (double)s->host_ops_with_kernels / (double)s->host_ops : 0.0,
+			(unsigned long long)s->kernels_linked, (unsigned long long)s->kernels,
+			s->kernels ? 100.0 * (double)s->kernels_linked / (double)s->kernels : 0.0);
 	else if (s->kernels)
-		fprintf(f, "device ops: %llu (%llu without a runtime call in the trace)\n",
-		        (unsigned long long)s->kernels, (unsigned long long)s->launches_unmatched);
+		chakra__cbprintf(f, "device ops: %llu (%llu without a runtime call in the trace)\n",
+			(unsigned long long)s->kernels, (unsigned long long)s->launches_unmatched);
 	if (s->sync_edges || s->stream_wait_edges || s->inferred_wait_edges)
-		fprintf(f, "synchronisation: %llu host-wait edges, %llu stream-wait edges "
-		           "(%llu inferred without cuda_sync events)\n",
-		        (unsigned long long)s->sync_edges, (unsigned long long)s->stream_wait_edges,
-		        (unsigned long long)s->inferred_wait_edges);
+		chakra__cbprintf(f, "synchronisation: %llu host-wait edges, %llu stream-wait edges "
+			"(%llu inferred without cuda_sync events)\n",
+			(unsigned long long)s->sync_edges, (unsigned long long)s->stream_wait_edges,
+			(unsigned long long)s->inferred_wait_edges);
 	if (s->flow_edges || s->thread_wait_edges)
-		fprintf(f, "cross-thread: %llu dependencies from fwdbwd flows, %llu waits after an "
-		           "idle gap (>= 1 ms)\n",
-		        (unsigned long long)s->flow_edges, (unsigned long long)s->thread_wait_edges);
+		chakra__cbprintf(f, "cross-thread: %llu dependencies from fwdbwd flows, %llu waits after an "
+			"idle gap (>= 1 ms)\n",
+			(unsigned long long)s->flow_edges, (unsigned long long)s->thread_wait_edges);
 	if (s->dropped_edges)
-		fprintf(f, "dropped: %llu dependencies that would have closed a cycle\n",
-		        (unsigned long long)s->dropped_edges);
+		chakra__cbprintf(f, "dropped: %llu dependencies that would have closed a cycle\n",
+			(unsigned long long)s->dropped_edges);
 	if (s->unclassified_ops)
-		fprintf(f, "unclassified: %llu communication-like ops of unknown kind kept as COMP\n",
-		        (unsigned long long)s->unclassified_ops);
+		chakra__cbprintf(f, "unclassified: %llu communication-like ops of unknown kind kept as COMP\n",
+			(unsigned long long)s->unclassified_ops);
 	if (s->flows_dangling)
-		fprintf(f, "ignored: %llu flow events without a partner (correlation ids link "
-		           "instead)\n", (unsigned long long)s->flows_dangling);
-	fprintf(f, "wrote: %llu nodes (", (unsigned long long)s->nodes);
+		chakra__cbprintf(f, "ignored: %llu flow events without a partner (correlation ids link "
+			"instead)\n", (unsigned long long)s->flows_dangling);
+	chakra__cbprintf(f, "wrote: %llu nodes (", (unsigned long long)s->nodes);
 	int first = 1;
 	for (int t = 0; t < 8; t++) {
 		if (!s->nodes_by_type[t])
 			continue;
-		fprintf(f, "%s%s %llu", first ? "" : ", ", tn[t], (unsigned long long)s->nodes_by_type[t]);
+		chakra__cbprintf(f, "%s%s %llu", first ? "" : ", ", tn[t],
+			(unsigned long long)s->nodes_by_type[t]);
 		first = 0;
 	}
-	fprintf(f, "), %llu data + %llu ctrl dependencies, %llu collectives\n",
-	        (unsigned long long)s->data_edges, (unsigned long long)s->ctrl_edges,
-	        (unsigned long long)s->collectives);
-	return ferror(f) ? -1 : 0;
+	chakra__cbprintf(f, "), %llu data + %llu ctrl dependencies, %llu collectives\n",
+		(unsigned long long)s->data_edges, (unsigned long long)s->ctrl_edges,
+		(unsigned long long)s->collectives);
+	return o.rc;
 }

@@ -4,6 +4,7 @@
 #ifndef CHAKRA_CV_H
 #define CHAKRA_CV_H
 
+#include "../modmem.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -46,9 +47,9 @@ int chakra__cv_fail(cv_err *e, int code, const char *file, const char *unit, int
                     int64_t offset, const char *fmt, ...) CV_PRINTF(7, 8);
 
 /* ---- growable arrays: CV_PUSH(ptr, n, cap) returns a slot or NULL ---- */
-void *chakra__cv_grow(void *p, size_t *cap, size_t need, size_t elem);
-#define CV_RESERVE(p, cap, need) \
-	((need) <= (cap) ? (p) : ((p) = chakra__cv_grow((p), &(cap), (need), sizeof *(p))))
+/* p and cap stay as they were when growing fails (NULL is returned): the
+ * array's owner still frees what it holds. */
+#define CV_RESERVE(p, cap, need) CHAKRA__MRESERVE(p, cap, need)
 /* A new slot at the end (uninitialised), or NULL when out of memory. */
 static inline void *cv_push_(void *base, size_t *n, size_t elem)
 {

@@ -236,10 +236,11 @@ static int index_events(dv *d)
 	}
 	/* nesting per thread: sort by (start, longer first, cpu_op before a
 	 * runtime call of the same span) and sweep with a stack */
-	int64_t *k1 = malloc((n + 1) * sizeof *k1), *k2 = malloc((n + 1) * sizeof *k2);
-	uint32_t *tmp = malloc((n + 1) * sizeof *tmp), *stack = malloc((n + 1) * sizeof *stack);
+	int64_t *k1 = chakra_malloc((n + 1) * sizeof *k1), *k2 = chakra_malloc((n + 1) * sizeof *k2);
+	uint32_t *tmp = chakra_malloc((n + 1) * sizeof *tmp);
+	uint32_t *stack = chakra_malloc((n + 1) * sizeof *stack);
 	if (!k1 || !k2 || !tmp || !stack) {
-		free(k1), free(k2), free(tmp), free(stack);
+		chakra_free(k1), chakra_free(k2), chakra_free(tmp), chakra_free(stack);
 		return nomem(d);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -272,7 +273,7 @@ static int index_events(dv *d)
 			}
 		}
 	}
-	free(k1), free(k2), free(tmp), free(stack);
+	chakra_free(k1), chakra_free(k2), chakra_free(tmp), chakra_free(stack);
 	return 0;
 }
 
@@ -336,12 +337,12 @@ static int index_device(dv *d)
 			d->inwin[i] = 1;
 	}
 	size_t mx = d->n + 1;
-	uint32_t *tmp = malloc(mx * sizeof *tmp);
+	uint32_t *tmp = chakra_malloc(mx * sizeof *tmp);
 	if (!tmp)
 		return nomem(d);
-	int64_t *startk = malloc(mx * sizeof *startk), *neglk = malloc(mx * sizeof *neglk);
+	int64_t *startk = chakra_malloc(mx * sizeof *startk), *neglk = chakra_malloc(mx * sizeof *neglk);
 	if (!startk || !neglk) {
-		free(tmp), free(startk), free(neglk);
+		chakra_free(tmp), chakra_free(startk), chakra_free(neglk);
 		return nomem(d);
 	}
 	for (size_t i = 0; i < d->n; i++) {
@@ -367,9 +368,9 @@ static int index_device(dv *d)
 	}
 	for (size_t t = 0; t < d->nth; t++)
 		msort(d->th[t].launch, d->th[t].nl, d->lkey, NULL, tmp);
-	free(startk);
-	free(neglk);
-	free(tmp);
+	chakra_free(startk);
+	chakra_free(neglk);
+	chakra_free(tmp);
 	return 0;
 }
 
@@ -552,16 +553,16 @@ static int parse_ranks(const char *s, int64_t **out, size_t *n)
 	if (jr < 0)
 		return 0; /* not a list: the group's ranks stay unknown */
 	if (YAJL_IS_ARRAY(v) && v->u.array.len) {
-		*out = malloc(v->u.array.len * sizeof **out);
+		*out = chakra_malloc(v->u.array.len * sizeof **out);
 		if (!*out) {
-			yajl_tree_free(v);
+			chakra__json_tree_free(v);
 			return -1;
 		}
 		for (size_t i = 0; i < v->u.array.len; i++)
 			if (YAJL_IS_INTEGER(v->u.array.values[i]))
 				(*out)[(*n)++] = YAJL_GET_INTEGER(v->u.array.values[i]);
 	}
-	yajl_tree_free(v);
+	chakra__json_tree_free(v);
 	return 0;
 }
 
@@ -654,7 +655,7 @@ static int set_comm(dv *d, uint32_t i, uint32_t gi)
 			                                             r, nr, have_range ? c->rank_start : 0,
 			                                             have_range ? c->rank_stride : 0,
 			                                             d->err, &w);
-			free(r);
+			chakra_free(r);
 			if (rc < 0)
 				return -1;
 		}
@@ -869,10 +870,10 @@ static int all_stream_waits(dv *d, allwait *w, size_t nw)
 	size_t nops = 0;
 	for (size_t s = 0; s < d->nst; s++)
 		nops += d->st[s].n;
-	lop *byl = malloc((nops ? nops : 1) * sizeof *byl);
-	uint32_t *stamp = calloc(d->nst ? d->nst : 1, sizeof *stamp);
-	uint32_t *hit = malloc((d->nst ? d->nst : 1) * sizeof *hit);
-	uint32_t *pend = malloc((d->nst ? d->nst : 1) * sizeof *pend);
+	lop *byl = chakra_malloc((nops ? nops : 1) * sizeof *byl);
+	uint32_t *stamp = chakra_calloc(d->nst ? d->nst : 1, sizeof *stamp);
+	uint32_t *hit = chakra_malloc((d->nst ? d->nst : 1) * sizeof *hit);
+	uint32_t *pend = chakra_malloc((d->nst ? d->nst : 1) * sizeof *pend);
 	int rc = 0;
 	if (!byl || !stamp || !hit || !pend) {
 		rc = -1;
@@ -931,7 +932,7 @@ static int all_stream_waits(dv *d, allwait *w, size_t nw)
 		}
 	}
 out:
-	free(byl), free(stamp), free(hit), free(pend);
+	chakra_free(byl), chakra_free(stamp), chakra_free(hit), chakra_free(pend);
 	return rc;
 }
 
@@ -950,7 +951,7 @@ static int host_syncs(dv *d)
 			continue;
 		if (rk == RT_MEMCPY_SYNC || rk == RT_DEVSYNC || rk == RT_STREAMSYNC || rk == RT_EVENTSYNC)
 			if (mark_sync(d, sn, rk) < 0) {
-				free(aw);
+				chakra_free(aw);
 				return nomem(d);
 			}
 		if (rk == RT_MEMCPY_SYNC) {
@@ -958,7 +959,7 @@ static int host_syncs(dv *d)
 			for (size_t s = 0; s < d->nst; s++) {
 				uint32_t a = last_before(d, &d->st[s], e->ts + 1);
 				if (a != CV_NONE && d->launch[a] == i && host_waits(d, a, sn) < 0) {
-					free(aw);
+					chakra_free(aw);
 					return nomem(d);
 				}
 			}
@@ -1006,7 +1007,7 @@ static int host_syncs(dv *d)
 		if (only == CV_UNSET) {
 			allwait *x = CV_PUSH(aw, naw, awcap);
 			if (!x) {
-				free(aw);
+				chakra_free(aw);
 				return nomem(d);
 			}
 			x->thr = d->thr[i];
@@ -1025,13 +1026,13 @@ static int host_syncs(dv *d)
 			if (guessed && a != CV_NONE && d->end[a] > d->end[i])
 				continue;
 			if (host_waits(d, a, sn) < 0) {
-				free(aw);
+				chakra_free(aw);
 				return nomem(d);
 			}
 		}
 	}
 	int arc = naw ? all_stream_waits(d, aw, naw) : 0;
-	free(aw);
+	chakra_free(aw);
 	if (arc < 0)
 		return nomem(d);
 	/* blocking copies into pageable memory return when the copy is done */
@@ -1329,17 +1330,17 @@ int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_co
 	d.file = err->file;
 	d.n = k->n;
 	size_t n = k->n + 1;
-	d.thr = malloc(n * sizeof *d.thr);
-	d.par = malloc(n * sizeof *d.par);
-	d.top = malloc(n * sizeof *d.top);
-	d.end = malloc(n * sizeof *d.end);
-	d.launch = malloc(n * sizeof *d.launch);
-	d.node = malloc(n * sizeof *d.node);
-	d.anchor = malloc(n * sizeof *d.anchor);
-	d.rtkind = calloc(n, 1);
-	d.inwin = calloc(n, 1);
-	d.lkey = malloc(n * sizeof *d.lkey);
-	d.lastrec = malloc(n * sizeof *d.lastrec);
+	d.thr = chakra_malloc(n * sizeof *d.thr);
+	d.par = chakra_malloc(n * sizeof *d.par);
+	d.top = chakra_malloc(n * sizeof *d.top);
+	d.end = chakra_malloc(n * sizeof *d.end);
+	d.launch = chakra_malloc(n * sizeof *d.launch);
+	d.node = chakra_malloc(n * sizeof *d.node);
+	d.anchor = chakra_malloc(n * sizeof *d.anchor);
+	d.rtkind = chakra_calloc(n, 1);
+	d.inwin = chakra_calloc(n, 1);
+	d.lkey = chakra_malloc(n * sizeof *d.lkey);
+	d.lastrec = chakra_malloc(n * sizeof *d.lastrec);
 	int rc;
 	if (!d.thr || !d.par || !d.top || !d.end || !d.launch || !d.node || !d.anchor || !d.rtkind ||
 	    !d.inwin || !d.lkey || !d.lastrec) {
@@ -1366,8 +1367,8 @@ int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_co
 				rc = -1;
 		}
 		for (size_t i = 0; i < npg; i++)
-			free(pgs[i].ranks);
-		free(pgs);
+			chakra_free(pgs[i].ranks);
+		chakra_free(pgs);
 		if (rc < 0) {
 			rc = nomem(&d);
 			goto out;
@@ -1384,16 +1385,18 @@ int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_co
 		goto out;
 out:
 	for (size_t i = 0; i < d.nst; i++)
-		free(d.st[i].ops);
+		chakra_free(d.st[i].ops);
 	for (size_t i = 0; i < d.nth; i++) {
-		free(d.th[i].ev);
-		free(d.th[i].launch);
-		free(d.th[i].gn);
+		chakra_free(d.th[i].ev);
+		chakra_free(d.th[i].launch);
+		chakra_free(d.th[i].gn);
 	}
-	free(d.st), free(d.th);
-	free(d.thr), free(d.par), free(d.top), free(d.end), free(d.launch), free(d.node);
-	free(d.anchor), free(d.rtkind), free(d.inwin), free(d.lkey), free(d.next_cpu);
-	free(d.lastrec);
+	chakra_free(d.st), chakra_free(d.th);
+	chakra_free(d.thr), chakra_free(d.par), chakra_free(d.top), chakra_free(d.end);
+	chakra_free(d.launch), chakra_free(d.node);
+	chakra_free(d.anchor), chakra_free(d.rtkind), chakra_free(d.inwin), chakra_free(d.lkey);
+	chakra_free(d.next_cpu);
+	chakra_free(d.lastrec);
 	chakra__cv_map_free(&d.rt_corr);
 	chakra__cv_pmap_free(&d.thmap);
 	chakra__cv_pmap_free(&d.stmap);

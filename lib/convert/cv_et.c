@@ -504,7 +504,7 @@ static void drop_folded_io(cv_et *et, uint64_t id)
 			if (cn->id == p)
 				continue;
 			if (cn->flags & CV_ET_OPERATOR) {
-				free(cn->io);
+				chakra_free(cn->io);
 				cn->io = NULL;
 			} else if (sp < sizeof stack / sizeof *stack) {
 				stack[sp++] = cn->id;
@@ -628,7 +628,7 @@ static int node_end(ctx *x)
 		for (int i = 0; i < 6; i++)
 			total += parts[i]->len + 1;
 		if (total > 6) {
-			char *io = malloc(total);
+			char *io = chakra_malloc(total);
 			if (!io)
 				return nomem(x);
 			size_t o = 0;
@@ -1122,7 +1122,7 @@ static const yajl_callbacks callbacks = {
 
 int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err)
 {
-	ctx *x = calloc(1, sizeof *x);
+	ctx *x = chakra_calloc(1, sizeof *x);
 	if (!x)
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, src->name, NULL, -1, -1, "out of memory");
 	x->et = et;
@@ -1130,7 +1130,7 @@ int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err)
 	x->j.unit = "node";
 	node_reset(x);
 	if (!et->strs.n && chakra__cv_strtab_init(&et->strs) < 0) {
-		free(x);
+		chakra_free(x);
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, src->name, NULL, -1, -1, "out of memory");
 	}
 	int rc = chakra__cv_json_run(src, &callbacks, &x->j);
@@ -1146,33 +1146,33 @@ int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err)
 	}
 	for (int f = 0; f < F_N; f++) {
 		chakra__cv_buf_free(&x->text[f]);
-		free(x->el[f]);
+		chakra_free(x->el[f]);
 	}
 	for (int d = 0; d < 2; d++) {
 		chakra__cv_buf_free(&x->types[d]);
-		free(x->tyoff[d]);
-		free(x->tc[d]);
+		chakra_free(x->tyoff[d]);
+		chakra_free(x->tc[d]);
 	}
-	free(x->ints);
+	chakra_free(x->ints);
 	chakra__cv_buf_free(&x->sbuf);
 	chakra__cv_buf_free(&x->devt);
-	free(x);
+	chakra_free(x);
 	return rc;
 }
 
 void chakra__cv_et_free(cv_et *et)
 {
 	for (size_t i = 0; i < et->n; i++)
-		free(et->nodes[i].io);
-	free(et->nodes);
-	free(et->tensors);
-	free(et->comms);
-	free(et->link);
-	free(et->lint);
+		chakra_free(et->nodes[i].io);
+	chakra_free(et->nodes);
+	chakra_free(et->tensors);
+	chakra_free(et->comms);
+	chakra_free(et->link);
+	chakra_free(et->lint);
 	chakra__cv_map_free(&et->kids);
 	for (size_t i = 0; i < et->npg; i++)
-		free(et->pgs[i].ranks);
-	free(et->pgs);
+		chakra_free(et->pgs[i].ranks);
+	chakra_free(et->pgs);
 	chakra__cv_strtab_free(&et->strs);
 	memset(et, 0, sizeof *et);
 }
@@ -1234,7 +1234,7 @@ int chakra__cv_pg_parse(cv_strtab *strs, const char *s, size_t n, cv_pg **pgs, s
 			const char *rp[] = { "ranks", NULL };
 			yajl_val r = yajl_tree_get(g, rp, yajl_t_array);
 			if (r && r->u.array.len) {
-				pg->ranks = malloc(r->u.array.len * sizeof *pg->ranks);
+				pg->ranks = chakra_malloc(r->u.array.len * sizeof *pg->ranks);
 				if (!pg->ranks) {
 					rc = -1;
 					break;
@@ -1249,6 +1249,6 @@ int chakra__cv_pg_parse(cv_strtab *strs, const char *s, size_t n, cv_pg **pgs, s
 				pg->size = (int64_t)pg->n_ranks;
 		}
 	}
-	yajl_tree_free(root);
+	chakra__json_tree_free(root);
 	return rc;
 }

@@ -91,7 +91,7 @@ static int pg_check_list(const cv_graph *g, uint32_t name, const int64_t *ranks,
 		if (ranks[i] < 0 || ranks[i] >= CV_RANK_LIMIT)
 			return pg_bad(err, w, g, name, "member %lld is not a rank (0..%lld)",
 			              (long long)ranks[i], (long long)(CV_RANK_LIMIT - 1));
-	int64_t *t = malloc((n ? n : 1) * sizeof *t);
+	int64_t *t = chakra_malloc((n ? n : 1) * sizeof *t);
 	if (!t)
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, w ? w->file : NULL, NULL, -1, -1,
 		                       "out of memory");
@@ -101,7 +101,7 @@ static int pg_check_list(const cv_graph *g, uint32_t name, const int64_t *ranks,
 	for (size_t i = 1; i < n && !rc; i++)
 		if (t[i] == t[i - 1])
 			rc = pg_bad(err, w, g, name, "rank %lld is listed twice%.0lld", (long long)t[i], 0);
-	free(t);
+	chakra_free(t);
 	return rc;
 }
 
@@ -150,7 +150,7 @@ int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t back
 	if (size >= 0 && p->size < 0)
 		p->size = size;
 	if (nranks && !p->n_ranks) {
-		p->ranks = malloc(nranks * sizeof *p->ranks);
+		p->ranks = chakra_malloc(nranks * sizeof *p->ranks);
 		if (!p->ranks)
 			return chakra__cv_fail(err, CHAKRA_ENOMEM, file, NULL, -1, -1, "out of memory");
 		memcpy(p->ranks, ranks, nranks * sizeof *p->ranks);
@@ -168,12 +168,12 @@ int chakra__cv_graph_pg(cv_graph *g, uint32_t name, uint32_t desc, uint32_t back
 void chakra__cv_graph_free(cv_graph *g)
 {
 	for (size_t i = 0; i < g->npg; i++)
-		free(g->pgs[i].ranks);
-	free(g->pgs);
+		chakra_free(g->pgs[i].ranks);
+	chakra_free(g->pgs);
 	chakra__cv_map_free(&g->pg_index);
-	free(g->nodes);
-	free(g->edges);
-	free(g->waits);
+	chakra_free(g->nodes);
+	chakra_free(g->edges);
+	chakra_free(g->waits);
 	chakra__cv_strtab_free(&g->strs);
 	memset(g, 0, sizeof *g);
 }
@@ -230,14 +230,15 @@ static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32
                         uint64_t *dropped)
 {
 	size_t n = g->n;
-	uint32_t *out_off = calloc(n + 1, sizeof *out_off);
-	uint32_t *out_list = malloc((g->ne + 1) * sizeof *out_list);
-	uint32_t *indeg = calloc(n + 1, sizeof *indeg);
-	int64_t *key = malloc((n + 1) * sizeof *key);
-	uint8_t *done = calloc(n + 1, 1);
-	hitem *h = malloc((n + 1) * sizeof *h);
+	uint32_t *out_off = chakra_calloc(n + 1, sizeof *out_off);
+	uint32_t *out_list = chakra_malloc((g->ne + 1) * sizeof *out_list);
+	uint32_t *indeg = chakra_calloc(n + 1, sizeof *indeg);
+	int64_t *key = chakra_malloc((n + 1) * sizeof *key);
+	uint8_t *done = chakra_calloc(n + 1, 1);
+	hitem *h = chakra_malloc((n + 1) * sizeof *h);
 	if (!out_off || !out_list || !indeg || !key || !done || !h) {
-		free(out_off), free(out_list), free(indeg), free(key), free(done), free(h);
+		chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key);
+		chakra_free(done), chakra_free(h);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -288,7 +289,8 @@ static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32
 				hpush(h, &hn, (hitem){ key[w], w });
 		}
 	}
-	free(out_off), free(out_list), free(indeg), free(key), free(done), free(h);
+	chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key);
+	chakra_free(done), chakra_free(h);
 	return 0;
 }
 
@@ -447,9 +449,10 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 			A_INT("window_tid", m->window_tid);
 	}
 	if (m->n_annot) {
-		const char **names = malloc(m->n_annot * sizeof *names);
-		uint64_t *st = malloc(m->n_annot * sizeof *st), *du = malloc(m->n_annot * sizeof *du);
-		uint64_t *td = malloc(m->n_annot * sizeof *td);
+		const char **names = chakra_malloc(m->n_annot * sizeof *names);
+		uint64_t *st = chakra_malloc(m->n_annot * sizeof *st);
+		uint64_t *du = chakra_malloc(m->n_annot * sizeof *du);
+		uint64_t *td = chakra_malloc(m->n_annot * sizeof *td);
 		if (names && st && du && td) {
 			for (size_t i = 0; i < m->n_annot; i++) {
 				names[i] = cv_str(&w->g->strs, m->annot[i].name);
@@ -469,7 +472,7 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 		} else {
 			w->err |= CHAKRA_ENOMEM;
 		}
-		free(names), free(st), free(du), free(td);
+		chakra_free(names), chakra_free(st), chakra_free(du), chakra_free(td);
 	}
 	if (w->err)
 		return CHAKRA_ENOMEM;
@@ -492,14 +495,14 @@ int chakra__cv_graph_write(cv_graph *g, const cv_meta *meta, const char *out_pat
 	}
 	size_t n = g->n;
 	int rc = 0;
-	uint32_t *in_off = calloc(n + 2, sizeof *in_off);
-	uint32_t *in_list = malloc((g->ne + 1) * sizeof *in_list);
-	uint8_t *in_ctrl = malloc(g->ne + 1);
-	uint32_t *order = malloc((n + 1) * sizeof *order);
-	uint64_t *deps = malloc((g->ne + 1) * sizeof *deps);
-	uint32_t *w_off = calloc(n + 2, sizeof *w_off);
-	uint32_t *w_list = malloc((g->nw + 1) * sizeof *w_list);
-	uint64_t *wids = malloc((g->nw + 1) * sizeof *wids);
+	uint32_t *in_off = chakra_calloc(n + 2, sizeof *in_off);
+	uint32_t *in_list = chakra_malloc((g->ne + 1) * sizeof *in_list);
+	uint8_t *in_ctrl = chakra_malloc(g->ne + 1);
+	uint32_t *order = chakra_malloc((n + 1) * sizeof *order);
+	uint64_t *deps = chakra_malloc((g->ne + 1) * sizeof *deps);
+	uint32_t *w_off = chakra_calloc(n + 2, sizeof *w_off);
+	uint32_t *w_list = chakra_malloc((g->nw + 1) * sizeof *w_list);
+	uint64_t *wids = chakra_malloc((g->nw + 1) * sizeof *wids);
 	chakra_writer *wr = NULL;
 	wctx w = { chakra_builder_new(), g, 0 };
 	if (!in_off || !in_list || !in_ctrl || !order || !deps || !w_off || !w_list || !wids || !w.b) {
@@ -656,7 +659,8 @@ out:
 	if (wr)
 		chakra_writer_close(wr);
 	chakra_builder_free(w.b);
-	free(in_off), free(in_list), free(in_ctrl), free(order), free(deps);
-	free(w_off), free(w_list), free(wids);
+	chakra_free(in_off), chakra_free(in_list), chakra_free(in_ctrl), chakra_free(order);
+	chakra_free(deps);
+	chakra_free(w_off), chakra_free(w_list), chakra_free(wids);
 	return rc < 0 ? rc : 0;
 }

@@ -73,10 +73,10 @@ static int build_tree(hb *b)
 	cv_et *et = b->et;
 	size_t n = et->n;
 	cv_map idx = { 0 };
-	b->parent = malloc((n + 1) * sizeof *b->parent);
-	b->kid_off = calloc(n + 2, sizeof *b->kid_off);
-	b->kids = malloc((n + 1) * sizeof *b->kids);
-	uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
+	b->parent = chakra_malloc((n + 1) * sizeof *b->parent);
+	b->kid_off = chakra_calloc(n + 2, sizeof *b->kid_off);
+	b->kids = chakra_malloc((n + 1) * sizeof *b->kids);
+	uint32_t *tmp = chakra_malloc((n + 1) * sizeof *tmp);
 	int rc = 0;
 	if (!b->parent || !b->kid_off || !b->kids || !tmp) {
 		rc = chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
@@ -126,7 +126,7 @@ static int build_tree(hb *b)
 		sort_ids(b->kids + b->kid_off[i], b->kid_off[i + 1] - b->kid_off[i], et, tmp);
 	/* every node must reach a root: walk up with a step bound */
 	{
-		uint8_t *ok = calloc(n + 1, 1);
+		uint8_t *ok = chakra_calloc(n + 1, 1);
 		if (!ok) {
 			rc = chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
 			goto out;
@@ -147,10 +147,10 @@ static int build_tree(hb *b)
 			for (j = (uint32_t)i; j != CV_NONE && !ok[j]; j = b->parent[j])
 				ok[j] = 1;
 		}
-		free(ok);
+		chakra_free(ok);
 	}
 out:
-	free(tmp);
+	chakra_free(tmp);
 	chakra__cv_map_free(&idx);
 	return rc;
 }
@@ -160,7 +160,7 @@ static int select_ops(hb *b, uint32_t *host_of, chakra_convert_summary *s)
 {
 	cv_et *et = b->et;
 	size_t n = et->n;
-	uint32_t *stack = malloc((n + 1) * sizeof *stack);
+	uint32_t *stack = chakra_malloc((n + 1) * sizeof *stack);
 	if (!stack)
 		return chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
 	size_t sp = 0;
@@ -175,7 +175,7 @@ static int select_ops(hb *b, uint32_t *host_of, chakra_convert_summary *s)
 		if ((e->flags & CV_ET_OPERATOR) && !(e->flags & CV_ET_PGINIT)) {
 			uint32_t *p = CV_PUSH(b->emitted, b->n_emitted, b->em_cap);
 			if (!p) {
-				free(stack);
+				chakra_free(stack);
 				return chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1,
 				                       "out of memory");
 			}
@@ -185,12 +185,12 @@ static int select_ops(hb *b, uint32_t *host_of, chakra_convert_summary *s)
 		for (uint32_t k = b->kid_off[i + 1]; k > b->kid_off[i]; k--)
 			stack[sp++] = b->kids[k - 1];
 	}
-	free(stack);
-	uint32_t *tmp = malloc((b->n_emitted + 1) * sizeof *tmp);
+	chakra_free(stack);
+	uint32_t *tmp = chakra_malloc((b->n_emitted + 1) * sizeof *tmp);
 	if (!tmp)
 		return chakra__cv_fail(b->err, CHAKRA_ENOMEM, b->file, NULL, -1, -1, "out of memory");
 	sort_ids(b->emitted, b->n_emitted, et, tmp);
-	free(tmp);
+	chakra_free(tmp);
 	s->host_ops = b->n_emitted;
 	return 0;
 }
@@ -218,11 +218,11 @@ static int subtree(hb *b, uint32_t r, uint32_t **out, size_t *n, size_t *cap, ui
 	}
 	/* pre-order with children sorted by id is id order for a call tree;
 	 * sort anyway for odd files */
-	uint32_t *tmp = malloc((*n + 1) * sizeof *tmp);
+	uint32_t *tmp = chakra_malloc((*n + 1) * sizeof *tmp);
 	if (!tmp)
 		return -1;
 	sort_ids(*out, *n, b->et, tmp);
-	free(tmp);
+	chakra_free(tmp);
 	return 0;
 }
 
@@ -496,19 +496,19 @@ int chakra__cv_host_build(cv_et *et, cv_graph *g, uint32_t *host_of, chakra_conv
 nomem:
 	rc = chakra__cv_fail(err, CHAKRA_ENOMEM, b.file, NULL, -1, -1, "out of memory");
 out:
-	free(sub);
-	free(stk);
-	free(pgs);
-	free(tags);
+	chakra_free(sub);
+	chakra_free(stk);
+	chakra_free(pgs);
+	chakra_free(tags);
 	chakra__cv_pmap_free(&producer);
 	chakra__cv_map_free(&chain);
 	chakra__cv_map_free(&pending);
 	chakra__cv_pmap_free(&seen);
 	chakra__cv_map_free(&tagmap);
 	chakra__cv_map_free(&pgmap);
-	free(b.parent);
-	free(b.kid_off);
-	free(b.kids);
-	free(b.emitted);
+	chakra_free(b.parent);
+	chakra_free(b.kid_off);
+	chakra_free(b.kids);
+	chakra_free(b.emitted);
 	return rc;
 }

@@ -170,9 +170,11 @@ static int run_gzip(yajl_handle h, cv_jctx *c, src_in *in, const unsigned char *
 {
 	z_stream z;
 	memset(&z, 0, sizeof z);
-	unsigned char *out = malloc(CHUNK);
+	z.zalloc = chakra__mzalloc;
+	z.zfree = chakra__mzfree;
+	unsigned char *out = chakra_malloc(CHUNK);
 	if (!out || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		free(out);
+		chakra_free(out);
 		return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory"),
 		       -1;
 	}
@@ -267,7 +269,7 @@ static int run_gzip(yajl_handle h, cv_jctx *c, src_in *in, const unsigned char *
 		rc = chakra__cv_fail(c->err, CHAKRA_EGZIP, c->name, NULL, -1, c->chunk_base,
 		                     "gzip stream is truncated");
 	inflateEnd(&z);
-	free(out);
+	chakra_free(out);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -311,11 +313,11 @@ static int run_file(yajl_handle h, cv_jctx *c, const char *path)
 		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1,
 		                       errno == ENOENT ? "no such file or directory" : "cannot open: %s",
 		                       strerror(errno ? errno : ENOMEM)), -1;
-	in.buf = malloc(CHUNK);
+	in.buf = chakra_malloc(CHUNK);
 	int rc = in.buf ? run_input(h, c, &in)
 	                : (chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1,
 	                                   "out of memory"), -1);
-	free(in.buf);
+	chakra_free(in.buf);
 	if (in.f != stdin)
 		fclose(in.f);
 	return rc;

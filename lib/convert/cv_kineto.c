@@ -611,7 +611,7 @@ static const yajl_callbacks callbacks = {
 
 int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err)
 {
-	ctx *x = calloc(1, sizeof *x);
+	ctx *x = chakra_calloc(1, sizeof *x);
 	if (!x)
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, src->name, NULL, -1, -1, "out of memory");
 	memset(k, 0, sizeof *k);
@@ -650,15 +650,15 @@ int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err)
 	}
 	chakra__cv_buf_free(&x->capt);
 	chakra__cv_map_free(&x->flows);
-	free(x);
+	chakra_free(x);
 	return rc;
 }
 
 void chakra__cv_kin_free(cv_kin *k)
 {
-	free(k->ev);
-	free(k->comms);
-	free(k->flows);
+	chakra_free(k->ev);
+	chakra_free(k->comms);
+	chakra_free(k->flows);
 	chakra__cv_strtab_free(&k->strs);
 	memset(k, 0, sizeof *k);
 }

@@ -36,7 +36,7 @@ static int map_names(lk *l)
 {
 	const cv_strtab *es = &l->et->strs;
 	l->nnames = es->n;
-	l->kname = malloc((es->n + 1) * sizeof *l->kname);
+	l->kname = chakra_malloc((es->n + 1) * sizeof *l->kname);
 	if (!l->kname)
 		return -1;
 	for (size_t i = 0; i < es->n; i++)
@@ -227,7 +227,7 @@ static size_t by_order(const lk *l, uint32_t *ket)
 	const cv_kin *k = l->k;
 	seq *es = NULL, *ks = NULL;
 	size_t nes = 0, escap = 0, nks = 0, kscap = 0, linked = 0;
-	uint32_t *tmp = malloc((et->n > k->n ? et->n : k->n) * sizeof *tmp + 4);
+	uint32_t *tmp = chakra_malloc((et->n > k->n ? et->n : k->n) * sizeof *tmp + 4);
 	cv_map anchor = { 0 };
 	cv_pmap esm = { 0 }, ksm = { 0 };
 	if (!tmp)
@@ -378,10 +378,10 @@ fail:
 	linked = (size_t)-1;
 out:
 	for (size_t i = 0; i < nes; i++)
-		free(es[i].v);
+		chakra_free(es[i].v);
 	for (size_t i = 0; i < nks; i++)
-		free(ks[i].v);
-	free(es), free(ks), free(tmp);
+		chakra_free(ks[i].v);
+	chakra_free(es), chakra_free(ks), chakra_free(tmp);
 	chakra__cv_map_free(&anchor);
 	chakra__cv_pmap_free(&esm);
 	chakra__cv_pmap_free(&ksm);
@@ -400,10 +400,10 @@ static long keep_ordered(const cv_et *et, const cv_kin *k, uint32_t *ket)
 		n += ket[i] != CV_NONE;
 	if (n < 2)
 		return 0;
-	uint32_t *v = malloc(n * sizeof *v), *tmp = malloc(n * sizeof *tmp);
-	uint32_t *tail = malloc(n * sizeof *tail), *prev = malloc(n * sizeof *prev);
+	uint32_t *v = chakra_malloc(n * sizeof *v), *tmp = chakra_malloc(n * sizeof *tmp);
+	uint32_t *tail = chakra_malloc(n * sizeof *tail), *prev = chakra_malloc(n * sizeof *prev);
 	if (!v || !tmp || !tail || !prev) {
-		free(v), free(tmp), free(tail), free(prev);
+		chakra_free(v), chakra_free(tmp), chakra_free(tail), chakra_free(prev);
 		return -1;
 	}
 	n = 0;
@@ -437,7 +437,7 @@ static long keep_ordered(const cv_et *et, const cv_kin *k, uint32_t *ket)
 			ket[v[p]] = CV_NONE;
 			dropped++;
 		}
-	free(v), free(tmp), free(tail), free(prev);
+	chakra_free(v), chakra_free(tmp), chakra_free(tail), chakra_free(prev);
 	return dropped;
 }
 
@@ -445,10 +445,10 @@ int chakra__cv_link(const cv_et *et, const cv_kin *k, uint32_t *ket, chakra_conv
                     cv_err *err)
 {
 	lk l = { et, k, NULL, 0 };
-	uint32_t *alt = malloc((et->n + 1) * sizeof *alt);
+	uint32_t *alt = chakra_malloc((et->n + 1) * sizeof *alt);
 	if (!alt || map_names(&l) < 0) {
-		free(alt);
-		free(l.kname);
+		chakra_free(alt);
+		chakra_free(l.kname);
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, err->file, NULL, -1, -1, "out of memory");
 	}
 	size_t linkable_n = 0;
@@ -467,8 +467,8 @@ int chakra__cv_link(const cv_et *et, const cv_kin *k, uint32_t *ket, chakra_conv
 			continue;
 		size_t got = tries[t].m == 3 ? by_order(&l, alt) : by_id(&l, alt, tries[t].m == 1);
 		if (got == (size_t)-1) {
-			free(alt);
-			free(l.kname);
+			chakra_free(alt);
+			chakra_free(l.kname);
 			return chakra__cv_fail(err, CHAKRA_ENOMEM, err->file, NULL, -1, -1, "out of memory");
 		}
 		if (got > best) {
@@ -481,13 +481,13 @@ int chakra__cv_link(const cv_et *et, const cv_kin *k, uint32_t *ket, chakra_conv
 	}
 	long dropped = keep_ordered(et, k, ket);
 	if (dropped < 0) {
-		free(alt);
-		free(l.kname);
+		chakra_free(alt);
+		chakra_free(l.kname);
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, err->file, NULL, -1, -1, "out of memory");
 	}
 	s->et_ops_linked = best - (size_t)dropped;
 	s->link_method = method;
-	free(alt);
-	free(l.kname);
+	chakra_free(alt);
+	chakra_free(l.kname);
 	return 0;
 }

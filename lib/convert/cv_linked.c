@@ -108,7 +108,7 @@ static int device_trace(lkb *b, cv_linked *lo)
 		return nomem(b);
 	if (jr < 0 || !YAJL_IS_OBJECT(v)) {
 		if (jr >= 0)
-			yajl_tree_free(v);
+			chakra__json_tree_free(v);
 		return chakra__cv_fail(b->err, CHAKRA_ECORRUPT, b->file, NULL, -1, -1,
 		                       "'device_trace' is not a JSON object%s%s", jr < 0 ? ": " : "",
 		                       jr < 0 ? why : "");
@@ -143,10 +143,10 @@ static int device_trace(lkb *b, cv_linked *lo)
 				rc = -1, bad = 1;
 		}
 		for (size_t i = 0; i < npg; i++)
-			free(pgs[i].ranks);
-		free(pgs);
+			chakra_free(pgs[i].ranks);
+		chakra_free(pgs);
 		if (rc < 0) {
-			yajl_tree_free(v);
+			chakra__json_tree_free(v);
 			return bad ? -1 : nomem(b);
 		}
 	}
@@ -161,14 +161,14 @@ static int device_trace(lkb *b, cv_linked *lo)
 		struct cv_annot *an = CV_PUSH(lo->annot, lo->n_annot, cap);
 		const char *s = YAJL_GET_STRING(x->u.array.values[0]);
 		if (!an || (an->name = chakra__cv_intern(&b->g->strs, s, strlen(s))) == CV_NONE) {
-			yajl_tree_free(v);
+			chakra__json_tree_free(v);
 			return nomem(b);
 		}
 		an->start = YAJL_GET_INTEGER(x->u.array.values[1]);
 		an->dur = YAJL_GET_INTEGER(x->u.array.values[2]);
 		an->tid = YAJL_GET_INTEGER(x->u.array.values[3]);
 	}
-	yajl_tree_free(v);
+	chakra__json_tree_free(v);
 	return 0;
 }
 
@@ -281,7 +281,7 @@ static int stream_order(lkb *b, size_t first)
 	size_t m = g->n - first;
 	if (!m)
 		return 0;
-	sref *v = malloc(m * sizeof *v);
+	sref *v = chakra_malloc(m * sizeof *v);
 	if (!v)
 		return nomem(b);
 	for (size_t i = 0; i < m; i++) {
@@ -293,7 +293,7 @@ static int stream_order(lkb *b, size_t first)
 	for (size_t i = 1; i < m && !rc; i++)
 		if (v[i].dev == v[i - 1].dev && v[i].stream == v[i - 1].stream)
 			rc = chakra__cv_graph_edge(g, v[i - 1].node, v[i].node, 1);
-	free(v);
+	chakra_free(v);
 	return rc < 0 ? nomem(b) : 0;
 }
 

@@ -553,11 +553,11 @@ static int prepare(lw *w, size_t ne_host, size_t ne_dev)
 	const cv_et *et = w->et;
 	const cv_graph *g = w->g;
 	size_t n = g->n;
-	w->host_node = malloc((et->n + 1) * sizeof *w->host_node);
-	w->parent_of = malloc((n + 1) * sizeof *w->parent_of);
-	w->gid = calloc(n + 1, sizeof *w->gid);
-	w->excl = calloc(et->n + 1, sizeof *w->excl);
-	w->x = malloc((g->ne + g->nw + 1) * sizeof *w->x);
+	w->host_node = chakra_malloc((et->n + 1) * sizeof *w->host_node);
+	w->parent_of = chakra_malloc((n + 1) * sizeof *w->parent_of);
+	w->gid = chakra_calloc(n + 1, sizeof *w->gid);
+	w->excl = chakra_calloc(et->n + 1, sizeof *w->excl);
+	w->x = chakra_malloc((g->ne + g->nw + 1) * sizeof *w->x);
 	if (!w->host_node || !w->parent_of || !w->gid || !w->excl || !w->x)
 		return -1;
 	for (size_t i = 0; i < et->n; i++) {
@@ -629,7 +629,7 @@ int chakra__cv_link_write(const cv_json_src *src, const cv_et *et, const cv_kin 
 	k.fd = -1;
 	char *tmp = NULL;
 	int rc = 0;
-	lw *w = calloc(1, sizeof *w);
+	lw *w = chakra_calloc(1, sizeof *w);
 	if (!w)
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, out_path, NULL, -1, -1, "out of memory");
 	w->j.err = err;
@@ -659,7 +659,7 @@ int chakra__cv_link_write(const cv_json_src *src, const cv_et *et, const cv_kin 
 			goto out;
 		}
 		size_t l = strlen(out_path) + 16;
-		if (!(tmp = malloc(l))) {
+		if (!(tmp = chakra_malloc(l))) {
 			rc = chakra__cv_fail(err, CHAKRA_ENOMEM, out_path, NULL, -1, -1, "out of memory");
 			goto out;
 		}
@@ -667,7 +667,7 @@ int chakra__cv_link_write(const cv_json_src *src, const cv_et *et, const cv_kin 
 		if ((k.fd = mkstemp(tmp)) < 0) {
 			rc = chakra__cv_fail(err, CHAKRA_EIO, out_path, NULL, -1, -1, "cannot create: %s",
 			                     strerror(errno));
-			free(tmp);
+			chakra_free(tmp);
 			tmp = NULL;
 			goto out;
 		}
@@ -690,7 +690,7 @@ int chakra__cv_link_write(const cv_json_src *src, const cv_et *et, const cv_kin 
 			goto out;
 		}
 		k.fd = -1;
-		free(tmp);
+		chakra_free(tmp);
 		tmp = NULL;
 	}
 	/* the summary counts what the linked file holds */
@@ -703,11 +703,12 @@ out:
 		if (k.fd >= 0)
 			close(k.fd);
 		unlink(tmp);
-		free(tmp);
+		chakra_free(tmp);
 	}
 	chakra__cv_buf_free(&k.b);
 	chakra__cv_map_free(&w->idx);
-	free(w->host_node), free(w->parent_of), free(w->gid), free(w->excl), free(w->x);
-	free(w);
+	chakra_free(w->host_node), chakra_free(w->parent_of), chakra_free(w->gid);
+	chakra_free(w->excl), chakra_free(w->x);
+	chakra_free(w);
 	return rc;
 }

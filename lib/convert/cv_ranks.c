@@ -27,7 +27,7 @@ static char *expand(const char *pat, long r)
 	char num[24];
 	int nl = snprintf(num, sizeof num, "%ld", r);
 	size_t n = strlen(pat) - 3 + (size_t)nl + 1;
-	char *s = malloc(n);
+	char *s = chakra_malloc(n);
 	if (!s)
 		return NULL;
 	snprintf(s, n, "%.*s%s%s", (int)(p - pat), pat, num, p + 3);
@@ -37,7 +37,7 @@ static char *expand(const char *pat, long r)
 static char *out_name(const char *prefix, long r, const char *suffix, int gz)
 {
 	size_t n = strlen(prefix) + 40;
-	char *s = malloc(n);
+	char *s = chakra_malloc(n);
 	if (!s)
 		return NULL;
 	if (r >= 0)
@@ -156,7 +156,7 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 		if (!p)
 			return fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
 		int ok = exists(p);
-		free(p);
+		chakra_free(p);
 		if (!ok)
 			break;
 	}
@@ -164,16 +164,16 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 		char *p = expand(lead, 0);
 		int rc = fail(r, CHAKRA_EIO, "%s: no such file (rank 0 of the pattern)%.0ld",
 		              p ? p : lead, 0);
-		free(p);
+		chakra_free(p);
 		return rc;
 	}
 	/* every name: inputs ins[2k] (the lead's) and ins[2k+1] (the Kineto
 	 * trace linked to an ET, or NULL); outputs outn[k], outn[nr] = groups */
 	int two = kineto_pattern && et_pattern;
 	size_t nout = (size_t)nr + 1;
-	char **ins = calloc(2 * (size_t)nr, sizeof *ins);
-	char **outn = calloc(nout, sizeof *outn);
-	chakra__out *outs = calloc(nout, sizeof *outs);
+	char **ins = chakra_calloc(2 * (size_t)nr, sizeof *ins);
+	char **outn = chakra_calloc(nout, sizeof *outn);
+	chakra__out *outs = chakra_calloc(nout, sizeof *outs);
 	cv_groups all = { 0 };
 	cv_strtab names = { 0 }; /* group name -> index in all (interned in order) */
 	int rc = 0;
@@ -265,10 +265,10 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 		if (r->file == outn[k])
 			r->file = NULL;
 	for (size_t k = 0; ins && k < 2 * (size_t)nr; k++)
-		free(ins[k]);
+		chakra_free(ins[k]);
 	for (size_t k = 0; outn && k < nout; k++)
-		free(outn[k]);
-	free(ins), free(outn), free(outs);
+		chakra_free(outn[k]);
+	chakra_free(ins), chakra_free(outn), chakra_free(outs);
 	chakra__cv_groups_free(&all);
 	chakra__cv_strtab_free(&names);
 	return rc;

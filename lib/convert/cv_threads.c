@@ -37,10 +37,10 @@ int chakra__cv_thread_waits(cv_graph *g, int64_t w0, chakra_convert_summary *s)
 		m += g->nodes[i].is_cpu && g->nodes[i].has_time && g->nodes[i].tid != CV_UNSET;
 	if (!m)
 		return 0;
-	tref *th = malloc(m * sizeof *th), *ends = malloc(m * sizeof *ends);
-	size_t *other = malloc(m * sizeof *other);
+	tref *th = chakra_malloc(m * sizeof *th), *ends = chakra_malloc(m * sizeof *ends);
+	size_t *other = chakra_malloc(m * sizeof *other);
 	if (!th || !ends || !other) {
-		free(th), free(ends), free(other);
+		chakra_free(th), chakra_free(ends), chakra_free(other);
 		return -1;
 	}
 	/* without a window: the iteration starts with the first timed node */
@@ -91,6 +91,6 @@ int chakra__cv_thread_waits(cv_graph *g, int64_t w0, chakra_convert_summary *s)
 		rc = chakra__cv_graph_edge(g, ends[l - 1].node, th[j].node, 1);
 		s->thread_wait_edges++;
 	}
-	free(th), free(ends), free(other);
+	chakra_free(th), chakra_free(ends), chakra_free(other);
 	return rc;
 }

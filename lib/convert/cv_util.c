@@ -44,21 +44,6 @@ int chakra__cv_fail(cv_err *e, int code, const char *file, const char *unit, int
 	return code;
 }
 
-void *chakra__cv_grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return NULL;
-		c *= 2;
-	}
-	void *q = realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	*cap = c;
-	return q;
-}
-
 int chakra__cv_buf_grow(cv_buf *b, const void *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
@@ -68,7 +53,7 @@ int chakra__cv_buf_grow(cv_buf *b, const void *s, size_t n)
 				return -1;
 			c *= 2;
 		}
-		char *q = realloc(b->p, c);
+		char *q = chakra_realloc(b->p, c);
 		if (!q)
 			return -1;
 		b->p = q;
@@ -135,7 +120,7 @@ int chakra__cv_buf_add_jstr(cv_buf *b, const char *s, size_t n)
 
 void chakra__cv_buf_free(cv_buf *b)
 {
-	free(b->p);
+	chakra_free(b->p);
 	memset(b, 0, sizeof *b);
 }
 
@@ -182,7 +167,7 @@ uint32_t chakra__cv_intern(cv_strtab *t, const char *s, size_t n)
 		size_t c = t->cap ? t->cap : 4096;
 		while (c < t->len + n + 1)
 			c *= 2;
-		char *q = realloc(t->text, c);
+		char *q = chakra_realloc(t->text, c);
 		if (!q)
 			return CV_NONE;
 		t->text = q;
@@ -202,8 +187,8 @@ uint32_t chakra__cv_intern(cv_strtab *t, const char *s, size_t n)
 
 void chakra__cv_strtab_free(cv_strtab *t)
 {
-	free(t->text);
-	free(t->ent);
+	chakra_free(t->text);
+	chakra_free(t->ent);
 	chakra__ixmap_free(&t->index);
 	memset(t, 0, sizeof *t);
 }
@@ -289,7 +274,7 @@ int chakra__cv_pmap_put(cv_pmap *m, int64_t a, int64_t b, uint32_t val)
 void chakra__cv_pmap_free(cv_pmap *m)
 {
 	chakra__ixmap_free(&m->ix);
-	free(m->e);
+	chakra_free(m->e);
 	memset(m, 0, sizeof *m);
 }
 

@@ -120,12 +120,12 @@ static const size_t feeder_opts_size[] = {
 
 int chakra__feeder_opts_copy(chakra_feeder_options *dst, const chakra_feeder_options *src)
 {
-	return chakra__opts_copy(dst, sizeof *dst, src, feeder_opts_size, N_VERSIONS) ? CHAKRA_EINVAL : 0;
+	return chakra__opts_copy(dst, sizeof *dst, src, NULL, feeder_opts_size, N_VERSIONS) ? CHAKRA_EINVAL : 0;
 }
 
 int chakra_feeder_options_init(chakra_feeder_options *opts, unsigned version)
 {
-	return chakra__opts_init(opts, version, feeder_opts_size, N_VERSIONS);
+	return chakra__opts_init(opts, version, NULL, feeder_opts_size, N_VERSIONS);
 }
 
 /* The feeder's own copy of a rank's substitution (nothing is read from
@@ -172,7 +172,7 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 	if (!o) {
 		chakra_feeder_options def = CHAKRA_FEEDER_OPTIONS_INIT;
 		f->opts = def;
-	} else if (chakra__opts_copy(&f->opts, sizeof f->opts, o, feeder_opts_size, N_VERSIONS)) {
+	} else if (chakra__opts_copy(&f->opts, sizeof f->opts, o, NULL, feeder_opts_size, N_VERSIONS)) {
 		bad = 1;
 	}
 	if (!bad && chakra__reader_opts_copy(&f->ropts, f->opts.reader))

@@ -42,7 +42,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	size_t nc = *cap ? *cap : 1024;
 	while (nc < need)
 		nc += nc / 2; /* 1.5x: big arrays move by mremap, small ones barely matter */
-	void *np = realloc(*p, nc * elem);
+	void *np = chakra_realloc(*p, nc * elem);
 	if (!np)
 		return CHAKRA_ENOMEM;
 	*p = np;
@@ -52,7 +52,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 
 chakra_graph *chakra_graph_new(void)
 {
-	chakra_graph *g = calloc(1, sizeof *g);
+	chakra_graph *g = chakra_calloc(1, sizeof *g);
 	if (g) {
 		g->dense = 1;
 		g->seed = chakra__graph_seed();
@@ -64,15 +64,15 @@ void chakra_graph_free(chakra_graph *g)
 {
 	if (!g)
 		return;
-	free(g->ids);
-	free(g->slots);
-	free(g->eoff);
-	free(g->edges);
-	free(g->pend_edge);
-	free(g->pend_id);
-	free(g->coff);
-	free(g->child);
-	free(g);
+	chakra_free(g->ids);
+	chakra_free(g->slots);
+	chakra_free(g->eoff);
+	chakra_free(g->edges);
+	chakra_free(g->pend_edge);
+	chakra_free(g->pend_id);
+	chakra_free(g->coff);
+	chakra_free(g->child);
+	chakra_free(g);
 }
 
 size_t chakra_graph_count(const chakra_graph *g) { return g ? g->n : 0; }
@@ -116,7 +116,7 @@ static int slots_room(chakra_graph *g)
 	if ((g->scount + 1) * 10 <= g->scap * 7)
 		return 0;
 	size_t cap = g->scap ? g->scap * 2 : 1024;
-	uint32_t *ns = calloc(cap, sizeof *ns);
+	uint32_t *ns = chakra_calloc(cap, sizeof *ns);
 	if (!ns)
 		return CHAKRA_ENOMEM;
 	uint32_t *old = g->slots;
@@ -127,7 +127,7 @@ static int slots_room(chakra_graph *g)
 	for (size_t i = 0; i < ocap; i++)
 		if (old[i])
 			slot_put(g, old[i] - 1);
-	free(old);
+	chakra_free(old);
 	return 0;
 }
 
@@ -135,7 +135,7 @@ static int slots_room(chakra_graph *g)
 static int undense(chakra_graph *g)
 {
 	size_t cap = g->ncap;
-	uint64_t *ids = malloc((cap ? cap : 1) * sizeof *ids);
+	uint64_t *ids = chakra_malloc((cap ? cap : 1) * sizeof *ids);
 	if (!ids)
 		return CHAKRA_ENOMEM;
 	for (size_t i = 0; i < g->n; i++)
@@ -208,7 +208,7 @@ long long chakra_graph_add(chakra_graph *g, uint64_t id, const uint64_t *data, s
 		    (!g->dense && grow((void **)&g->ids, &c2, g->n + 2, sizeof *g->ids) < 0))
 			return CHAKRA_ENOMEM;
 		if (!g->dense && c2 != c1) { /* keep both at one capacity */
-			uint64_t *ids = realloc(g->ids, c1 * sizeof *ids);
+			uint64_t *ids = chakra_realloc(g->ids, c1 * sizeof *ids);
 			if (!ids)
 				return CHAKRA_ENOMEM;
 			g->ids = ids;
@@ -245,7 +245,7 @@ int chakra_graph_resolve(chakra_graph *g, chakra_graph_edge_cb cb, void *data)
 		return CHAKRA_EINVAL;
 	if (g->resolved)
 		return 0;
-	if (!g->eoff && !(g->eoff = calloc(1, sizeof *g->eoff)))
+	if (!g->eoff && !(g->eoff = chakra_calloc(1, sizeof *g->eoff)))
 		return CHAKRA_ENOMEM;
 	size_t k = 0;
 	for (uint32_t v = 0; v < g->n; v++)
@@ -266,8 +266,8 @@ int chakra_graph_resolve(chakra_graph *g, chakra_graph_edge_cb cb, void *data)
 				g->edges[e] = p | kind;
 			}
 		}
-	free(g->pend_edge);
-	free(g->pend_id);
+	chakra_free(g->pend_edge);
+	chakra_free(g->pend_id);
 	g->pend_edge = NULL;
 	g->pend_id = NULL;
 	g->npend = g->pcap = 0;
@@ -293,11 +293,11 @@ long long chakra_graph_children(chakra_graph *g, uint32_t v, const uint32_t **ch
 	if (!g || !children || v >= g->n)
 		return CHAKRA_EINVAL;
 	if (!g->coff) {
-		uint32_t *coff = calloc(g->n + 1, sizeof *coff);
-		uint32_t *child = malloc((g->ne ? g->ne : 1) * sizeof *child);
+		uint32_t *coff = chakra_calloc(g->n + 1, sizeof *coff);
+		uint32_t *child = chakra_malloc((g->ne ? g->ne : 1) * sizeof *child);
 		if (!coff || !child) {
-			free(coff);
-			free(child);
+			chakra_free(coff);
+			chakra_free(child);
 			return CHAKRA_ENOMEM;
 		}
 		for (size_t e = 0; e < g->ne; e++)
@@ -383,7 +383,7 @@ static int walk(const chakra_graph *g, int kinds, unsigned char *st, visit_fn vi
 		}
 	}
 out:
-	free(s.f);
+	chakra_free(s.f);
 	return rc;
 }
 
@@ -417,12 +417,12 @@ int chakra_graph_has_cycle(const chakra_graph *g, int kinds)
 {
 	if (!g)
 		return CHAKRA_EINVAL;
-	unsigned char *st = calloc(g->n ? g->n : 1, 1);
+	unsigned char *st = chakra_calloc(g->n ? g->n : 1, 1);
 	if (!st)
 		return CHAKRA_ENOMEM;
 	cyc_ctx c = { kinds, 0 };
 	int rc = walk(g, kinds, st, visit_cycle, &c);
-	free(st);
+	chakra_free(st);
 	return rc < 0 ? rc : c.found;
 }
 
@@ -473,12 +473,12 @@ int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist, uint3
 	memset(out, 0, sizeof *out);
 	out->best = out->first_unordered = CHAKRA_GRAPH_NONE;
 	size_t n = g->n;
-	unsigned char *st = calloc(n ? n : 1, 1);
-	uint32_t *dep = depth ? depth : malloc((n ? n : 1) * sizeof *dep);
+	unsigned char *st = chakra_calloc(n ? n : 1, 1);
+	uint32_t *dep = depth ? depth : chakra_malloc((n ? n : 1) * sizeof *dep);
 	if (!st || !dep) {
-		free(st);
+		chakra_free(st);
 		if (!depth)
-			free(dep);
+			chakra_free(dep);
 		return CHAKRA_ENOMEM;
 	}
 	path_ctx c = { kinds, dist, pred, dep };
@@ -498,7 +498,7 @@ int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist, uint3
 				out->best = v;
 		}
 		/* width: most nodes at one depth */
-		level = calloc((size_t)out->max_depth + 1, sizeof *level);
+		level = chakra_calloc((size_t)out->max_depth + 1, sizeof *level);
 		if (!level) {
 			rc = CHAKRA_ENOMEM;
 		} else {
@@ -507,10 +507,10 @@ int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist, uint3
 					out->width = level[dep[v]];
 		}
 	}
-	free(level);
-	free(st);
+	chakra_free(level);
+	chakra_free(st);
 	if (!depth)
-		free(dep);
+		chakra_free(dep);
 	return rc;
 }
 
@@ -522,10 +522,10 @@ long long chakra_graph_cycles(const chakra_graph *g, int kinds, chakra_graph_cyc
 	if (!g)
 		return CHAKRA_EINVAL;
 	size_t n = g->n, m = n ? n : 1;
-	uint32_t *index = malloc(m * sizeof *index), *low = malloc(m * sizeof *low);
-	uint32_t *stk = malloc(m * sizeof *stk), *comp = malloc(m * sizeof *comp);
-	uint32_t *cs = malloc(m * sizeof *cs), *ce = malloc(m * sizeof *ce);
-	unsigned char *on = calloc(m, 1);
+	uint32_t *index = chakra_malloc(m * sizeof *index), *low = chakra_malloc(m * sizeof *low);
+	uint32_t *stk = chakra_malloc(m * sizeof *stk), *comp = chakra_malloc(m * sizeof *comp);
+	uint32_t *cs = chakra_malloc(m * sizeof *cs), *ce = chakra_malloc(m * sizeof *ce);
+	unsigned char *on = chakra_calloc(m, 1);
 	long long found = 0;
 	if (!index || !low || !stk || !comp || !cs || !ce || !on) {
 		found = CHAKRA_ENOMEM;
@@ -615,12 +615,12 @@ long long chakra_graph_cycles(const chakra_graph *g, int kinds, chakra_graph_cyc
 		}
 	}
 out:
-	free(index);
-	free(low);
-	free(stk);
-	free(comp);
-	free(cs);
-	free(ce);
-	free(on);
+	chakra_free(index);
+	chakra_free(low);
+	chakra_free(stk);
+	chakra_free(comp);
+	chakra_free(cs);
+	chakra_free(ce);
+	chakra_free(on);
 	return found;
 }

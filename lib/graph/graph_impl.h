@@ -3,6 +3,7 @@
 #ifndef CHAKRA_GRAPH_IMPL_H
 #define CHAKRA_GRAPH_IMPL_H
 
+#include "../modmem.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

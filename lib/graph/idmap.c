@@ -36,11 +36,11 @@ struct chakra_idmap {
 
 static int alloc_table(chakra_idmap *m, size_t cap)
 {
-	uint64_t *k = malloc(cap * sizeof *k);
-	uint32_t *v = malloc(cap * sizeof *v);
+	uint64_t *k = chakra_malloc(cap * sizeof *k);
+	uint32_t *v = chakra_malloc(cap * sizeof *v);
 	if (!k || !v) {
-		free(k);
-		free(v);
+		chakra_free(k);
+		chakra_free(v);
 		return CHAKRA_ENOMEM;
 	}
 	memset(v, 0xff, cap * sizeof *v);
@@ -52,12 +52,12 @@ static int alloc_table(chakra_idmap *m, size_t cap)
 
 chakra_idmap *chakra_idmap_new(size_t expected)
 {
-	chakra_idmap *m = calloc(1, sizeof *m);
+	chakra_idmap *m = chakra_calloc(1, sizeof *m);
 	size_t cap = 16;
 	while (cap < expected * 2)
 		cap <<= 1;
 	if (!m || alloc_table(m, cap) < 0) {
-		free(m);
+		chakra_free(m);
 		return NULL;
 	}
 	m->seed = chakra__graph_seed();
@@ -68,9 +68,9 @@ void chakra_idmap_free(chakra_idmap *m)
 {
 	if (!m)
 		return;
-	free(m->keys);
-	free(m->vals);
-	free(m);
+	chakra_free(m->keys);
+	chakra_free(m->vals);
+	chakra_free(m);
 }
 
 static size_t slot_of(const chakra_idmap *m, uint64_t key)
@@ -93,8 +93,8 @@ static int grow(chakra_idmap *m)
 			m->keys[s] = old.keys[i];
 			m->vals[s] = old.vals[i];
 		}
-	free(old.keys);
-	free(old.vals);
+	chakra_free(old.keys);
+	chakra_free(old.vals);
 	return 0;
 }
 

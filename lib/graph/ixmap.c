@@ -15,7 +15,7 @@ void chakra__ixmap_init(chakra__ixmap *m)
 
 void chakra__ixmap_free(chakra__ixmap *m)
 {
-	free(m->slot);
+	chakra_free(m->slot);
 	m->slot = NULL;
 	m->cap = m->count = 0;
 }
@@ -51,13 +51,13 @@ int chakra__ixmap_add(chakra__ixmap *m, uint64_t h, uint32_t idx, chakra__ixmap_
 		size_t cap = m->cap ? m->cap * 2 : 64;
 		if (cap > SIZE_MAX / 2 / sizeof *m->slot)
 			return -1;
-		uint32_t *s = calloc(cap, sizeof *s);
+		uint32_t *s = chakra_calloc(cap, sizeof *s);
 		if (!s)
 			return -1;
 		for (size_t j = 0; j < m->cap; j++)
 			if (m->slot[j])
 				place(s, cap, hash_of(ctx, m->slot[j] - 1, m->seed), m->slot[j] - 1);
-		free(m->slot);
+		chakra_free(m->slot);
 		m->slot = s;
 		m->cap = cap;
 	}

@@ -11,6 +11,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "chakra/error.h"
+#include "../modmem.h"
 
 struct chakra__jg_block {
 	chakra__jg_block *prev, *next;
@@ -45,7 +46,7 @@ static chakra__jg_block *block_of(void *p)
 static void *jg_malloc(void *ctx, size_t n)
 {
 	chakra__jg *g = ctx;
-	chakra__jg_block *b = n <= SIZE_MAX - sizeof *b ? malloc(sizeof *b + n) : NULL;
+	chakra__jg_block *b = n <= SIZE_MAX - sizeof *b ? chakra_malloc(sizeof *b + n) : NULL;
 	if (!b)
 		longjmp(g->fail, 1);
 	return link_block(g, b);
@@ -57,7 +58,7 @@ static void jg_free(void *ctx, void *p)
 		return;
 	chakra__jg_block *b = block_of(p);
 	unlink_block(ctx, b);
-	free(b);
+	chakra_free(b);
 }
 
 static void *jg_realloc(void *ctx, void *p, size_t n)
@@ -67,7 +68,7 @@ static void *jg_realloc(void *ctx, void *p, size_t n)
 		return jg_malloc(ctx, n);
 	chakra__jg_block *b = block_of(p);
 	unlink_block(g, b);
-	chakra__jg_block *nb = n <= SIZE_MAX - sizeof *nb ? realloc(b, sizeof *nb + n) : NULL;
+	chakra__jg_block *nb = n <= SIZE_MAX - sizeof *nb ? chakra_realloc(b, sizeof *nb + n) : NULL;
 	if (!nb) {
 		link_block(g, b); /* still ours: freed with the rest */
 		longjmp(g->fail, 1);
@@ -77,7 +78,7 @@ static void *jg_realloc(void *ctx, void *p, size_t n)
 
 chakra__jg *chakra__jg_new(void)
 {
-	chakra__jg *g = malloc(sizeof *g);
+	chakra__jg *g = chakra_malloc(sizeof *g);
 	if (!g)
 		return NULL;
 	g->head = NULL;
@@ -90,7 +91,7 @@ chakra__jg *chakra__jg_new(void)
 
 void chakra__jg_free(chakra__jg *g)
 {
-	free(g);
+	chakra_free(g);
 }
 
 void chakra__jg_release(chakra__jg *g)
@@ -100,12 +101,12 @@ void chakra__jg_release(chakra__jg *g)
 	while (g->head) {
 		chakra__jg_block *b = g->head;
 		g->head = b->next;
-		free(b);
+		chakra_free(b);
 	}
-	free(g);
+	chakra_free(g);
 }
 
-/* ---- the tree: nodes from malloc, as yajl_tree_free expects ---- */
+/* ---- the tree: nodes through the allocator hook, freed by chakra__json_tree_free ---- */
 
 typedef struct frame {
 	yajl_val v;    /* an open object or array, not yet in its parent */
@@ -135,7 +136,7 @@ static int add(tb *t, yajl_val v)
 	size_t len = obj ? f->v->u.object.len : f->v->u.array.len;
 	if (len == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 4;
-		yajl_val *vals = realloc(obj ? f->v->u.object.values : f->v->u.array.values,
+		yajl_val *vals = chakra_realloc(obj ? f->v->u.object.values : f->v->u.array.values,
 		                         cap * sizeof *vals);
 		if (vals) {
 			if (obj)
@@ -145,12 +146,12 @@ static int add(tb *t, yajl_val v)
 		}
 		const char **keys = NULL;
 		if (vals && obj) {
-			keys = realloc(f->v->u.object.keys, cap * sizeof *keys);
+			keys = chakra_realloc(f->v->u.object.keys, cap * sizeof *keys);
 			if (keys)
 				f->v->u.object.keys = keys;
 		}
 		if (!vals || (obj && !keys)) {
-			yajl_tree_free(v);
+			chakra__json_tree_free(v);
 			t->oom = 1;
 			return 0;
 		}
@@ -168,9 +169,39 @@ static int add(tb *t, yajl_val v)
 	return 1;
 }
 
+void chakra__json_tree_free(yajl_val v)
+{
+	if (!v)
+		return;
+	switch (v->type) {
+	case yajl_t_string:
+		chakra_free(v->u.string);
+		break;
+	case yajl_t_number:
+		chakra_free(v->u.number.r);
+		break;
+	case yajl_t_object:
+		for (size_t i = 0; i < v->u.object.len; i++) {
+			chakra_free((char *)v->u.object.keys[i]);
+			chakra__json_tree_free(v->u.object.values[i]);
+		}
+		chakra_free(v->u.object.keys);
+		chakra_free(v->u.object.values);
+		break;
+	case yajl_t_array:
+		for (size_t i = 0; i < v->u.array.len; i++)
+			chakra__json_tree_free(v->u.array.values[i]);
+		chakra_free(v->u.array.values);
+		break;
+	default:
+		break;
+	}
+	chakra_free(v);
+}
+
 static yajl_val node(yajl_type type)
 {
-	yajl_val v = calloc(1, sizeof *v);
+	yajl_val v = chakra_calloc(1, sizeof *v);
 	if (v)
 		v->type = type;
 	return v;
@@ -189,9 +220,9 @@ static int on_bool(void *ctx, int b)
 static int on_number(void *ctx, const char *s, size_t n)
 {
 	yajl_val v = node(yajl_t_number);
-	char *r = v ? malloc(n + 1) : NULL;
+	char *r = v ? chakra_malloc(n + 1) : NULL;
 	if (!r) {
-		free(v);
+		chakra_free(v);
 		return add(ctx, NULL);
 	}
 	memcpy(r, s, n);
@@ -217,9 +248,9 @@ static int on_number(void *ctx, const char *s, size_t n)
 static int on_string(void *ctx, const unsigned char *s, size_t n)
 {
 	yajl_val v = node(yajl_t_string);
-	char *c = v ? malloc(n + 1) : NULL;
+	char *c = v ? chakra_malloc(n + 1) : NULL;
 	if (!c) {
-		free(v);
+		chakra_free(v);
 		return add(ctx, NULL);
 	}
 	memcpy(c, s, n);
@@ -237,9 +268,9 @@ static int open_(tb *t, yajl_type type)
 	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
-		frame *st = realloc(t->st, cap * sizeof *st);
+		frame *st = chakra_realloc(t->st, cap * sizeof *st);
 		if (!st) {
-			free(v);
+			chakra_free(v);
 			t->oom = 1;
 			return 0;
 		}
@@ -253,7 +284,7 @@ static int open_(tb *t, yajl_type type)
 static int close_(tb *t)
 {
 	frame f = t->st[--t->n];
-	free(f.key);
+	chakra_free(f.key);
 	return add(t, f.v);
 }
 
@@ -276,8 +307,8 @@ static int on_key(void *ctx, const unsigned char *s, size_t n)
 {
 	tb *t = ctx;
 	frame *f = &t->st[t->n - 1];
-	free(f->key);
-	f->key = malloc(n + 1);
+	chakra_free(f->key);
+	f->key = chakra_malloc(n + 1);
 	if (!f->key) {
 		t->oom = 1;
 		return 0;
@@ -294,12 +325,12 @@ static void tb_free(tb *t)
 {
 	while (t->n) {
 		frame *f = &t->st[--t->n];
-		free(f->key);
-		yajl_tree_free(f->v);
+		chakra_free(f->key);
+		chakra__json_tree_free(f->v);
 	}
-	free(t->st);
-	yajl_tree_free(t->root);
-	free(t);
+	chakra_free(t->st);
+	chakra__json_tree_free(t->root);
+	chakra_free(t);
 }
 
 int chakra__json_tree(const char *text, size_t len, yajl_val *out, char *err, size_t errlen)
@@ -308,10 +339,10 @@ int chakra__json_tree(const char *text, size_t len, yajl_val *out, char *err, si
 	if (errlen)
 		err[0] = 0;
 	/* on the heap: it changes between setjmp and a jump */
-	tb *t = calloc(1, sizeof *t);
+	tb *t = chakra_calloc(1, sizeof *t);
 	chakra__jg *g = t ? chakra__jg_new() : NULL;
 	if (!g) {
-		free(t);
+		chakra_free(t);
 		return CHAKRA_ENOMEM;
 	}
 	if (setjmp(g->fail)) {

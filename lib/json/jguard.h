@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* YAJL that survives allocation failure (internal to the modules).
  *
+ * Every block comes from the allocator hook (chakra_malloc & co.).
  * YAJL uses what its allocator returns without checking it, so a failed
  * malloc inside yajl_parse is a NULL dereference. chakra__jg is an
  * allocator that instead jumps back to the caller's setjmp point, and
@@ -42,9 +43,11 @@ void chakra__jg_free(chakra__jg *g);
 void chakra__jg_release(chakra__jg *g);
 
 /* yajl_tree_parse of text[0..len) (no NUL needed; comments allowed, as
- * yajl_tree_parse does) whose allocations are all checked: 0 with *out
- * set (free with yajl_tree_free), CHAKRA_ENOMEM, or -1 for bad JSON with
- * YAJL's message in err (one line). */
+ * yajl_tree_parse does) whose allocations are all checked and go through
+ * the allocator hook: 0 with *out set (free with chakra__json_tree_free,
+ * never yajl_tree_free, which uses the C library's free), CHAKRA_ENOMEM,
+ * or -1 for bad JSON with YAJL's message in err (one line). */
 int chakra__json_tree(const char *text, size_t len, yajl_val *out, char *err, size_t errlen);
+void chakra__json_tree_free(yajl_val v);
 
 #endif

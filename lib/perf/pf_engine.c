@@ -154,7 +154,7 @@ static int add_markers(chakra_perf *r)
  * the start of the op added before them on their resource. */
 static int relative_times(chakra_perf *r)
 {
-	int64_t *last = malloc((r->nres ? r->nres : 1) * sizeof *last);
+	int64_t *last = chakra_malloc((r->nres ? r->nres : 1) * sizeof *last);
 	if (!last)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nres; i++)
@@ -173,7 +173,7 @@ static int relative_times(chakra_perf *r)
 			if (__builtin_sub_overflow(o->rs0, k->w0, &x) || x > PF_REL_MAX || x < -PF_REL_MAX ||
 			    __builtin_sub_overflow(k->w1, k->w0, &w) || w > PF_REL_MAX) {
 				char a[200];
-				free(last);
+				chakra_free(last);
 				return chakra__pf_fail(r, CHAKRA_ERANGE, "%s: starts %lld ns from its "
 				                       "window's start %lld: out of range",
 				                       chakra__pf_opname(r, (uint32_t)i, a, sizeof a),
@@ -183,17 +183,17 @@ static int relative_times(chakra_perf *r)
 		} else
 			o->rs = last[o->res];
 	}
-	free(last);
+	chakra_free(last);
 	return 0;
 }
 
 static int run_order(chakra_perf *r)
 {
-	runkey *keys = malloc((r->nops ? r->nops : 1) * sizeof *keys);
-	free(r->order);
-	r->order = malloc((r->nops ? r->nops : 1) * sizeof *r->order);
+	runkey *keys = chakra_malloc((r->nops ? r->nops : 1) * sizeof *keys);
+	chakra_free(r->order);
+	r->order = chakra_malloc((r->nops ? r->nops : 1) * sizeof *r->order);
 	if (!keys || !r->order) {
-		free(keys);
+		chakra_free(keys);
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < r->nops; i++) {
@@ -216,7 +216,7 @@ static int run_order(chakra_perf *r)
 		x->nreal += r->ops[keys[i].op].kind != CHAKRA_PERF_MARK;
 		r->order[i] = keys[i].op;
 	}
-	free(keys);
+	chakra_free(keys);
 	return 0;
 }
 
@@ -278,7 +278,7 @@ static int thread_waits(prep *p)
 	size_t ncpu = 0;
 	for (size_t i = 0; i < r->nops; i++)
 		ncpu += !r->res[r->ops[i].res].gpu && r->ops[i].kind != CHAKRA_PERF_MARK;
-	endref *e = malloc((ncpu ? ncpu : 1) * sizeof *e);
+	endref *e = chakra_malloc((ncpu ? ncpu : 1) * sizeof *e);
 	if (!e)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	for (uint32_t k = 0; k < r->nranks; k++) {
@@ -329,7 +329,7 @@ static int thread_waits(prep *p)
 					continue;
 				xcls *c = PF_PUSH(p->xc, p->nxc, p->xc_cap);
 				if (!c) {
-					free(e);
+					chakra_free(e);
 					return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 				}
 				c->from = e[lo - 1].op;
@@ -339,7 +339,7 @@ static int thread_waits(prep *p)
 			}
 		}
 	}
-	free(e);
+	chakra_free(e);
 	return 0;
 }
 
@@ -349,8 +349,8 @@ static int classify(prep *p)
 {
 	chakra_perf *r = p->r;
 	p->xc_cap = r->nxe ? r->nxe : 1;
-	p->xc = malloc(p->xc_cap * sizeof *p->xc);
-	p->launch = malloc((r->nops ? r->nops : 1) * sizeof *p->launch);
+	p->xc = chakra_malloc(p->xc_cap * sizeof *p->xc);
+	p->launch = chakra_malloc((r->nops ? r->nops : 1) * sizeof *p->launch);
 	if (!p->xc || !p->launch)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nops; i++) {
@@ -403,13 +403,13 @@ static int classify(prep *p)
 static int typical_gaps(prep *p)
 {
 	chakra_perf *r = p->r;
-	int64_t *lat = malloc((r->nops ? r->nops : 1) * sizeof *lat);
-	int64_t *gap = malloc((r->nops ? r->nops : 1) * sizeof *gap);
-	int64_t *evt = malloc((r->nops ? r->nops : 1) * sizeof *evt);
+	int64_t *lat = chakra_malloc((r->nops ? r->nops : 1) * sizeof *lat);
+	int64_t *gap = chakra_malloc((r->nops ? r->nops : 1) * sizeof *gap);
+	int64_t *evt = chakra_malloc((r->nops ? r->nops : 1) * sizeof *evt);
 	if (!lat || !gap || !evt) {
-		free(lat);
-		free(gap);
-		free(evt);
+		chakra_free(lat);
+		chakra_free(gap);
+		chakra_free(evt);
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	}
 	/* what an op waited for on other streams (event waits) counts as its
@@ -459,9 +459,9 @@ static int typical_gaps(prep *p)
 			rk->queue_gap = gap[ng / 2];
 		}
 	}
-	free(lat);
-	free(gap);
-	free(evt);
+	chakra_free(lat);
+	chakra_free(gap);
+	chakra_free(evt);
 	return 0;
 }
 
@@ -499,7 +499,7 @@ static int og_open(chakra_perf *r, optgroups *og, const chakra_sim_groups *gs)
 	for (size_t i = 0; i < gs->n; i++)
 		if (gs->g[i].n > most)
 			most = gs->g[i].n;
-	uint32_t *t = malloc((most ? most : 1) * sizeof *t);
+	uint32_t *t = chakra_malloc((most ? most : 1) * sizeof *t);
 	if (!t)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	int rc = 0;
@@ -525,7 +525,7 @@ static int og_open(chakra_perf *r, optgroups *og, const chakra_sim_groups *gs)
 		    chakra__ixmap_add(&og->ix, h, (uint32_t)i, og_hash, gs) < 0)
 			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	}
-	free(t);
+	chakra_free(t);
 	return rc;
 }
 
@@ -624,10 +624,10 @@ static int collectives(prep *p, const double *cscale)
 	uint32_t limit = (uint32_t)r->nranks;
 	if (net && o->network->npus > limit)
 		limit = o->network->npus;
-	cref *c = malloc(n * sizeof *c);
-	uint32_t *all = malloc((limit ? limit : 1) * sizeof *all);
-	uint32_t *mark = calloc(limit ? limit : 1, sizeof *mark);
-	uint32_t *cnt = calloc(r->nranks ? r->nranks : 1, sizeof *cnt);
+	cref *c = chakra_malloc(n * sizeof *c);
+	uint32_t *all = chakra_malloc((limit ? limit : 1) * sizeof *all);
+	uint32_t *mark = chakra_calloc(limit ? limit : 1, sizeof *mark);
+	uint32_t *cnt = chakra_calloc(r->nranks ? r->nranks : 1, sizeof *cnt);
 	uint32_t gen = 0;
 	optgroups og;
 	int rc = og_open(r, &og, o->groups);
@@ -807,10 +807,10 @@ static int collectives(prep *p, const double *cscale)
 	}
 out:
 	chakra__ixmap_free(&og.ix);
-	free(c);
-	free(all);
-	free(mark);
-	free(cnt);
+	chakra_free(c);
+	chakra_free(all);
+	chakra_free(mark);
+	chakra_free(cnt);
 	return rc;
 }
 
@@ -928,17 +928,17 @@ static int build_edges(prep *p)
 	}
 	/* CSR by target, stable */
 	r->nev = 2 * n + r->ncolls;
-	free(r->in_first);
-	free(r->in);
-	r->in_first = calloc(r->nev + 1, sizeof *r->in_first);
-	r->in = malloc((p->nte ? p->nte : 1) * sizeof *r->in);
+	chakra_free(r->in_first);
+	chakra_free(r->in);
+	r->in_first = chakra_calloc(r->nev + 1, sizeof *r->in_first);
+	r->in = chakra_malloc((p->nte ? p->nte : 1) * sizeof *r->in);
 	if (!r->in_first || !r->in)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->nte; i++)
 		r->in_first[p->te[i].dst + 1]++;
 	for (size_t i = 0; i < r->nev; i++)
 		r->in_first[i + 1] += r->in_first[i];
-	uint32_t *fill = malloc((r->nev ? r->nev : 1) * sizeof *fill);
+	uint32_t *fill = chakra_malloc((r->nev ? r->nev : 1) * sizeof *fill);
 	if (!fill)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	memcpy(fill, r->in_first, r->nev * sizeof *fill);
@@ -950,7 +950,7 @@ static int build_edges(prep *p)
 		e->first_only = p->te[i].first_only;
 		e->lag = p->te[i].lag;
 	}
-	free(fill);
+	chakra_free(fill);
 	r->nin = p->nte;
 	return 0;
 }
@@ -1090,11 +1090,11 @@ static int cycle_error(chakra_perf *r, const uint32_t *indeg)
 static int topo_order(chakra_perf *r)
 {
 	size_t nev = r->nev;
-	uint32_t *indeg = calloc(nev ? nev : 1, sizeof *indeg);
-	uint32_t *ofirst = calloc(nev + 1, sizeof *ofirst);
-	uint32_t *out = malloc((r->nin ? r->nin : 1) * sizeof *out);
-	free(r->topo);
-	r->topo = malloc((nev ? nev : 1) * sizeof *r->topo);
+	uint32_t *indeg = chakra_calloc(nev ? nev : 1, sizeof *indeg);
+	uint32_t *ofirst = chakra_calloc(nev + 1, sizeof *ofirst);
+	uint32_t *out = chakra_malloc((r->nin ? r->nin : 1) * sizeof *out);
+	chakra_free(r->topo);
+	r->topo = chakra_malloc((nev ? nev : 1) * sizeof *r->topo);
 	int rc = 0;
 	if (!indeg || !ofirst || !out || !r->topo) {
 		rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
@@ -1109,7 +1109,7 @@ static int topo_order(chakra_perf *r)
 	for (size_t i = 0; i < nev; i++)
 		ofirst[i + 1] += ofirst[i];
 	{
-		uint32_t *fill = malloc((nev ? nev : 1) * sizeof *fill);
+		uint32_t *fill = chakra_malloc((nev ? nev : 1) * sizeof *fill);
 		if (!fill) {
 			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 			goto done;
@@ -1119,7 +1119,7 @@ static int topo_order(chakra_perf *r)
 			for (uint32_t i = r->in_first[d]; i < r->in_first[d + 1]; i++)
 				if (!r->in[i].cross)
 					out[fill[r->in[i].src]++] = (uint32_t)d;
-		free(fill);
+		chakra_free(fill);
 	}
 	size_t head = 0, tail = 0;
 	for (size_t i = 0; i < nev; i++)
@@ -1134,9 +1134,9 @@ static int topo_order(chakra_perf *r)
 	if (tail != nev)
 		rc = cycle_error(r, indeg);
 done:
-	free(indeg);
-	free(ofirst);
-	free(out);
+	chakra_free(indeg);
+	chakra_free(ofirst);
+	chakra_free(out);
 	return rc;
 }
 
@@ -1154,7 +1154,7 @@ int chakra__pf_prepare(chakra_perf *r, const chakra_perf_options *o)
 		goto out;
 	/* durations: kernel-scale rules, compute scale */
 	if (o->n_kernel_scale) {
-		re = calloc(o->n_kernel_scale, sizeof *re);
+		re = chakra_calloc(o->n_kernel_scale, sizeof *re);
 		if (!re) {
 			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 			goto out;
@@ -1191,7 +1191,7 @@ int chakra__pf_prepare(chakra_perf *r, const chakra_perf_options *o)
 			goto out;
 		}
 	double cs = o->compute_scale > 0 ? o->compute_scale : 1.0;
-	cscale = malloc((r->nops ? r->nops : 1) * sizeof *cscale);
+	cscale = chakra_malloc((r->nops ? r->nops : 1) * sizeof *cscale);
 	if (!cscale) {
 		rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 		goto out;
@@ -1220,11 +1220,11 @@ int chakra__pf_prepare(chakra_perf *r, const chakra_perf_options *o)
 out:
 	for (size_t k = 0; k < nre; k++)
 		regfree(&re[k]);
-	free(re);
-	free(cscale);
-	free(p.te);
-	free(p.xc);
-	free(p.launch);
+	chakra_free(re);
+	chakra_free(cscale);
+	chakra_free(p.te);
+	chakra_free(p.xc);
+	chakra_free(p.launch);
 	return rc;
 }
 
@@ -1304,12 +1304,12 @@ int chakra__pf_evaluate(chakra_perf *r)
 {
 	size_t nev = r->nev, n = r->nops;
 	unsigned copies = r->copies;
-	free(r->val);
-	free(r->arg);
-	free(r->ends);
-	r->val = malloc((size_t)copies * (nev ? nev : 1) * sizeof *r->val);
-	r->arg = malloc((size_t)copies * (nev ? nev : 1) * sizeof *r->arg);
-	r->ends = calloc(copies, sizeof *r->ends);
+	chakra_free(r->val);
+	chakra_free(r->arg);
+	chakra_free(r->ends);
+	r->val = chakra_malloc((size_t)copies * (nev ? nev : 1) * sizeof *r->val);
+	r->arg = chakra_malloc((size_t)copies * (nev ? nev : 1) * sizeof *r->arg);
+	r->ends = chakra_calloc(copies, sizeof *r->ends);
 	if (!r->val || !r->arg || !r->ends)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	for (unsigned c = 0; c < copies; c++) {
@@ -1396,12 +1396,12 @@ int chakra_perf_run(chakra_perf *r, const chakra_perf_options *opts)
 {
 	if (!r)
 		return CHAKRA_EINVAL;
-	chakra_perf_options d = CHAKRA_PERF_OPTIONS_INIT;
-	if (!opts)
-		opts = &d;
-	if (opts->version != CHAKRA_PERF_OPTIONS_VERSION)
+	chakra_perf_options o;
+	if (chakra__opts_copy(&o, sizeof o, opts, &chakra__pf_opts_default, chakra__pf_opts_size,
+	                      2) < 0)
 		return chakra__pf_fail(r, CHAKRA_EINVAL, "replay options: version %u, expected %u",
 		                       opts->version, CHAKRA_PERF_OPTIONS_VERSION);
+	opts = &o;
 	if ((opts->network != NULL) != (opts->system != NULL))
 		return chakra__pf_fail(r, CHAKRA_EINVAL, "the network model needs both a network "
 		                       "and a system configuration");

@@ -94,7 +94,7 @@ static int add_group(chakra_perf *r, const chakra_node *n, const char *fname)
 	if (chakra__pf_group_find(r, name, nl))
 		return 0; /* every rank lists the same groups */
 	size_t cnt = list ? chakra_attr_list_len(a) : 0;
-	int64_t *ranks = list ? malloc((cnt ? cnt : 1) * sizeof *ranks) : NULL;
+	int64_t *ranks = list ? chakra_malloc((cnt ? cnt : 1) * sizeof *ranks) : NULL;
 	if (list && !ranks)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	for (size_t i = 0; i < cnt; i++)
@@ -103,7 +103,7 @@ static int add_group(chakra_perf *r, const chakra_node *n, const char *fname)
 	char why[160];
 	int rc = chakra__pf_group_add(r, name, nl, ranks, list ? cnt : (size > 0 ? (size_t)size : 0),
 	                              start, stride, why, sizeof why);
-	free(ranks);
+	chakra_free(ranks);
 	if (rc == CHAKRA_ENOMEM)
 		return chakra__pf_fail(r, rc, "out of memory");
 	if (rc < 0)
@@ -396,7 +396,7 @@ out:
 	chakra_reader_close(rd);
 	chakra__pf_map_free(&ids);
 	chakra__pf_map_free(&waits);
-	free(pd);
+	chakra_free(pd);
 	return rc;
 }
 
@@ -411,7 +411,7 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 	if (!r || !prefix)
 		return CHAKRA_EINVAL;
 	size_t len = strlen(prefix) + 32;
-	char *p = malloc(len);
+	char *p = chakra_malloc(len);
 	if (!p)
 		return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 	int rc = 0;
@@ -445,7 +445,7 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 			                           "workload %s.0.et or %s.0.et.gz", prefix, prefix, prefix);
 		}
 	}
-	free(p);
+	chakra_free(p);
 	return rc;
 }
 
@@ -630,7 +630,7 @@ static int between_one(between_ctx *bc, uint64_t w, uint32_t tag, size_t nl, cha
 		/* the op's group, when the window has none of that name yet */
 		if (o->pg_len && !chakra__pf_group_find(d, pf_str(r, o->pg_off), o->pg_len)) {
 			const pf_group *g = chakra__pf_group_find(r, pf_str(r, o->pg_off), o->pg_len);
-			int64_t *rk = g && g->ranks ? malloc((g->n ? g->n : 1) * sizeof *rk) : NULL;
+			int64_t *rk = g && g->ranks ? chakra_malloc((g->n ? g->n : 1) * sizeof *rk) : NULL;
 			if (g && g->ranks && !rk) {
 				rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
 				break;
@@ -642,7 +642,7 @@ static int between_one(between_ctx *bc, uint64_t w, uint32_t tag, size_t nl, cha
 			                                    g->n, g->start, g->stride, why,
 			                                    sizeof why)) < 0)
 				rc = chakra__pf_fail(d, rc, "out of memory"); /* checked when it entered */
-			free(rk);
+			chakra_free(rk);
 			if (rc < 0)
 				break;
 		}
@@ -715,23 +715,23 @@ int chakra_perf_between_range(const chakra_perf *r, const char *annotation, uint
 	memset(&bc, 0, sizeof bc);
 	bc.r = r;
 	size_t n = bc.n = r->nops_user, nr = r->nranks;
-	bc.starts = calloc(nr ? nr : 1, sizeof *bc.starts);
-	bc.nstarts = calloc(nr ? nr : 1, sizeof *bc.nstarts);
-	bc.win = malloc((n ? n : 1) * sizeof *bc.win);
-	bc.launched = calloc(n ? n : 1, 1);
-	bc.out_first = calloc(n + 2, sizeof *bc.out_first);
-	bc.out_edge = malloc((r->nxe ? r->nxe : 1) * sizeof *bc.out_edge);
-	bc.stamp = calloc(n ? n : 1, sizeof *bc.stamp);
-	bc.map = malloc((n ? n : 1) * sizeof *bc.map);
-	bc.list = malloc((n ? n : 1) * sizeof *bc.list);
-	bc.elist = malloc((r->nxe ? r->nxe : 1) * sizeof *bc.elist);
-	bc.gsort = malloc((n ? n : 1) * sizeof *bc.gsort);
-	bc.gpos = malloc((n ? n : 1) * sizeof *bc.gpos);
-	bc.gbusy = malloc((n ? n : 1) * sizeof *bc.gbusy);
-	bc.plist = malloc((n ? n : 1) * sizeof *bc.plist);
-	bc.in_first = calloc(n + 2, sizeof *bc.in_first);
-	bc.in_edge = malloc((r->nxe ? r->nxe : 1) * sizeof *bc.in_edge);
-	uint32_t *first_of = calloc(count + 1, sizeof *first_of), *base = NULL;
+	bc.starts = chakra_calloc(nr ? nr : 1, sizeof *bc.starts);
+	bc.nstarts = chakra_calloc(nr ? nr : 1, sizeof *bc.nstarts);
+	bc.win = chakra_malloc((n ? n : 1) * sizeof *bc.win);
+	bc.launched = chakra_calloc(n ? n : 1, 1);
+	bc.out_first = chakra_calloc(n + 2, sizeof *bc.out_first);
+	bc.out_edge = chakra_malloc((r->nxe ? r->nxe : 1) * sizeof *bc.out_edge);
+	bc.stamp = chakra_calloc(n ? n : 1, sizeof *bc.stamp);
+	bc.map = chakra_malloc((n ? n : 1) * sizeof *bc.map);
+	bc.list = chakra_malloc((n ? n : 1) * sizeof *bc.list);
+	bc.elist = chakra_malloc((r->nxe ? r->nxe : 1) * sizeof *bc.elist);
+	bc.gsort = chakra_malloc((n ? n : 1) * sizeof *bc.gsort);
+	bc.gpos = chakra_malloc((n ? n : 1) * sizeof *bc.gpos);
+	bc.gbusy = chakra_malloc((n ? n : 1) * sizeof *bc.gbusy);
+	bc.plist = chakra_malloc((n ? n : 1) * sizeof *bc.plist);
+	bc.in_first = chakra_calloc(n + 2, sizeof *bc.in_first);
+	bc.in_edge = chakra_malloc((r->nxe ? r->nxe : 1) * sizeof *bc.in_edge);
+	uint32_t *first_of = chakra_calloc(count + 1, sizeof *first_of), *base = NULL;
 	if (!bc.starts || !bc.nstarts || !bc.win || !bc.launched || !bc.out_first || !bc.out_edge ||
 	    !bc.stamp || !bc.map || !bc.list || !bc.elist || !first_of || !bc.gsort || !bc.gpos ||
 	    !bc.gbusy || !bc.plist || !bc.in_first || !bc.in_edge) {
@@ -742,7 +742,7 @@ int chakra_perf_between_range(const chakra_perf *r, const char *annotation, uint
 		if (!r->ranks[q].present)
 			continue;
 		int m = annot_starts(r, q, annotation, NULL, 0);
-		bc.starts[q] = malloc((size_t)(m ? m : 1) * sizeof **bc.starts);
+		bc.starts[q] = chakra_malloc((size_t)(m ? m : 1) * sizeof **bc.starts);
 		if (!bc.starts[q]) {
 			rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
 			goto done;
@@ -813,11 +813,11 @@ int chakra_perf_between_range(const chakra_perf *r, const char *annotation, uint
 	}
 	for (size_t w = 0; w < count; w++)
 		first_of[w + 1] += first_of[w];
-	base = malloc((first_of[count] ? first_of[count] : 1) * sizeof *base);
-	uint32_t *fill = malloc(count * sizeof *fill); /* a cursor per window (there may be more
+	base = chakra_malloc((first_of[count] ? first_of[count] : 1) * sizeof *base);
+	uint32_t *fill = chakra_malloc(count * sizeof *fill); /* a cursor per window (there may be more
 	                                                  windows than ops) */
 	if (!base || !fill) {
-		free(fill);
+		chakra_free(fill);
 		rc = chakra__pf_fail(d, CHAKRA_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -825,7 +825,7 @@ int chakra_perf_between_range(const chakra_perf *r, const char *annotation, uint
 	for (size_t i = 0; i < n; i++)
 		if (bc.win[i] >= 0)
 			base[fill[bc.win[i]]++] = (uint32_t)i;
-	free(fill);
+	chakra_free(fill);
 	for (size_t w = 0; w < count && !rc; w++) {
 		if (w && (rc = chakra_perf_new(&outs[w])) < 0) {
 			rc = chakra__pf_fail(d, rc, "out of memory");
@@ -865,12 +865,15 @@ done:
 			outs[w] = NULL;
 		}
 	for (uint32_t q = 0; bc.starts && q < nr; q++)
-		free(bc.starts[q]);
-	free(bc.starts), free(bc.nstarts), free(bc.win), free(bc.launched), free(bc.out_first);
-	free(bc.out_edge), free(bc.stamp), free(bc.map), free(bc.list), free(bc.elist);
-	free(bc.gsort), free(bc.gpos), free(bc.gbusy), free(bc.plist), free(bc.in_first);
-	free(bc.in_edge);
-	free(first_of), free(base);
+		chakra_free(bc.starts[q]);
+	chakra_free(bc.starts), chakra_free(bc.nstarts), chakra_free(bc.win);
+	chakra_free(bc.launched), chakra_free(bc.out_first);
+	chakra_free(bc.out_edge), chakra_free(bc.stamp), chakra_free(bc.map), chakra_free(bc.list);
+	chakra_free(bc.elist);
+	chakra_free(bc.gsort), chakra_free(bc.gpos), chakra_free(bc.gbusy), chakra_free(bc.plist);
+	chakra_free(bc.in_first);
+	chakra_free(bc.in_edge);
+	chakra_free(first_of), chakra_free(base);
 	return rc < 0 ? rc : 0;
 }
 

@@ -9,21 +9,6 @@
 #include "chakra/experimental/graph.h"
 #include "pf_impl.h"
 
-void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return NULL;
-		c *= 2;
-	}
-	void *q = realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	*cap = c;
-	return q;
-}
-
 uint64_t chakra__pf_hash(uint64_t x)
 {
 	x ^= x >> 33;
@@ -125,25 +110,24 @@ const char *chakra_perf_edge_kind_name(int kind)
 	return kind >= 0 && kind < CHAKRA_PERF_EDGE_KIND_COUNT ? edge_names[kind] : "?";
 }
 
+const size_t chakra__pf_opts_size[2] = { 0, sizeof(chakra_perf_options) };
+const chakra_perf_options chakra__pf_opts_default = CHAKRA_PERF_OPTIONS_INIT;
+
 int chakra_perf_options_init(chakra_perf_options *opts, unsigned version)
 {
-	if (!opts || version != CHAKRA_PERF_OPTIONS_VERSION)
-		return CHAKRA_EINVAL;
-	chakra_perf_options d = CHAKRA_PERF_OPTIONS_INIT;
-	*opts = d;
-	return 0;
+	return chakra__opts_init(opts, version, &chakra__pf_opts_default, chakra__pf_opts_size, 2);
 }
 
 int chakra_perf_new(chakra_perf **out)
 {
 	if (!out)
 		return CHAKRA_EINVAL;
-	chakra_perf *r = calloc(1, sizeof *r);
+	chakra_perf *r = chakra_calloc(1, sizeof *r);
 	*out = r;
 	if (!r)
 		return CHAKRA_ENOMEM;
 	if (chakra__pf_pool_add(r, "", 0) == PF_NONE) {
-		free(r);
+		chakra_free(r);
 		*out = NULL;
 		return CHAKRA_ENOMEM;
 	}
@@ -154,10 +138,10 @@ int chakra_perf_new(chakra_perf **out)
 
 static void free_results(chakra_perf *r)
 {
-	free(r->val);
-	free(r->arg);
-	free(r->ends);
-	free(r->path);
+	chakra_free(r->val);
+	chakra_free(r->arg);
+	chakra_free(r->ends);
+	chakra_free(r->path);
 	r->val = NULL;
 	r->arg = NULL;
 	r->ends = NULL;
@@ -171,26 +155,26 @@ void chakra_perf_free(chakra_perf *r)
 	if (!r)
 		return;
 	free_results(r);
-	free(r->pool);
-	free(r->res);
+	chakra_free(r->pool);
+	chakra_free(r->res);
 	chakra__ixmap_free(&r->res_ix);
 	chakra__ixmap_free(&r->group_ix);
-	free(r->ops);
-	free(r->xe);
+	chakra_free(r->ops);
+	chakra_free(r->xe);
 	for (size_t i = 0; i < r->nranks; i++)
-		free(r->ranks[i].annot);
-	free(r->ranks);
+		chakra_free(r->ranks[i].annot);
+	chakra_free(r->ranks);
 	for (size_t i = 0; i < r->ngroups; i++)
-		free(r->groups[i].ranks);
-	free(r->groups);
-	free(r->order);
-	free(r->in_first);
-	free(r->in);
-	free(r->topo);
-	free(r->colls);
-	free(r->coll_members);
+		chakra_free(r->groups[i].ranks);
+	chakra_free(r->groups);
+	chakra_free(r->order);
+	chakra_free(r->in_first);
+	chakra_free(r->in);
+	chakra_free(r->topo);
+	chakra_free(r->colls);
+	chakra_free(r->coll_members);
 	chakra__pf_net_free(r);
-	free(r);
+	chakra_free(r);
 }
 
 const char *chakra_perf_errmsg(const chakra_perf *r)
@@ -304,10 +288,10 @@ int chakra__pf_group_add(chakra_perf *r, const char *name, size_t len, const int
 				         PF_RANK_LIMIT - 1);
 				return CHAKRA_EINVAL;
 			}
-		rk = malloc((n ? n : 1) * sizeof *rk);
-		uint32_t *t = malloc((n ? n : 1) * sizeof *t);
+		rk = chakra_malloc((n ? n : 1) * sizeof *rk);
+		uint32_t *t = chakra_malloc((n ? n : 1) * sizeof *t);
 		if (!rk || !t) {
-			free(rk), free(t);
+			chakra_free(rk), chakra_free(t);
 			return CHAKRA_ENOMEM;
 		}
 		for (size_t i = 0; i < n; i++)
@@ -318,10 +302,10 @@ int chakra__pf_group_add(chakra_perf *r, const char *name, size_t len, const int
 		for (size_t i = 1; i < n; i++)
 			if (t[i] == t[i - 1]) {
 				snprintf(why, whylen, "rank %u is listed twice", t[i]);
-				free(rk), free(t);
+				chakra_free(rk), chakra_free(t);
 				return CHAKRA_EINVAL;
 			}
-		free(t);
+		chakra_free(t);
 	} else {
 		int64_t last;
 		if (n == 0 || start < 0 || stride <= 0 || start >= PF_RANK_LIMIT ||
@@ -335,7 +319,7 @@ int chakra__pf_group_add(chakra_perf *r, const char *name, size_t len, const int
 	uint32_t off = chakra__pf_pool_add(r, name, len);
 	pf_group *g = off != PF_NONE ? PF_PUSH(r->groups, r->ngroups, r->groups_cap) : NULL;
 	if (!g) {
-		free(rk);
+		chakra_free(rk);
 		return CHAKRA_ENOMEM;
 	}
 	g->name_off = off;
@@ -346,7 +330,7 @@ int chakra__pf_group_add(chakra_perf *r, const char *name, size_t len, const int
 	g->stride = ranks ? 0 : (uint32_t)stride;
 	if (chakra__ixmap_add(&r->group_ix, chakra__graph_hash_bytes(name, len, r->group_ix.seed),
 	                      (uint32_t)(r->ngroups - 1), group_rehash, r) < 0) {
-		free(rk);
+		chakra_free(rk);
 		r->ngroups--;
 		return CHAKRA_ENOMEM;
 	}

@@ -4,6 +4,8 @@
 #ifndef CHAKRA_PF_IMPL_H
 #define CHAKRA_PF_IMPL_H
 
+#include "../modmem.h"
+#include "../opts.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,10 +41,12 @@ static inline int64_t pf_add(int64_t a, int64_t b)
 	return x;
 }
 
+/* The options' sizes per version and defaults (lib/opts.h). */
+extern const size_t chakra__pf_opts_size[2];
+extern const chakra_perf_options chakra__pf_opts_default;
+
 /* Growable arrays: PF_PUSH(p, n, cap) returns a slot or NULL. */
-void *chakra__pf_grow(void *p, size_t *cap, size_t need, size_t elem);
-#define PF_RESERVE(p, cap, need) \
-	((need) <= (cap) ? (void *)(p) : (void *)((p) = chakra__pf_grow((p), &(cap), (need), sizeof *(p))))
+#define PF_RESERVE(p, cap, need) CHAKRA__MRESERVE(p, cap, need) /* NULL: p kept */
 #define PF_PUSH(p, n, cap) (PF_RESERVE(p, cap, (n) + 1) ? &(p)[(n)++] : NULL)
 
 /* u64 -> u32 map (PF_NONE: absent): the graph module's keyed id map

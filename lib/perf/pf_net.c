@@ -88,9 +88,9 @@ int chakra__pf_net_time(chakra_perf *r, const chakra_perf_options *o, int comm_t
 	}
 	/* a group that is every NPU runs without a group (the whole network) */
 	int all = n == npus;
-	uint8_t *in = calloc(npus, 1);
-	membuf *bufs = calloc(npus, sizeof *bufs);
-	chakra_feeder **f = calloc(npus, sizeof *f);
+	uint8_t *in = chakra_calloc(npus, 1);
+	membuf *bufs = chakra_calloc(npus, sizeof *bufs);
+	chakra_feeder **f = chakra_calloc(npus, sizeof *f);
 	chakra_sim *s = NULL;
 	int rc = 0;
 	if (!in || !bufs || !f) {
@@ -131,10 +131,10 @@ out:
 	for (uint32_t i = 0; f && i < npus; i++)
 		chakra_feeder_close(f[i]);
 	for (uint32_t i = 0; bufs && i < npus; i++)
-		free(bufs[i].p);
-	free(bufs);
-	free(f);
-	free(in);
+		chakra_free(bufs[i].p);
+	chakra_free(bufs);
+	chakra_free(f);
+	chakra_free(in);
 	if (rc < 0)
 		return rc;
 remember:;
@@ -151,7 +151,7 @@ remember:;
 
 void chakra__pf_net_free(chakra_perf *r)
 {
-	free(r->netc);
+	chakra_free(r->netc);
 	r->netc = NULL;
 	r->nnetc = r->netc_cap = 0;
 }

@@ -122,8 +122,8 @@ static int add_group(proj *p, const char *name, size_t len, const uint32_t *rank
 	if (!g)
 		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	memset(g, 0, sizeof *g);
-	g->name = malloc(len + 1);
-	g->ranks = malloc((n ? n : 1) * sizeof *g->ranks);
+	g->name = chakra_malloc(len + 1);
+	g->ranks = chakra_malloc((n ? n : 1) * sizeof *g->ranks);
 	if (!g->name || !g->ranks)
 		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	memcpy(g->name, name, len);
@@ -191,7 +191,7 @@ static int scan_file(proj *p, const char *path)
 			          "in all", path, (unsigned long long)PROJECT_MAX_MEMBERS);
 			break;
 		}
-		uint32_t *rk = malloc((cnt ? cnt : 1) * sizeof *rk);
+		uint32_t *rk = chakra_malloc((cnt ? cnt : 1) * sizeof *rk);
 		if (!rk) {
 			rc = perr(p, CHAKRA_ENOMEM, "out of memory");
 			break;
@@ -203,7 +203,7 @@ static int scan_file(proj *p, const char *path)
 			rk[i] = v < 0 || v >= (1 << 24) ? (1u << 24) : (uint32_t)v;
 		}
 		rc = add_group(p, name, nl, rk, cnt);
-		free(rk);
+		chakra_free(rk);
 		if (rc < 0)
 			break;
 	}
@@ -262,7 +262,7 @@ static int classify_groups(proj *p)
 		            "groups of %u", p->world, p->m);
 	p->d = p->world / p->m;
 	/* each replica's model group, once (out_name asks per node) */
-	p->model_of = malloc((p->d ? p->d : 1) * sizeof *p->model_of);
+	p->model_of = chakra_malloc((p->d ? p->d : 1) * sizeof *p->model_of);
 	if (!p->model_of)
 		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	for (uint32_t k = 0; k < p->d; k++)
@@ -379,8 +379,8 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
 	wo.gzip = p->o->gzip;
 	char *name = NULL;
-	uint32_t *rk = malloc((p->n2 + 1) * sizeof *rk);
-	uint64_t *u = malloc((p->n2 + 16) * sizeof *u);
+	uint32_t *rk = chakra_malloc((p->n2 + 1) * sizeof *rk);
+	uint64_t *u = chakra_malloc((p->n2 + 16) * sizeof *u);
 	int rc = rk && u ? chakra_reader_open(&rd, src, NULL) : CHAKRA_ENOMEM;
 	if (rc < 0) {
 		rc = perr(p, rc, "%s", rd ? chakra_reader_errmsg(rd) : chakra_strerror(rc));
@@ -411,7 +411,7 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 	if (rc >= 0)
 		rc = chakra_writer_write_metadata(w, vbuf, b);
 	const chakra_node *n;
-	name = malloc(p->name_cap + 32);
+	name = chakra_malloc(p->name_cap + 32);
 	if (!name)
 		rc = perr(p, CHAKRA_ENOMEM, "out of memory");
 	while (rc >= 0 && (rc = chakra_reader_next(rd, &n)) > 0) {
@@ -529,9 +529,9 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 out:
 	chakra_writer_close(w);
 	chakra_reader_close(rd);
-	free(name);
-	free(rk);
-	free(u);
+	chakra_free(name);
+	chakra_free(rk);
+	chakra_free(u);
 	return rc < 0 ? rc : 0;
 }
 
@@ -554,11 +554,11 @@ static void put_jstr(FILE *f, const char *s)
 /* The group file, into an opened member of the set. */
 static int write_groups(proj *p, FILE *f)
 {
-	uint32_t *rk = malloc((p->n2 + 1) * sizeof *rk);
-	char *name = malloc(p->name_cap + 32);
+	uint32_t *rk = chakra_malloc((p->n2 + 1) * sizeof *rk);
+	char *name = chakra_malloc(p->name_cap + 32);
 	if (!rk || !name) {
-		free(rk);
-		free(name);
+		chakra_free(rk);
+		chakra_free(name);
 		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	}
 	fputs("{", f);
@@ -586,18 +586,17 @@ static int write_groups(proj *p, FILE *f)
 		}
 	}
 	fputs("\n}\n", f);
-	free(rk);
-	free(name);
+	chakra_free(rk);
+	chakra_free(name);
 	return 0;
 }
 
+static const size_t project_opts_size[2] = { 0, sizeof(chakra_project_options) };
+static const chakra_project_options project_defaults = CHAKRA_PROJECT_OPTIONS_INIT;
+
 int chakra_project_options_init(chakra_project_options *opts, unsigned version)
 {
-	if (!opts || version != CHAKRA_PROJECT_OPTIONS_VERSION)
-		return CHAKRA_EINVAL;
-	chakra_project_options d = CHAKRA_PROJECT_OPTIONS_INIT;
-	*opts = d;
-	return 0;
+	return chakra__opts_init(opts, version, &project_defaults, project_opts_size, 2);
 }
 
 int chakra_project(const char *prefix, const char *out, const chakra_project_options *opts,
@@ -612,13 +611,16 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	p.err[0] = 0;
 	p.prefix = prefix;
 	p.out = out;
-	p.o = opts;
-	if (!prefix || !out || !opts || opts->version != CHAKRA_PROJECT_OPTIONS_VERSION)
+	chakra_project_options o;
+	if (!prefix || !out || !opts ||
+	    chakra__opts_copy(&o, sizeof o, opts, &project_defaults, project_opts_size, 2) < 0)
 		return perr(&p, CHAKRA_EINVAL, "project: bad arguments");
+	opts = &o;
+	p.o = opts;
 	if (opts->dp < 1 || opts->dp > (1u << 20))
 		return perr(&p, CHAKRA_EINVAL, "--dp must be in 1..%u", 1u << 20);
 	size_t cap = strlen(prefix) + strlen(out) + 64;
-	char *path = malloc(cap), *path2 = malloc(cap);
+	char *path = chakra_malloc(cap), *path2 = chakra_malloc(cap);
 	chakra_builder *b = chakra_builder_new();
 	chakra_sim_groups gs = { NULL, 0 };
 	chakra__out *outs = NULL;
@@ -713,10 +715,10 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	 * rank's file or the groups file), renamed only once all are
 	 * complete, so a failure leaves the previous files as they were. */
 	nout = (size_t)p.n2 + (p.ng ? 1 : 0);
-	outs = calloc(nout, sizeof *outs);
-	onames = calloc(nout, sizeof *onames);
-	inames = calloc((size_t)p.nfiles + 1, sizeof *inames);
-	if (!outs || !onames || !inames || (gpath && !(inames[p.nfiles] = strdup(gpath)))) {
+	outs = chakra_calloc(nout, sizeof *outs);
+	onames = chakra_calloc(nout, sizeof *onames);
+	inames = chakra_calloc((size_t)p.nfiles + 1, sizeof *inames);
+	if (!outs || !onames || !inames || (gpath && !(inames[p.nfiles] = chakra__mstrdup(gpath)))) {
 		rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -725,12 +727,12 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 			snprintf(path2, cap, "%s.comm_groups.json", out);
 		else
 			snprintf(path2, cap, "%s.%zu.et%s", out, k, opts->gzip ? ".gz" : "");
-		if (!(onames[k] = strdup(path2)))
+		if (!(onames[k] = chakra__mstrdup(path2)))
 			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 	}
 	for (uint32_t k = 0; k < p.nfiles && rc == 0; k++) {
 		rank_path(prefix, k, path, cap);
-		if (!(inames[k] = strdup(path)))
+		if (!(inames[k] = chakra__mstrdup(path)))
 			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 	}
 	if (rc < 0)
@@ -764,20 +766,20 @@ out:
 	for (size_t k = 0; outs && k < nout; k++)
 		chakra__out_abort(&outs[k]); /* after a failure: the temporaries go */
 	for (size_t k = 0; onames && k < nout; k++)
-		free(onames[k]);
+		chakra_free(onames[k]);
 	for (uint32_t k = 0; inames && k <= p.nfiles; k++)
-		free(inames[k]);
-	free(outs), free(onames), free(inames);
+		chakra_free(inames[k]);
+	chakra_free(outs), chakra_free(onames), chakra_free(inames);
 	for (size_t i = 0; i < p.ng; i++) {
-		free(p.g[i].name);
-		free(p.g[i].ranks);
+		chakra_free(p.g[i].name);
+		chakra_free(p.g[i].ranks);
 	}
-	free(p.g);
-	free(p.model_of);
+	chakra_free(p.g);
+	chakra_free(p.model_of);
 	chakra__ixmap_free(&p.gix);
 	chakra_sim_groups_free(&gs);
 	chakra_builder_free(b);
-	free(path);
-	free(path2);
+	chakra_free(path);
+	chakra_free(path2);
 	return rc < 0 ? rc : 0;
 }

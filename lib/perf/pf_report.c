@@ -92,7 +92,7 @@ int chakra__pf_report(chakra_perf *r)
 			     r->in[g].kind == CHAKRA_PERF_EDGE_THREAD) && r->in[g].lag > 0)
 				rc = add_iv(&s, o->rank, CL_CPU, a - r->in[g].lag, a);
 			if (rc) {
-				free(s.p);
+				chakra_free(s.p);
 				return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 			}
 		}
@@ -109,7 +109,7 @@ int chakra__pf_report(chakra_perf *r)
 			if (g != PF_NONE && r->in[g].kind == CHAKRA_PERF_EDGE_PROGRAM &&
 			    r->in[g].lag > 0 &&
 			    add_iv(&s, (uint32_t)k, CL_CPU, val[2 * m] - r->in[g].lag, val[2 * m])) {
-				free(s.p);
+				chakra_free(s.p);
 				return chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 			}
 		}
@@ -154,6 +154,6 @@ int chakra__pf_report(chakra_perf *r)
 		bd->idle_ns = iter - bd->gpu_compute_ns - bd->comm_exposed_ns - bd->cpu_bound_ns;
 		bd->comm_overlapped_ns = bd->comm_ns - bd->comm_exposed_ns;
 	}
-	free(s.p);
+	chakra_free(s.p);
 	return 0;
 }

@@ -148,7 +148,7 @@ static int parse_obj(void *obj, char *name_out, size_t name_cap, uint32_t *gpn,
 	if (rc < 0)
 		return chakra__pd_fail(err, errlen, CHAKRA_ECONFIG, "%s: not JSON: %s", file, jerr);
 	if (!YAJL_IS_OBJECT(root)) {
-		yajl_tree_free(root);
+		chakra__json_tree_free(root);
 		return chakra__pd_fail(err, errlen, CHAKRA_ECONFIG, "%s: expected a JSON object",
 		                       file);
 	}
@@ -193,7 +193,7 @@ static int parse_obj(void *obj, char *name_out, size_t name_cap, uint32_t *gpn,
 	}
 	rc = 0;
 out:
-	yajl_tree_free(root);
+	chakra__json_tree_free(root);
 	return rc;
 }
 

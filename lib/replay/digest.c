@@ -93,7 +93,7 @@ long chakra_replay_channel_entries(const chakra_replay_plan *p, size_t c,
 	*out = NULL;
 	if (!ch->nops)
 		return 0;
-	chakra_replay_entry *e = malloc(ch->nops * sizeof *e);
+	chakra_replay_entry *e = chakra_malloc(ch->nops * sizeof *e);
 	if (!e)
 		return CHAKRA_ENOMEM;
 	for (uint32_t i = 0; i < ch->nops; i++)
@@ -115,7 +115,7 @@ long chakra_replay_p2p_entries(const chakra_replay_plan *p, chakra_replay_kind k
 		n += ch[c].nops;
 	if (!n)
 		return 0;
-	chakra_replay_entry *e = malloc(n * sizeof *e);
+	chakra_replay_entry *e = chakra_malloc(n * sizeof *e);
 	if (!e)
 		return CHAKRA_ENOMEM;
 	n = 0;

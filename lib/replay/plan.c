@@ -6,6 +6,7 @@
  * before anything runs. */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,7 @@ static long channel_new(chakra_replay_plan *p)
 {
 	if (p->nch == p->capch) {
 		size_t cap = p->capch ? p->capch * 2 : 16;
-		chakra_replay_channel *c = realloc(p->ch, cap * sizeof *c);
+		chakra_replay_channel *c = chakra_realloc(p->ch, cap * sizeof *c);
 		if (!c)
 			return CHAKRA_ENOMEM;
 		p->ch = c;
@@ -103,7 +104,7 @@ static int add_op(chakra_replay_plan *p, const chakra_replay_op *op)
 {
 	if (p->nops == p->capops) {
 		size_t cap = p->capops ? p->capops * 2 : 64;
-		chakra_replay_op *o = realloc(p->ops, cap * sizeof *o);
+		chakra_replay_op *o = chakra_realloc(p->ops, cap * sizeof *o);
 		if (!o)
 			return CHAKRA_ENOMEM;
 		p->ops = o;
@@ -257,13 +258,13 @@ static int cmp_channel(const void *a, const void *b, const chakra_replay_plan *p
  * filled in issue order. */
 static int finish(chakra_replay_plan *p, const chakra_replay_topo *t)
 {
-	uint32_t *order = malloc((p->nch ? p->nch : 1) * sizeof *order);
-	uint32_t *rank_of = malloc((p->nch ? p->nch : 1) * sizeof *rank_of);
-	chakra_replay_channel *sorted = malloc((p->nch ? p->nch : 1) * sizeof *sorted);
+	uint32_t *order = chakra_malloc((p->nch ? p->nch : 1) * sizeof *order);
+	uint32_t *rank_of = chakra_malloc((p->nch ? p->nch : 1) * sizeof *rank_of);
+	chakra_replay_channel *sorted = chakra_malloc((p->nch ? p->nch : 1) * sizeof *sorted);
 	if (!order || !rank_of || !sorted) {
-		free(order);
-		free(rank_of);
-		free(sorted);
+		chakra_free(order);
+		chakra_free(rank_of);
+		chakra_free(sorted);
 		return CHAKRA_ENOMEM;
 	}
 	for (size_t i = 0; i < p->nch; i++)
@@ -281,13 +282,13 @@ static int finish(chakra_replay_plan *p, const chakra_replay_topo *t)
 	for (size_t i = 0; i < p->nch; i++) {
 		sorted[i] = p->ch[order[i]];
 		rank_of[order[i]] = (uint32_t)i;
-		sorted[i].ops = malloc((sorted[i].nops ? sorted[i].nops : 1) * sizeof *sorted[i].ops);
+		sorted[i].ops = chakra_malloc((sorted[i].nops ? sorted[i].nops : 1) * sizeof *sorted[i].ops);
 		if (!sorted[i].ops) {
 			for (size_t j = 0; j < i; j++)
-				free(sorted[j].ops);
-			free(order);
-			free(rank_of);
-			free(sorted);
+				chakra_free(sorted[j].ops);
+			chakra_free(order);
+			chakra_free(rank_of);
+			chakra_free(sorted);
 			return CHAKRA_ENOMEM;
 		}
 	}
@@ -299,12 +300,20 @@ static int finish(chakra_replay_plan *p, const chakra_replay_topo *t)
 		op->channel = rank_of[op->channel];
 		sorted[op->channel].ops[op->seq] = (uint32_t)i;
 	}
-	free(p->ch);
+	chakra_free(p->ch);
 	p->ch = sorted;
 	p->capch = p->nch;
-	free(order);
-	free(rank_of);
+	chakra_free(order);
+	chakra_free(rank_of);
 	return 0;
+}
+
+static const size_t plan_opts_size[2] = { 0, sizeof(chakra_replay_plan_options) };
+static const chakra_replay_plan_options plan_defaults = CHAKRA_REPLAY_PLAN_OPTIONS_INIT;
+
+int chakra_replay_plan_options_init(chakra_replay_plan_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &plan_defaults, plan_opts_size, 2);
 }
 
 int chakra_replay_plan_build(chakra_replay_plan **out, const char *path,
@@ -313,19 +322,21 @@ int chakra_replay_plan_build(chakra_replay_plan **out, const char *path,
 	if (!out || !path || !o)
 		return CHAKRA_EINVAL;
 	*out = NULL;
-	if (!o || o->version != CHAKRA_REPLAY_PLAN_OPTIONS_VERSION || !o->topo ||
-	    o->rank >= o->topo->nranks)
+	chakra_replay_plan_options oc;
+	if (chakra__opts_copy(&oc, sizeof oc, o, &plan_defaults, plan_opts_size, 2) < 0 || !oc.topo ||
+	    oc.rank >= oc.topo->nranks)
 		return chakra__replay_fail(err, errlen, CHAKRA_EINVAL, "%s: bad plan options", path);
-	chakra_replay_plan *p = calloc(1, sizeof *p);
+	o = &oc;
+	chakra_replay_plan *p = chakra_calloc(1, sizeof *p);
 	p2p_index ix;
 	memset(&ix, 0, sizeof ix);
-	uint32_t *members = malloc(o->topo->nranks * sizeof *members);
+	uint32_t *members = chakra_malloc(o->topo->nranks * sizeof *members);
 	if (p) {
 		p->nslots = chakra_replay_scope_slots(o->topo);
-		p->coll_ch = malloc(p->nslots * sizeof *p->coll_ch);
+		p->coll_ch = chakra_malloc(p->nslots * sizeof *p->coll_ch);
 	}
 	if (!p || !p->coll_ch || !members) {
-		free(members);
+		chakra_free(members);
 		chakra_replay_plan_free(p);
 		return chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	}
@@ -373,7 +384,7 @@ int chakra_replay_plan_build(chakra_replay_plan **out, const char *path,
 		}
 	}
 	chakra_feeder_close(f);
-	free(members);
+	chakra_free(members);
 	chakra__replay_map_free(&ix.m);
 	for (size_t i = 0; rc == 0 && i < p->nops; i++)
 		if (chakra__replay_map_put(&p->by_id, p->ops[i].id, (uint32_t)i) < 0)
@@ -397,12 +408,12 @@ void chakra_replay_plan_free(chakra_replay_plan *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nch; i++)
-		free(p->ch[i].ops);
-	free(p->ch);
-	free(p->ops);
-	free(p->coll_ch);
+		chakra_free(p->ch[i].ops);
+	chakra_free(p->ch);
+	chakra_free(p->ops);
+	chakra_free(p->coll_ch);
 	chakra__replay_map_free(&p->by_id);
-	free(p);
+	chakra_free(p);
 }
 
 size_t chakra_replay_plan_op_count(const chakra_replay_plan *p)

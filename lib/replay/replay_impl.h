@@ -6,6 +6,8 @@
 #ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL 1
 #endif
+#include "../modmem.h"
+#include "../opts.h"
 #include "chakra/chakra.h"
 #include "chakra/experimental/replay.h"
 

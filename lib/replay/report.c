@@ -11,6 +11,7 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "../cbprintf.h"
 #include "jguard.h"
 #include "replay_impl.h"
 
@@ -28,7 +29,7 @@ static chakra_replay_stat *row(chakra_replay_stats *st, int kind, int comm_type,
 			return &st->s[i];
 	if (st->n == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 16;
-		chakra_replay_stat *s = realloc(st->s, cap * sizeof *s);
+		chakra_replay_stat *s = chakra_realloc(st->s, cap * sizeof *s);
 		if (!s)
 			return NULL;
 		st->s = s;
@@ -96,7 +97,7 @@ void chakra_replay_stats_free(chakra_replay_stats *st)
 {
 	if (!st)
 		return;
-	free(st->s);
+	chakra_free(st->s);
 	memset(st, 0, sizeof *st);
 }
 
@@ -128,66 +129,70 @@ static double busbw(const chakra_replay_stat *s, double t)
 	return algbw(s, t) * chakra_replay_busbw_factor(s->comm_type, s->nmembers);
 }
 
-void chakra_replay_report_text(FILE *out, const chakra_replay_report *r)
+int chakra_replay_report_text(chakra_write_cb write, void *data, const chakra_replay_report *r)
 {
-	if (!out || !r)
-		return;
-	fprintf(out, "chakra-replay %s: %" PRIu32 " ranks, %u iteration%s (+%u warmup), compute %s, "
-	        "deps %s, groups %s\n", r->prefix, r->nranks, r->iters, r->iters == 1 ? "" : "s",
-	        r->warmup, r->compute, r->deps, r->groups ? r->groups : "none");
-	fprintf(out, "\nper operation (time: mean over ranks and iterations; GB/s = 1e9 B/s, "
-	        "nccl-tests algbw and busbw%s)\n", r->simulated ? "; sim: chakra sim's prediction" : "");
-	fprintf(out, "%-16s %12s %5s %7s %11s %11s %11s %8s %8s", "operation", "size(B)", "ranks",
-	        "calls", "time(us)", "min(us)", "max(us)", "algbw", "busbw");
+	if (!write || !r)
+		return CHAKRA_EINVAL;
+	chakra__cbout o = { write, data, 0 }, *out = &o;
+	chakra__cbprintf(out, "chakra-replay %s: %" PRIu32 " ranks, %u iteration%s (+%u warmup), "
+		"compute %s, deps %s, groups %s\n", r->prefix, r->nranks, r->iters, r->iters == 1 ? "" : "s",
+		r->warmup, r->compute, r->deps, r->groups ? r->groups : "none");
+	chakra__cbprintf(out, "\nper operation (time: mean over ranks and iterations; GB/s = 1e9 B/s, "
+		"nccl-tests algbw and busbw%s)\n", r->simulated ? "; sim: chakra sim's prediction" : "");
+	chakra__cbprintf(out, "%-16s %12s %5s %7s %11s %11s %11s %8s %8s", "operation", "size(B)",
+		"ranks", "calls", "time(us)", "min(us)", "max(us)", "algbw", "busbw");
 	if (r->simulated)
-		fprintf(out, " %11s %8s", "sim(us)", "sim-bus");
-	fputc('\n', out);
+		chakra__cbprintf(out, " %11s %8s", "sim(us)", "sim-bus");
+	chakra__cbprintf(out, "\n");
 	for (size_t i = 0; i < r->stats->n; i++) {
 		const chakra_replay_stat *s = &r->stats->s[i];
 		double t = mean(s);
-		fprintf(out, "%-16s %12" PRIu64 " %5" PRIu32 " %7.6g %11.2f %11.2f %11.2f %8.3f %8.3f",
-		        chakra_replay_op_name(s->kind, s->comm_type), s->size, s->nmembers,
-		        calls(s, r->iters), t * 1e6, s->count ? s->min * 1e6 : 0, s->max * 1e6,
-		        algbw(s, t), busbw(s, t));
+		chakra__cbprintf(out, "%-16s %12" PRIu64 " %5" PRIu32
+			" %7.6g %11.2f %11.2f %11.2f %8.3f %8.3f",
+			chakra_replay_op_name(s->kind, s->comm_type), s->size, s->nmembers,
+			calls(s, r->iters), t * 1e6, s->count ? s->min * 1e6 : 0, s->max * 1e6,
+			algbw(s, t), busbw(s, t));
 		if (r->simulated) {
 			double st = sim_mean(s);
 			if (st >= 0)
-				fprintf(out, " %11.2f %8.3f", st * 1e6, busbw(s, st));
+				chakra__cbprintf(out, " %11.2f %8.3f", st * 1e6, busbw(s, st));
 			else
-				fprintf(out, " %11s %8s", "-", "-");
+				chakra__cbprintf(out, " %11s %8s", "-", "-");
 		}
-		fputc('\n', out);
+		chakra__cbprintf(out, "\n");
 	}
-	fprintf(out, "\nper rank and iteration (comm: any communication in flight; exposed: "
-	        "communication while no compute runs)\n");
-	fprintf(out, "%5s %8s %12s %12s %12s %6s %12s", "rank", "nodes", "total(us)", "compute(us)",
-	        "comm(us)", "share", "exposed(us)");
+	chakra__cbprintf(out, "\nper rank and iteration (comm: any communication in flight; exposed: "
+		"communication while no compute runs)\n");
+	chakra__cbprintf(out, "%5s %8s %12s %12s %12s %6s %12s", "rank", "nodes", "total(us)",
+		"compute(us)", "comm(us)", "share", "exposed(us)");
 	if (r->simulated)
-		fprintf(out, " %12s %12s", "sim(us)", "sim-exp(us)");
-	fputc('\n', out);
+		chakra__cbprintf(out, " %12s %12s", "sim(us)", "sim-exp(us)");
+	chakra__cbprintf(out, "\n");
 	double worst = 0, sim_worst = -1;
 	for (uint32_t k = 0; k < r->nranks; k++) {
 		const chakra_replay_rank_times *t = &r->ranks[k];
-		fprintf(out, "%5" PRIu32 " %8" PRIu64 " %12.2f %12.2f %12.2f %5.1f%% %12.2f", k, t->nodes,
-		        t->total * 1e6, t->compute * 1e6, t->comm * 1e6,
-		        t->total > 0 ? 100 * t->comm / t->total : 0, t->exposed * 1e6);
+		chakra__cbprintf(out, "%5" PRIu32 " %8" PRIu64 " %12.2f %12.2f %12.2f %5.1f%% %12.2f", k,
+			t->nodes,
+			t->total * 1e6, t->compute * 1e6, t->comm * 1e6,
+			t->total > 0 ? 100 * t->comm / t->total : 0, t->exposed * 1e6);
 		if (r->simulated) {
 			if (t->sim_finish >= 0)
-				fprintf(out, " %12.2f %12.2f", t->sim_finish * 1e6, t->sim_exposed * 1e6);
+				chakra__cbprintf(out, " %12.2f %12.2f", t->sim_finish * 1e6, t->sim_exposed * 1e6);
 			else
-				fprintf(out, " %12s %12s", "-", "-");
+				chakra__cbprintf(out, " %12s %12s", "-", "-");
 		}
-		fputc('\n', out);
+		chakra__cbprintf(out, "\n");
 		if (t->total > worst)
 			worst = t->total;
 		if (t->sim_finish > sim_worst)
 			sim_worst = t->sim_finish;
 	}
-	fprintf(out, "\niteration time (slowest rank): %.2f us", worst * 1e6);
+	chakra__cbprintf(out, "\niteration time (slowest rank): %.2f us", worst * 1e6);
 	if (r->simulated && sim_worst >= 0)
-		fprintf(out, "; simulated: %.2f us (measured/simulated %.3g)", sim_worst * 1e6,
-		        sim_worst > 0 ? worst / sim_worst : 0);
-	fputc('\n', out);
+		chakra__cbprintf(out, "; simulated: %.2f us (measured/simulated %.3g)", sim_worst * 1e6,
+			sim_worst > 0 ? worst / sim_worst : 0);
+	chakra__cbprintf(out, "\n");
+	return o.rc;
 }
 
 static void js(yajl_gen g, const char *s)
@@ -295,9 +300,9 @@ static void gen_report(yajl_gen g, const chakra_replay_report *r)
 	yajl_gen_map_close(g);
 }
 
-int chakra_replay_report_json(FILE *out, const chakra_replay_report *r)
+int chakra_replay_report_json(chakra_write_cb write, void *data, const chakra_replay_report *r)
 {
-	if (!out || !r)
+	if (!write || !r)
 		return CHAKRA_EINVAL;
 	/* YAJL does not check its allocations: a failure jumps back here */
 	chakra__jg *jg = chakra__jg_new();
@@ -312,7 +317,7 @@ int chakra_replay_report_json(FILE *out, const chakra_replay_report *r)
 	const unsigned char *buf;
 	size_t len;
 	yajl_gen_get_buf(g, &buf, &len);
-	int rc = fwrite(buf, 1, len, out) == len ? 0 : CHAKRA_EIO;
+	int rc = write(data, buf, len) < 0 ? CHAKRA_EIO : 0;
 	yajl_gen_free(g);
 	chakra__jg_free(jg);
 	return rc;

@@ -29,7 +29,7 @@ static void on_span(void *data, uint32_t npu, int lane, const chakra_node *node,
 		return;
 	if (s->nev[npu] == a->cap[npu]) {
 		size_t cap = a->cap[npu] ? a->cap[npu] * 2 : 64;
-		pair *p = realloc(a->ev[npu], cap * sizeof *p);
+		pair *p = chakra_realloc(a->ev[npu], cap * sizeof *p);
 		if (!p) {
 			a->oom = 1;
 			return;
@@ -53,15 +53,15 @@ void chakra_replay_sim_free(chakra_replay_sim *s)
 	if (!s)
 		return;
 	for (uint32_t i = 0; s->ev_id && i < s->npus; i++) {
-		free(s->ev_id[i]);
-		free(s->ev_ns[i]);
+		chakra_free(s->ev_id[i]);
+		chakra_free(s->ev_ns[i]);
 	}
-	free(s->ev_id);
-	free(s->ev_ns);
-	free(s->nev);
-	free(s->npu_finish);
-	free(s->npu_compute);
-	free(s->npu_exposed);
+	chakra_free(s->ev_id);
+	chakra_free(s->ev_ns);
+	chakra_free(s->nev);
+	chakra_free(s->npu_finish);
+	chakra_free(s->npu_compute);
+	chakra_free(s->npu_exposed);
 	memset(s, 0, sizeof *s);
 }
 
@@ -75,14 +75,14 @@ int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
 	uint32_t n = net->npus;
 	acc a = { out, NULL, NULL, 0 };
 	out->npus = n;
-	out->npu_finish = calloc(n ? n : 1, sizeof *out->npu_finish);
-	out->npu_compute = calloc(n ? n : 1, sizeof *out->npu_compute);
-	out->npu_exposed = calloc(n ? n : 1, sizeof *out->npu_exposed);
-	out->nev = calloc(n ? n : 1, sizeof *out->nev);
-	out->ev_id = calloc(n ? n : 1, sizeof *out->ev_id);
-	out->ev_ns = calloc(n ? n : 1, sizeof *out->ev_ns);
-	a.ev = calloc(n ? n : 1, sizeof *a.ev);
-	a.cap = calloc(n ? n : 1, sizeof *a.cap);
+	out->npu_finish = chakra_calloc(n ? n : 1, sizeof *out->npu_finish);
+	out->npu_compute = chakra_calloc(n ? n : 1, sizeof *out->npu_compute);
+	out->npu_exposed = chakra_calloc(n ? n : 1, sizeof *out->npu_exposed);
+	out->nev = chakra_calloc(n ? n : 1, sizeof *out->nev);
+	out->ev_id = chakra_calloc(n ? n : 1, sizeof *out->ev_id);
+	out->ev_ns = chakra_calloc(n ? n : 1, sizeof *out->ev_ns);
+	a.ev = chakra_calloc(n ? n : 1, sizeof *a.ev);
+	a.cap = chakra_calloc(n ? n : 1, sizeof *a.cap);
 	int rc = 0;
 	chakra_sim *sim = NULL;
 	if (!out->npu_finish || !out->npu_compute || !out->npu_exposed || !out->nev || !out->ev_id ||
@@ -114,8 +114,8 @@ int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
 		out->npu_compute[u] = r ? r->compute : 0;
 		out->npu_exposed[u] = r && r->finish > r->compute ? r->finish - r->compute : 0;
 		qsort(a.ev[u], out->nev[u], sizeof *a.ev[u], cmp_pair);
-		out->ev_id[u] = malloc((out->nev[u] ? out->nev[u] : 1) * sizeof **out->ev_id);
-		out->ev_ns[u] = malloc((out->nev[u] ? out->nev[u] : 1) * sizeof **out->ev_ns);
+		out->ev_id[u] = chakra_malloc((out->nev[u] ? out->nev[u] : 1) * sizeof **out->ev_id);
+		out->ev_ns[u] = chakra_malloc((out->nev[u] ? out->nev[u] : 1) * sizeof **out->ev_ns);
 		if (!out->ev_id[u] || !out->ev_ns[u]) {
 			rc = chakra__replay_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
 			goto out;
@@ -128,9 +128,9 @@ int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
 out:
 	chakra_sim_free(sim);
 	for (uint32_t u = 0; a.ev && u < n; u++)
-		free(a.ev[u]);
-	free(a.ev);
-	free(a.cap);
+		chakra_free(a.ev[u]);
+	chakra_free(a.ev);
+	chakra_free(a.cap);
 	if (rc < 0)
 		chakra_replay_sim_free(out);
 	return rc;

@@ -59,14 +59,19 @@ static uint64_t scaled(uint64_t v, double f)
 	return x < 0 ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)x;
 }
 
+static const size_t anon_opts_size[2] = { 0, sizeof(chakra_synth_anonymize_options) };
+static const chakra_synth_anonymize_options anon_defaults = CHAKRA_SYNTH_ANONYMIZE_OPTIONS_INIT;
+
+int chakra_synth_anonymize_options_init(chakra_synth_anonymize_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &anon_defaults, anon_opts_size, 2);
+}
+
 static int synth_anonymize_impl(const char *in, const char *out, const chakra_synth_anonymize_options *opts, chakra_synth_anonymize_stats *stats, char *err, size_t errlen)
 {
-	chakra_synth_anonymize_options o = CHAKRA_SYNTH_ANONYMIZE_OPTIONS_INIT;
-	if (opts) {
-		if (opts->version < 1 || opts->version > CHAKRA_SYNTH_ANONYMIZE_OPTIONS_VERSION)
-			return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "anonymize options: unknown version");
-		o = *opts;
-	}
+	chakra_synth_anonymize_options o;
+	if (chakra__opts_copy(&o, sizeof o, opts, &anon_defaults, anon_opts_size, 2) < 0)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "anonymize options: unknown version");
 	if (!(o.perturb >= 0 && o.perturb <= 0.5))
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "perturbation bound must be in [0, 0.5]");
 	/* Refused here rather than by the writer: nothing is opened then. */

@@ -44,7 +44,7 @@ static dist *find(chakra_synth_report *R, const char *name)
 	for (size_t i = 0; i < R->n; i++)
 		if (!strcmp(R->d[i].name, name))
 			return &R->d[i];
-	dist *d = realloc(R->d, (R->n + 1) * sizeof *d);
+	dist *d = chakra_realloc(R->d, (R->n + 1) * sizeof *d);
 	if (!d)
 		return NULL;
 	R->d = d;
@@ -65,9 +65,9 @@ static int collect(chakra_synth_report *R, const sy_trace *t, int which)
 {
 	size_t n = t->nn;
 	int rc = 0;
-	uint32_t *fanout = calloc(n ? n : 1, sizeof *fanout);
-	int64_t *cidx = malloc((n ? n : 1) * sizeof *cidx);
-	int64_t *first = malloc((n ? n : 1) * sizeof *first);
+	uint32_t *fanout = chakra_calloc(n ? n : 1, sizeof *fanout);
+	int64_t *cidx = chakra_malloc((n ? n : 1) * sizeof *cidx);
+	int64_t *first = chakra_malloc((n ? n : 1) * sizeof *first);
 	if (!fanout || !cidx || !first) {
 		rc = CHAKRA_ENOMEM;
 		goto out;
@@ -135,9 +135,9 @@ static int collect(chakra_synth_report *R, const sy_trace *t, int which)
 	if (len)
 		rc = add(R, "chain_length", which, len);
 out:
-	free(fanout);
-	free(cidx);
-	free(first);
+	chakra_free(fanout);
+	chakra_free(cidx);
+	chakra_free(first);
 	return rc;
 }
 
@@ -182,7 +182,7 @@ static int synth_compare_impl(chakra_synth_report **out, const char *const *real
 	*out = NULL;
 	if (!nreal || !nsynth)
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "compare: no traces on one side");
-	chakra_synth_report *R = calloc(1, sizeof *R);
+	chakra_synth_report *R = chakra_calloc(1, sizeof *R);
 	if (!R)
 		return CHAKRA_ENOMEM;
 	int rc = load_side(R, real, nreal, 0, err, errlen);
@@ -190,7 +190,7 @@ static int synth_compare_impl(chakra_synth_report **out, const char *const *real
 		rc = load_side(R, synth, nsynth, 1, err, errlen);
 	if (rc == 0 && R->n) {
 		qsort(R->d, R->n, sizeof *R->d, cmp_dist);
-		R->ks = calloc(R->n, sizeof *R->ks);
+		R->ks = chakra_calloc(R->n, sizeof *R->ks);
 		if (!R->ks)
 			rc = CHAKRA_ENOMEM;
 	}
@@ -266,7 +266,7 @@ void chakra_synth_report_free(chakra_synth_report *r)
 		chakra__sy_vec_free(&r->d[i].real);
 		chakra__sy_vec_free(&r->d[i].synth);
 	}
-	free(r->d);
-	free(r->ks);
-	free(r);
+	chakra_free(r->d);
+	chakra_free(r->ks);
+	chakra_free(r);
 }

@@ -51,11 +51,11 @@ typedef struct groups {
 static void groups_free(groups *G)
 {
 	for (size_t i = 0; i < G->n; i++) {
-		free(G->g[i].name);
-		free(G->g[i].ranks);
+		chakra_free(G->g[i].name);
+		chakra_free(G->g[i].ranks);
 	}
-	free(G->g);
-	free(G->byname);
+	chakra_free(G->g);
+	chakra_free(G->byname);
 	memset(G, 0, sizeof *G);
 }
 
@@ -81,7 +81,7 @@ static int groups_check(groups *G, const char *path, char *err, size_t errlen)
 				                      "%s: group \"%s\" lists rank %u twice", path, g->name,
 				                      g->ranks[k]);
 	}
-	G->byname = malloc((G->n ? G->n : 1) * sizeof *G->byname);
+	G->byname = chakra_malloc((G->n ? G->n : 1) * sizeof *G->byname);
 	if (!G->byname)
 		return CHAKRA_ENOMEM;
 	for (size_t i = 0; i < G->n; i++) {
@@ -121,20 +121,20 @@ static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen,
 		return NULL;
 	}
 	size_t cap = 4096, n = 0;
-	char *b = malloc(cap + 1);
+	char *b = chakra_malloc(cap + 1);
 	size_t r;
 	while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
 		n += r;
 		if (n == cap) {
 			if (cap > ((size_t)1 << 30)) {
-				free(b);
+				chakra_free(b);
 				fclose(f);
 				*rc = chakra__sy_err(err, errlen, CHAKRA_ETOOBIG, "%s: larger than 1 GiB", path);
 				return NULL;
 			}
-			char *nb = realloc(b, (cap *= 2) + 1);
+			char *nb = chakra_realloc(b, (cap *= 2) + 1);
 			if (!nb) {
-				free(b);
+				chakra_free(b);
 				b = NULL;
 				break;
 			}
@@ -148,7 +148,7 @@ static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen,
 		return NULL;
 	}
 	if (bad) {
-		free(b);
+		chakra_free(b);
 		*rc = chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: read error", path);
 		return NULL;
 	}
@@ -175,14 +175,14 @@ static int groups_parse(groups *G, const char *path, const char *text, size_t le
 	if (jr < 0)
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: %s", path, ebuf);
 	if (!YAJL_IS_OBJECT(root)) {
-		yajl_tree_free(root);
+		chakra__json_tree_free(root);
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
 		                      "%s: expected an object {\"id\": [ranks...]}", path);
 	}
 	size_t n = root->u.object.len;
-	G->g = calloc(n ? n : 1, sizeof *G->g);
+	G->g = chakra_calloc(n ? n : 1, sizeof *G->g);
 	if (!G->g) {
-		yajl_tree_free(root);
+		chakra__json_tree_free(root);
 		return CHAKRA_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -194,8 +194,8 @@ static int groups_parse(groups *G, const char *path, const char *text, size_t le
 			goto fail;
 		}
 		grp *g = &G->g[G->n++];
-		g->name = strdup(key);
-		g->ranks = malloc(a->u.array.len * sizeof *g->ranks);
+		g->name = chakra__mstrdup(key);
+		g->ranks = chakra_malloc(a->u.array.len * sizeof *g->ranks);
 		if (!g->name || !g->ranks) {
 			rc = CHAKRA_ENOMEM;
 			goto fail;
@@ -215,14 +215,14 @@ static int groups_parse(groups *G, const char *path, const char *text, size_t le
 		}
 		g->n = a->u.array.len;
 	}
-	yajl_tree_free(root);
+	chakra__json_tree_free(root);
 	if ((rc = groups_check(G, path, err, errlen)) < 0) {
 		groups_free(G);
 		return rc;
 	}
 	return 0;
 fail:
-	yajl_tree_free(root);
+	chakra__json_tree_free(root);
 	groups_free(G);
 	return rc;
 }
@@ -236,7 +236,7 @@ static int groups_load(groups *G, const char *path, char *err, size_t errlen)
 	if (!text)
 		return rc;
 	rc = groups_parse(G, path, text, len, err, errlen);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 
@@ -358,26 +358,26 @@ static void fitter_free(fitter *F)
 {
 	for (int i = 0; F->cls && i < F->nvocab; i++) /* (NULL: its allocation failed) */
 		cls_acc_free(&F->cls[i]);
-	free(F->cls);
+	chakra_free(F->cls);
 	for (size_t i = 0; i < F->ncoll; i++)
 		coll_acc_free(&F->coll[i]);
-	free(F->coll);
+	chakra_free(F->coll);
 	for (size_t i = 0; i < F->ntok; i++) {
 		chakra__sy_vec_free(&F->tok[i].gap);
 		chakra__sy_vec_free(&F->tok[i].first);
 		chakra__sy_vec_free(&F->tok[i].consumers);
 	}
-	free(F->tok);
+	chakra_free(F->tok);
 	chakra__sy_vec_free(&F->lead);
 	chakra__sy_vec_free(&F->tail);
 	for (size_t i = 0; i < F->ncs; i++)
-		free(F->cseq[i]);
+		chakra_free(F->cseq[i]);
 	for (size_t i = 0; i < F->nks; i++)
-		free(F->kseq[i]);
-	free(F->cseq);
-	free(F->kseq);
-	free(F->clen);
-	free(F->klen);
+		chakra_free(F->kseq[i]);
+	chakra_free(F->cseq);
+	chakra_free(F->kseq);
+	chakra_free(F->clen);
+	chakra_free(F->klen);
 	groups_free(&F->G);
 }
 
@@ -386,7 +386,7 @@ static int coll_class(fitter *F, int ct, int group, uint32_t param)
 	for (size_t i = 0; i < F->ncoll; i++)
 		if (F->coll[i].comm_type == ct && F->coll[i].group == group && F->coll[i].gparam == param)
 			return (int)i;
-	coll_acc *c = realloc(F->coll, (F->ncoll + 1) * sizeof *c);
+	coll_acc *c = chakra_realloc(F->coll, (F->ncoll + 1) * sizeof *c);
 	if (!c)
 		return CHAKRA_ENOMEM;
 	F->coll = c;
@@ -402,7 +402,7 @@ static int tok_of(fitter *F, int coll, int bucket)
 	for (size_t i = 0; i < F->ntok; i++)
 		if (F->tok[i].coll == coll && F->tok[i].bucket == bucket)
 			return (int)i;
-	tok_acc *t = realloc(F->tok, (F->ntok + 1) * sizeof *t);
+	tok_acc *t = chakra_realloc(F->tok, (F->ntok + 1) * sizeof *t);
 	if (!t)
 		return CHAKRA_ENOMEM;
 	F->tok = t;
@@ -437,18 +437,18 @@ static int keep_seq(int32_t ***seqs, size_t **lens, size_t *n, int32_t *s, size_
 {
 	for (size_t i = 0; i < *n; i++)
 		if ((*lens)[i] == len && !memcmp((*seqs)[i], s, len * sizeof *s)) {
-			free(s);
+			chakra_free(s);
 			return 0;
 		}
-	int32_t **ns = realloc(*seqs, (*n + 1) * sizeof *ns);
+	int32_t **ns = chakra_realloc(*seqs, (*n + 1) * sizeof *ns);
 	if (!ns) {
-		free(s);
+		chakra_free(s);
 		return CHAKRA_ENOMEM;
 	}
 	*seqs = ns;
-	size_t *nl = realloc(*lens, (*n + 1) * sizeof *nl);
+	size_t *nl = chakra_realloc(*lens, (*n + 1) * sizeof *nl);
 	if (!nl) {
-		free(s);
+		chakra_free(s);
 		return CHAKRA_ENOMEM;
 	}
 	*lens = nl;
@@ -470,15 +470,17 @@ static int walk(fitter *F, const sy_trace *t, char *err, size_t errlen)
 	int rc = 0;
 	/* Position of each node in its kind's index; for collectives also the
 	 * compute index where it was issued, and its consumer count. */
-	uint64_t *pos = malloc((n ? n : 1) * sizeof *pos);
-	uint64_t *cbefore = malloc((n ? n : 1) * sizeof *cbefore);
-	uint32_t *consumers = calloc(n ? n : 1, sizeof *consumers);
-	uint64_t *first = calloc(n ? n : 1, sizeof *first), *gapof = malloc((n ? n : 1) * sizeof *gapof);
-	int32_t *xclass = malloc((n ? n : 1) * sizeof *xclass);
-	int32_t *cs = malloc((n ? n : 1) * sizeof *cs), *ks = malloc((n ? n : 1) * sizeof *ks);
+	uint64_t *pos = chakra_malloc((n ? n : 1) * sizeof *pos);
+	uint64_t *cbefore = chakra_malloc((n ? n : 1) * sizeof *cbefore);
+	uint32_t *consumers = chakra_calloc(n ? n : 1, sizeof *consumers);
+	uint64_t *first = chakra_calloc(n ? n : 1, sizeof *first);
+	uint64_t *gapof = chakra_malloc((n ? n : 1) * sizeof *gapof);
+	int32_t *xclass = chakra_malloc((n ? n : 1) * sizeof *xclass);
+	int32_t *cs = chakra_malloc((n ? n : 1) * sizeof *cs);
+	int32_t *ks = chakra_malloc((n ? n : 1) * sizeof *ks);
 	/* pg index -> group class, resolved once per trace. */
-	int *pgkind = malloc((t->npg ? t->npg : 1) * sizeof *pgkind);
-	uint32_t *pgparam = malloc((t->npg ? t->npg : 1) * sizeof *pgparam);
+	int *pgkind = chakra_malloc((t->npg ? t->npg : 1) * sizeof *pgkind);
+	uint32_t *pgparam = chakra_malloc((t->npg ? t->npg : 1) * sizeof *pgparam);
 	size_t ncs = 0, nks = 0;
 	if (!pos || !cbefore || !consumers || !xclass || !cs || !ks || !pgkind || !pgparam || !first ||
 	    !gapof) {
@@ -619,18 +621,20 @@ static int walk(fitter *F, const sy_trace *t, char *err, size_t errlen)
 	cs = NULL;
 	if (rc == 0)
 		rc = keep_seq(&F->kseq, &F->klen, &F->nks, ks, nks);
+	else
+		chakra_free(ks); /* keep_seq takes it, but was not called */
 	ks = NULL;
 out:
-	free(pgkind);
-	free(pgparam);
-	free(pos);
-	free(cbefore);
-	free(consumers);
-	free(first);
-	free(gapof);
-	free(xclass);
-	free(cs);
-	free(ks);
+	chakra_free(pgkind);
+	chakra_free(pgparam);
+	chakra_free(pos);
+	chakra_free(cbefore);
+	chakra_free(consumers);
+	chakra_free(first);
+	chakra_free(gapof);
+	chakra_free(xclass);
+	chakra_free(cs);
+	chakra_free(ks);
 	return rc;
 }
 
@@ -651,15 +655,20 @@ static int cmp_coll(const void *x, const void *y)
 	return a->gparam < b->gparam ? -1 : a->gparam > b->gparam;
 }
 
+static const size_t fit_opts_size[2] = { 0, sizeof(chakra_synth_fit_options) };
+static const chakra_synth_fit_options fit_defaults = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
+
+int chakra_synth_fit_options_init(chakra_synth_fit_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &fit_defaults, fit_opts_size, 2);
+}
+
 static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, size_t n, const chakra_synth_fit_options *opts, char *err, size_t errlen)
 {
-	chakra_synth_fit_options o = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
-	if (opts) {
-		if (opts->version < 1 || opts->version > CHAKRA_SYNTH_FIT_OPTIONS_VERSION)
-			return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "fit options: unknown version %u",
-			                      opts->version);
-		o = *opts;
-	}
+	chakra_synth_fit_options o;
+	if (chakra__opts_copy(&o, sizeof o, opts, &fit_defaults, fit_opts_size, 2) < 0)
+		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "fit options: unknown version %u",
+		                      opts->version);
 	if (o.max_order <= 0)
 		o.max_order = 3;
 	if (o.max_order > SY_MAXORDER)
@@ -677,11 +686,11 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "too many ranks");
 	fitter F;
 	memset(&F, 0, sizeof F);
-	chakra_synth_model *m = calloc(1, sizeof *m);
-	sy_trace *T = calloc(n, sizeof *T);
+	chakra_synth_model *m = chakra_calloc(1, sizeof *m);
+	sy_trace *T = chakra_calloc(n, sizeof *T);
 	int rc = 0;
 	F.nvocab = chakra__sy_class_count();
-	F.cls = calloc((size_t)F.nvocab, sizeof *F.cls);
+	F.cls = chakra_calloc((size_t)F.nvocab, sizeof *F.cls);
 	if (!m || !T || !F.cls) {
 		rc = CHAKRA_ENOMEM;
 		goto out;
@@ -735,16 +744,16 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 	m->pg_ignored = F.pg_ignored;
 
 	/* Compute classes that occur, in vocabulary order. */
-	int *vmap = malloc((size_t)F.nvocab * sizeof *vmap);
+	int *vmap = chakra_malloc((size_t)F.nvocab * sizeof *vmap);
 	if (!vmap) {
 		rc = CHAKRA_ENOMEM;
 		goto out;
 	}
 	for (int v = 0; v < F.nvocab; v++)
 		vmap[v] = F.cls[v].dur.n ? (int)m->ncls++ : -1;
-	m->cls = calloc(m->ncls ? m->ncls : 1, sizeof *m->cls);
+	m->cls = chakra_calloc(m->ncls ? m->ncls : 1, sizeof *m->cls);
 	if (!m->cls) {
-		free(vmap);
+		chakra_free(vmap);
 		rc = CHAKRA_ENOMEM;
 		goto out;
 	}
@@ -765,7 +774,7 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 		if ((rc = hist_of(&dh, &a->dur)) < 0 ||
 		    (rc = chakra__sy_gmm_fit(&c->dur, &dh, o.max_components, o.min_log_sd)) < 0) {
 			chakra__sy_hist_free(&dh);
-			free(vmap);
+			chakra_free(vmap);
 			goto out;
 		}
 		c->mean = chakra__sy_hist_mean(&dh);
@@ -773,7 +782,7 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 		if ((rc = hist_of(&c->fanin, &a->fanin)) < 0 || (rc = hist_of(&c->dist, &a->dist)) < 0 ||
 		    (rc = hist_of(&c->nearest, &a->nearest)) < 0 ||
 		    (rc = hist_of(&c->fanout, &a->fanout)) < 0) {
-			free(vmap);
+			chakra_free(vmap);
 			goto out;
 		}
 	}
@@ -781,7 +790,7 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 	for (size_t q = 0; q < F.nks; q++)
 		for (size_t i = 0; i < F.klen[q]; i++)
 			F.kseq[q][i] = vmap[F.kseq[q][i]];
-	free(vmap);
+	chakra_free(vmap);
 	rc = chakra__sy_markov_fit(&m->kseq, (int)m->ncls, (const int32_t *const *)F.kseq, F.klen,
 	                           F.nks, -2);
 	if (rc < 0)
@@ -789,10 +798,10 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 
 	/* Collective classes, sorted by type and group. */
 	m->ncoll = F.ncoll;
-	m->coll = calloc(F.ncoll ? F.ncoll : 1, sizeof *m->coll);
-	int *perm = malloc((F.ncoll ? F.ncoll : 1) * sizeof *perm);
+	m->coll = chakra_calloc(F.ncoll ? F.ncoll : 1, sizeof *m->coll);
+	int *perm = chakra_malloc((F.ncoll ? F.ncoll : 1) * sizeof *perm);
 	if (!m->coll || !perm) {
-		free(perm);
+		chakra_free(perm);
 		rc = CHAKRA_ENOMEM;
 		goto out;
 	}
@@ -813,7 +822,7 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 		if ((rc = hist_of(&sh, &a->size)) < 0 ||
 		    (rc = chakra__sy_gmm_fit(&c->size, &sh, o.max_components, o.min_log_sd)) < 0) {
 			chakra__sy_hist_free(&sh);
-			free(perm);
+			chakra_free(perm);
 			goto out;
 		}
 		c->mean = chakra__sy_hist_mean(&sh);
@@ -824,17 +833,17 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 		    (rc = hist_of(&c->fanin_x, &a->fanin_x)) < 0 ||
 		    (rc = hist_of(&c->dist_x, &a->dist_x)) < 0 ||
 		    (rc = hist_of(&c->dist_f, &a->dist_f)) < 0) {
-			free(perm);
+			chakra_free(perm);
 			goto out;
 		}
 	}
 	/* Tokens, sorted by class then bucket. */
 	m->ntok = F.ntok;
-	m->tok = calloc(F.ntok ? F.ntok : 1, sizeof *m->tok);
-	int *tperm = malloc((F.ntok ? F.ntok : 1) * sizeof *tperm);
+	m->tok = chakra_calloc(F.ntok ? F.ntok : 1, sizeof *m->tok);
+	int *tperm = chakra_malloc((F.ntok ? F.ntok : 1) * sizeof *tperm);
 	if (!m->tok || !tperm) {
-		free(perm);
-		free(tperm);
+		chakra_free(perm);
+		chakra_free(tperm);
 		rc = CHAKRA_ENOMEM;
 		goto out;
 	}
@@ -853,16 +862,16 @@ static int synth_fit_impl(chakra_synth_model **out, const char *const *paths, si
 		if ((rc = hist_of(&k->gap, &F.tok[i].gap)) < 0 ||
 		    (rc = hist_of(&k->first, &F.tok[i].first)) < 0 ||
 		    (rc = hist_of(&k->consumers, &F.tok[i].consumers)) < 0) {
-			free(perm);
-			free(tperm);
+			chakra_free(perm);
+			chakra_free(tperm);
 			goto out;
 		}
 	}
 	for (size_t q = 0; q < F.ncs; q++)
 		for (size_t i = 0; i < F.clen[q]; i++)
 			F.cseq[q][i] = tperm[F.cseq[q][i]];
-	free(perm);
-	free(tperm);
+	chakra_free(perm);
+	chakra_free(tperm);
 	rc = chakra__sy_markov_fit(&m->cseq, (int)m->ntok, (const int32_t *const *)F.cseq, F.clen,
 	                           F.ncs, o.max_order);
 	if (rc < 0)
@@ -875,7 +884,7 @@ out:
 	if (T)
 		for (size_t r = 0; r < n; r++)
 			chakra__sy_trace_free(&T[r]);
-	free(T);
+	chakra_free(T);
 	fitter_free(&F);
 	if (m)
 		chakra_synth_model_free(m);
@@ -902,7 +911,7 @@ void chakra__sy_model_clear(chakra_synth_model *m)
 		chakra__sy_hist_free(&m->cls[i].dist);
 		chakra__sy_hist_free(&m->cls[i].fanout);
 	}
-	free(m->cls);
+	chakra_free(m->cls);
 	for (size_t i = 0; m->coll && i < m->ncoll; i++) {
 		sy_coll *c = &m->coll[i];
 		sy_hist *h[] = { &c->fanin_c, &c->near_c, &c->dist_c, &c->fanin_x, &c->dist_x,
@@ -910,13 +919,13 @@ void chakra__sy_model_clear(chakra_synth_model *m)
 		for (size_t j = 0; j < sizeof h / sizeof h[0]; j++)
 			chakra__sy_hist_free(h[j]);
 	}
-	free(m->coll);
+	chakra_free(m->coll);
 	for (size_t i = 0; m->tok && i < m->ntok; i++) {
 		chakra__sy_hist_free(&m->tok[i].gap);
 		chakra__sy_hist_free(&m->tok[i].first);
 		chakra__sy_hist_free(&m->tok[i].consumers);
 	}
-	free(m->tok);
+	chakra_free(m->tok);
 	chakra__sy_markov_free(&m->cseq);
 	chakra__sy_markov_free(&m->kseq);
 	chakra__sy_hist_free(&m->lead);
@@ -929,7 +938,7 @@ void chakra_synth_model_free(chakra_synth_model *m)
 	if (!m)
 		return;
 	chakra__sy_model_clear(m);
-	free(m);
+	chakra_free(m);
 }
 
 uint32_t chakra_synth_model_ranks(const chakra_synth_model *m)

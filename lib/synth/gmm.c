@@ -110,22 +110,22 @@ typedef struct bins {
 
 static void bins_free(bins *B)
 {
-	free(B->a);
-	free(B->b);
-	free(B->mid);
-	free(B->c);
-	free(B->lw);
+	chakra_free(B->a);
+	chakra_free(B->b);
+	chakra_free(B->mid);
+	chakra_free(B->c);
+	chakra_free(B->lw);
 }
 
 static int bins_make(bins *B, const sy_hist *h)
 {
 	memset(B, 0, sizeof *B);
 	B->n = h->n;
-	B->a = malloc((h->n + 1) * sizeof(double));
-	B->b = malloc((h->n + 1) * sizeof(double));
-	B->mid = malloc((h->n + 1) * sizeof(double));
-	B->c = malloc((h->n + 1) * sizeof(double));
-	B->lw = malloc((h->n + 1) * sizeof(double));
+	B->a = chakra_malloc((h->n + 1) * sizeof(double));
+	B->b = chakra_malloc((h->n + 1) * sizeof(double));
+	B->mid = chakra_malloc((h->n + 1) * sizeof(double));
+	B->c = chakra_malloc((h->n + 1) * sizeof(double));
+	B->lw = chakra_malloc((h->n + 1) * sizeof(double));
 	if (!B->a || !B->b || !B->mid || !B->c || !B->lw) {
 		bins_free(B);
 		return CHAKRA_ENOMEM;
@@ -302,7 +302,7 @@ static void init(sy_gmm *g, const bins *B, int k, int restart, double sd0)
 	} else {
 		sy_rng r;
 		chakra__sy_rng_seed(&r, 0x5eed0000u + (uint64_t)restart * 131 + (uint64_t)k);
-		double *d2 = malloc(B->n * sizeof *d2);
+		double *d2 = chakra_malloc(B->n * sizeof *d2);
 		size_t pick = 0;
 		double u = chakra__sy_rng_uniform(&r) * B->total, cum = 0;
 		for (pick = 0; pick + 1 < B->n; pick++) {
@@ -337,7 +337,7 @@ static void init(sy_gmm *g, const bins *B, int k, int restart, double sd0)
 			}
 			g->mu[j] = B->mid[pick];
 		}
-		free(d2);
+		chakra_free(d2);
 	}
 	/* Equal means never separate under EM: spread duplicates apart. */
 	for (int j = 1; j < k; j++)
@@ -407,7 +407,7 @@ int chakra__sy_gmm_fit_k(sy_gmm *g, const sy_hist *h, int k, double min_sd)
 	int rc = bins_make(&B, h);
 	if (rc < 0)
 		return rc;
-	double *lp = malloc(2 * h->n * SY_MAXK * sizeof *lp);
+	double *lp = chakra_malloc(2 * h->n * SY_MAXK * sizeof *lp);
 	if (!lp) {
 		bins_free(&B);
 		return CHAKRA_ENOMEM;
@@ -416,7 +416,7 @@ int chakra__sy_gmm_fit_k(sy_gmm *g, const sy_hist *h, int k, double min_sd)
 	g->n = h->total;
 	g->ntried = 0;
 	sort_components(g);
-	free(lp);
+	chakra_free(lp);
 	bins_free(&B);
 	return 0;
 }
@@ -436,7 +436,7 @@ int chakra__sy_gmm_fit(sy_gmm *g, const sy_hist *h, int maxk, double min_sd)
 	int rc = bins_make(&B, h);
 	if (rc < 0)
 		return rc;
-	double *lp = malloc(2 * h->n * SY_MAXK * sizeof *lp);
+	double *lp = chakra_malloc(2 * h->n * SY_MAXK * sizeof *lp);
 	if (!lp) {
 		bins_free(&B);
 		return CHAKRA_ENOMEM;
@@ -462,7 +462,7 @@ int chakra__sy_gmm_fit(sy_gmm *g, const sy_hist *h, int maxk, double min_sd)
 	g->ntried = tried;
 	memcpy(g->bic, bic, sizeof bic);
 	sort_components(g);
-	free(lp);
+	chakra_free(lp);
 	bins_free(&B);
 	return 0;
 }

@@ -11,7 +11,7 @@ int chakra__sy_vec_push(sy_vec *a, uint64_t v)
 {
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 64;
-		uint64_t *p = realloc(a->p, cap * sizeof *p);
+		uint64_t *p = chakra_realloc(a->p, cap * sizeof *p);
 		if (!p)
 			return CHAKRA_ENOMEM;
 		a->p = p;
@@ -23,7 +23,7 @@ int chakra__sy_vec_push(sy_vec *a, uint64_t v)
 
 void chakra__sy_vec_free(sy_vec *a)
 {
-	free(a->p);
+	chakra_free(a->p);
 	memset(a, 0, sizeof *a);
 }
 
@@ -42,8 +42,8 @@ int chakra__sy_hist_from(sy_hist *h, sy_vec *a)
 	size_t d = 1;
 	for (size_t i = 1; i < a->n; i++)
 		d += a->p[i] != a->p[i - 1];
-	h->v = malloc(d * sizeof *h->v);
-	h->c = malloc(d * sizeof *h->c);
+	h->v = chakra_malloc(d * sizeof *h->v);
+	h->c = chakra_malloc(d * sizeof *h->c);
 	if (!h->v || !h->c) {
 		chakra__sy_hist_free(h);
 		return CHAKRA_ENOMEM;
@@ -64,7 +64,7 @@ int chakra__sy_hist_adopt(sy_hist *h, uint64_t *v, uint64_t *c, size_t n)
 	h->v = v;
 	h->c = c;
 	h->n = n;
-	h->cum = malloc((n ? n : 1) * sizeof *h->cum);
+	h->cum = chakra_malloc((n ? n : 1) * sizeof *h->cum);
 	if (!h->cum) {
 		chakra__sy_hist_free(h);
 		return CHAKRA_ENOMEM;
@@ -78,9 +78,9 @@ int chakra__sy_hist_adopt(sy_hist *h, uint64_t *v, uint64_t *c, size_t n)
 
 void chakra__sy_hist_free(sy_hist *h)
 {
-	free(h->v);
-	free(h->c);
-	free(h->cum);
+	chakra_free(h->v);
+	chakra_free(h->c);
+	chakra_free(h->cum);
 	memset(h, 0, sizeof *h);
 }
 
@@ -89,10 +89,10 @@ int chakra__sy_hist_copy(sy_hist *dst, const sy_hist *src)
 	memset(dst, 0, sizeof *dst);
 	if (!src->n)
 		return 0;
-	uint64_t *v = malloc(src->n * sizeof *v), *c = malloc(src->n * sizeof *c);
+	uint64_t *v = chakra_malloc(src->n * sizeof *v), *c = chakra_malloc(src->n * sizeof *c);
 	if (!v || !c) {
-		free(v);
-		free(c);
+		chakra_free(v);
+		chakra_free(c);
 		return CHAKRA_ENOMEM;
 	}
 	memcpy(v, src->v, src->n * sizeof *v);

@@ -42,15 +42,15 @@ static uint64_t hash_ctx(const int32_t *c, int k)
 
 static void counter_free(counter *C)
 {
-	free(C->ctx);
-	free(C->cnt);
-	free(C->ht);
+	chakra_free(C->ctx);
+	chakra_free(C->cnt);
+	chakra_free(C->ht);
 	memset(C, 0, sizeof *C);
 }
 
 static int counter_rehash(counter *C, size_t hcap)
 {
-	int64_t *ht = malloc(hcap * sizeof *ht);
+	int64_t *ht = chakra_malloc(hcap * sizeof *ht);
 	if (!ht)
 		return CHAKRA_ENOMEM;
 	for (size_t i = 0; i < hcap; i++)
@@ -61,7 +61,7 @@ static int counter_rehash(counter *C, size_t hcap)
 			h = (h + 1) & (hcap - 1);
 		ht[h] = (int64_t)e;
 	}
-	free(C->ht);
+	chakra_free(C->ht);
 	C->ht = ht;
 	C->hcap = hcap;
 	return 0;
@@ -87,11 +87,11 @@ static int64_t counter_find(counter *C, const int32_t *key, int insert)
 		return -1;
 	if (C->n == C->cap) {
 		size_t cap = C->cap ? C->cap * 2 : 16;
-		int32_t *ctx = realloc(C->ctx, (cap * (size_t)C->k + 1) * sizeof *ctx);
+		int32_t *ctx = chakra_realloc(C->ctx, (cap * (size_t)C->k + 1) * sizeof *ctx);
 		if (!ctx)
 			return CHAKRA_ENOMEM;
 		C->ctx = ctx;
-		uint64_t *cnt = realloc(C->cnt, cap * (size_t)C->nsym * sizeof *cnt);
+		uint64_t *cnt = chakra_realloc(C->cnt, cap * (size_t)C->nsym * sizeof *cnt);
 		if (!cnt)
 			return CHAKRA_ENOMEM;
 		C->cnt = cnt;
@@ -157,7 +157,7 @@ static int heldout(const seqset *S, int nsym, int k, double *lp, double *out)
 {
 	double ll = 0;
 	size_t scored = 0;
-	uint64_t *uni = malloc((size_t)nsym * sizeof *uni);
+	uint64_t *uni = chakra_malloc((size_t)nsym * sizeof *uni);
 	if (!uni)
 		return CHAKRA_ENOMEM;
 	int32_t key[SY_MAXORDER + 1];
@@ -167,7 +167,7 @@ static int heldout(const seqset *S, int nsym, int k, double *lp, double *out)
 		int rc = count(&C, S, k, f, uni);
 		if (rc < 0) {
 			counter_free(&C);
-			free(uni);
+			chakra_free(uni);
 			return rc;
 		}
 		uint64_t ntrain = 0;
@@ -197,15 +197,15 @@ static int heldout(const seqset *S, int nsym, int k, double *lp, double *out)
 			}
 		counter_free(&C);
 	}
-	free(uni);
+	chakra_free(uni);
 	*out = scored ? ll / (double)scored : 0.0;
 	return 0;
 }
 
 void chakra__sy_markov_free(sy_markov *m)
 {
-	free(m->ctx);
-	free(m->cnt);
+	chakra_free(m->ctx);
+	chakra_free(m->cnt);
 	m->ctx = NULL;
 	m->cnt = NULL;
 	m->nctx = 0;
@@ -236,14 +236,14 @@ int chakra__sy_markov_fit(sy_markov *m, int nsym, const int32_t *const *seqs,
 		 * order is the lowest one within one standard error of the
 		 * best (the paired differences' standard error): a higher
 		 * order must earn its extra contexts. */
-		double *lp = malloc(((size_t)maxorder + 1) * (S.total ? S.total : 1) * sizeof *lp);
+		double *lp = chakra_malloc(((size_t)maxorder + 1) * (S.total ? S.total : 1) * sizeof *lp);
 		if (!lp)
 			return CHAKRA_ENOMEM;
 		int best = 0;
 		for (int k = 0; k <= maxorder; k++) {
 			int rc = heldout(&S, nsym, k, lp + (size_t)k * S.total, &m->heldout[k]);
 			if (rc < 0) {
-				free(lp);
+				chakra_free(lp);
 				return rc;
 			}
 			m->ntried = k + 1;
@@ -264,15 +264,15 @@ int chakra__sy_markov_fit(sy_markov *m, int nsym, const int32_t *const *seqs,
 				break;
 			}
 		}
-		free(lp);
+		chakra_free(lp);
 	}
 	if (order > SY_MAXORDER)
 		order = SY_MAXORDER;
 	counter C = { .k = order, .nsym = nsym };
 	if (order == 0) {
 		/* One empty context. */
-		C.ctx = malloc(sizeof *C.ctx);
-		C.cnt = calloc((size_t)nsym, sizeof *C.cnt);
+		C.ctx = chakra_malloc(sizeof *C.ctx);
+		C.cnt = chakra_calloc((size_t)nsym, sizeof *C.cnt);
 		if (!C.ctx || !C.cnt) {
 			counter_free(&C);
 			return CHAKRA_ENOMEM;
@@ -292,7 +292,7 @@ int chakra__sy_markov_fit(sy_markov *m, int nsym, const int32_t *const *seqs,
 	m->nctx = C.n;
 	m->ctx = C.ctx;
 	m->cnt = C.cnt;
-	free(C.ht);
+	chakra_free(C.ht);
 	return 0;
 }
 
@@ -304,9 +304,9 @@ int chakra__sy_markov_sample(const sy_markov *m, sy_rng *r, const uint64_t *targ
 		return 0;
 	if (nsym <= 0)
 		return CHAKRA_EINVAL;
-	uint64_t *rem = malloc((size_t)nsym * sizeof *rem);
-	double *w = malloc((size_t)nsym * sizeof *w);
-	double *uni = calloc((size_t)nsym, sizeof *uni);
+	uint64_t *rem = chakra_malloc((size_t)nsym * sizeof *rem);
+	double *w = chakra_malloc((size_t)nsym * sizeof *w);
+	double *uni = chakra_calloc((size_t)nsym, sizeof *uni);
 	counter C = { .k = k, .nsym = 1 };
 	int rc = 0;
 	if (!rem || !w || !uni) {
@@ -380,9 +380,9 @@ int chakra__sy_markov_sample(const sy_markov *m, sy_rng *r, const uint64_t *targ
 	}
 out:
 	counter_free(&C);
-	free(rem);
-	free(w);
-	free(uni);
+	chakra_free(rem);
+	chakra_free(w);
+	chakra_free(uni);
 	return rc;
 }
 

@@ -50,7 +50,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 		size_t cap = b->cap ? b->cap * 2 : 4096;
 		while (cap < b->n + (size_t)k + 1)
 			cap *= 2;
-		char *p = realloc(b->p, cap);
+		char *p = chakra_realloc(b->p, cap);
 		if (!p) {
 			b->oom = 1;
 			return;
@@ -221,7 +221,7 @@ char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len)
 	put_hist(&b, "tail", &m->tail, "  ");
 	sb_printf(&b, "\n}\n");
 	if (b.oom) {
-		free(b.p);
+		chakra_free(b.p);
 		return NULL;
 	}
 	if (len)
@@ -248,7 +248,7 @@ int chakra_synth_model_save(const chakra_synth_model *m, const char *path, int o
 	if (rc == 0)
 		rc = chakra__out_commit(&out, err, errlen);
 	chakra__out_abort(&out);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 
@@ -393,10 +393,10 @@ static int read_hist(rd *R, yajl_val obj, const char *key, uint64_t minv, sy_his
 		return rc;
 	}
 	size_t n = a->u.array.len;
-	uint64_t *v = malloc((n ? n : 1) * sizeof *v), *c = malloc((n ? n : 1) * sizeof *c);
+	uint64_t *v = chakra_malloc((n ? n : 1) * sizeof *v), *c = chakra_malloc((n ? n : 1) * sizeof *c);
 	if (!v || !c) {
-		free(v);
-		free(c);
+		chakra_free(v);
+		chakra_free(c);
 		pop(R, at);
 		return CHAKRA_ENOMEM;
 	}
@@ -432,13 +432,13 @@ static int read_hist(rd *R, yajl_val obj, const char *key, uint64_t minv, sy_his
 	}
 	pop(R, at);
 	if (rc < 0) {
-		free(v);
-		free(c);
+		chakra_free(v);
+		chakra_free(c);
 		return rc;
 	}
 	if (!n) {
-		free(v);
-		free(c);
+		chakra_free(v);
+		chakra_free(c);
 		memset(h, 0, sizeof *h);
 		return 0;
 	}
@@ -555,8 +555,8 @@ static int read_markov(rd *R, yajl_val obj, const char *key, int nsym, int fixed
 		pop(R, at2);
 		goto out;
 	}
-	m->ctx = malloc((n * order + 1) * sizeof *m->ctx);
-	m->cnt = calloc(n * (size_t)nsym + 1, sizeof *m->cnt);
+	m->ctx = chakra_malloc((n * order + 1) * sizeof *m->ctx);
+	m->cnt = chakra_calloc(n * (size_t)nsym + 1, sizeof *m->cnt);
 	if (!m->ctx || !m->cnt) {
 		pop(R, at2);
 		rc = CHAKRA_ENOMEM;
@@ -622,7 +622,7 @@ static int read_tokens(rd *R, yajl_val root, chakra_synth_model *m)
 		pop(R, at);
 		return rc;
 	}
-	m->tok = calloc(a->u.array.len + 1, sizeof *m->tok);
+	m->tok = chakra_calloc(a->u.array.len + 1, sizeof *m->tok);
 	if (!m->tok) {
 		pop(R, at);
 		return CHAKRA_ENOMEM;
@@ -704,7 +704,7 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 		pop(R, at);
 		return rc;
 	}
-	m->cls = calloc(cl->u.array.len + 1, sizeof *m->cls);
+	m->cls = chakra_calloc(cl->u.array.len + 1, sizeof *m->cls);
 	if (!m->cls) {
 		pop(R, at);
 		return CHAKRA_ENOMEM;
@@ -765,7 +765,7 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 		pop(R, at);
 		return rc;
 	}
-	m->coll = calloc(co->u.array.len + 1, sizeof *m->coll);
+	m->coll = chakra_calloc(co->u.array.len + 1, sizeof *m->coll);
 	if (!m->coll) {
 		pop(R, at);
 		return CHAKRA_ENOMEM;
@@ -877,14 +877,14 @@ static int synth_model_parse_impl(chakra_synth_model **out, const char *name, co
 	if (jr < 0)
 		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: not JSON: %s", name,
 		                      ebuf[0] ? ebuf : "parse error");
-	chakra_synth_model *m = calloc(1, sizeof *m);
+	chakra_synth_model *m = chakra_calloc(1, sizeof *m);
 	if (!m) {
-		yajl_tree_free(root);
+		chakra__json_tree_free(root);
 		return CHAKRA_ENOMEM;
 	}
 	rd R = { name, err, errlen, { 0 } };
 	int rc = read_model(&R, root, m);
-	yajl_tree_free(root);
+	chakra__json_tree_free(root);
 	if (rc < 0) {
 		chakra_synth_model_free(m);
 		return rc;
@@ -915,7 +915,7 @@ static int synth_model_load_impl(chakra_synth_model **out, const char *path, cha
 	if (!f)
 		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
 	size_t cap = 1 << 16, n = 0, r;
-	char *b = malloc(cap);
+	char *b = chakra_malloc(cap);
 	int big = 0;
 	while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
 		n += r;
@@ -924,9 +924,9 @@ static int synth_model_load_impl(chakra_synth_model **out, const char *path, cha
 			break;
 		}
 		if (n == cap) {
-			char *nb = realloc(b, cap *= 2);
+			char *nb = chakra_realloc(b, cap *= 2);
 			if (!nb) {
-				free(b);
+				chakra_free(b);
 				b = NULL;
 				break;
 			}
@@ -937,17 +937,17 @@ static int synth_model_load_impl(chakra_synth_model **out, const char *path, cha
 	if (f != stdin)
 		fclose(f);
 	if (big) {
-		free(b);
+		chakra_free(b);
 		return too_big(path, err, errlen);
 	}
 	if (!b)
 		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	if (bad_read) {
-		free(b);
+		chakra_free(b);
 		return chakra__sy_err(err, errlen, CHAKRA_EIO, "%s: read error", path);
 	}
 	int rc = chakra_synth_model_parse(out, path, b, n, err, errlen);
-	free(b);
+	chakra_free(b);
 	return rc;
 }
 

@@ -55,14 +55,14 @@ typedef struct master {
 
 static void master_free(master *M)
 {
-	free(M->is_coll);
-	free(M->cls);
-	free(M->val);
-	free(M->cpos);
-	free(M->xpos);
-	free(M->cbefore);
-	free(M->e);
-	free(M->dep0);
+	chakra_free(M->is_coll);
+	chakra_free(M->cls);
+	chakra_free(M->val);
+	chakra_free(M->cpos);
+	chakra_free(M->xpos);
+	chakra_free(M->cbefore);
+	chakra_free(M->e);
+	chakra_free(M->dep0);
 }
 
 /* Integers summing to total, proportional to w (largest remainder, lower
@@ -92,7 +92,7 @@ static int apportion(const double *w, size_t n, uint64_t total, uint64_t *out)
 	}
 	if (given >= total || !(s > 0) || !n)
 		return 0;
-	rem *R = malloc(n * sizeof *R);
+	rem *R = chakra_malloc(n * sizeof *R);
 	if (!R)
 		return CHAKRA_ENOMEM;
 	for (size_t i = 0; i < n; i++)
@@ -100,7 +100,7 @@ static int apportion(const double *w, size_t n, uint64_t total, uint64_t *out)
 	qsort(R, n, sizeof *R, cmp_rem);
 	for (size_t j = 0; given < total; j = (j + 1) % n, given++)
 		out[R[j].i]++;
-	free(R);
+	chakra_free(R);
 	return 0;
 }
 
@@ -108,7 +108,7 @@ static int add_edge(master *M, uint32_t child, uint32_t parent)
 {
 	if (M->ne == M->cap) {
 		size_t cap = M->cap ? M->cap * 2 : 1024;
-		edge *e = realloc(M->e, cap * sizeof *e);
+		edge *e = chakra_realloc(M->e, cap * sizeof *e);
 		if (!e)
 			return CHAKRA_ENOMEM;
 		M->e = e;
@@ -139,11 +139,11 @@ static int stratified(sy_rng *r, const sy_gmm *g, const uint32_t *pos, size_t n,
 {
 	if (!n)
 		return 0;
-	uint32_t *idx = malloc(n * sizeof *idx);
-	double *v = malloc(n * sizeof *v);
+	uint32_t *idx = chakra_malloc(n * sizeof *idx);
+	double *v = chakra_malloc(n * sizeof *v);
 	if (!idx || !v) {
-		free(idx);
-		free(v);
+		chakra_free(idx);
+		chakra_free(v);
 		return CHAKRA_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -184,8 +184,8 @@ static int stratified(sy_rng *r, const sy_gmm *g, const uint32_t *pos, size_t n,
 	}
 	for (size_t i = 0; i < n; i++)
 		val[pos[idx[i]]] = v[i] >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)v[i];
-	free(idx);
-	free(v);
+	chakra_free(idx);
+	chakra_free(v);
 	return 0;
 }
 
@@ -261,8 +261,8 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 	int rc = 0;
 	size_t nc = m->ncls, nx = m->ntok; /* the chain's symbols are tokens */
 	double scale = (double)K / (m->nodes_per_rank * (double)m->ranks);
-	double *w = malloc((nc + nx + 1) * sizeof *w);
-	uint64_t *xt = calloc(nx + 1, sizeof *xt), *ct = calloc(nc + 1, sizeof *ct);
+	double *w = chakra_malloc((nc + nx + 1) * sizeof *w);
+	uint64_t *xt = chakra_calloc(nx + 1, sizeof *xt), *ct = chakra_calloc(nc + 1, sizeof *ct);
 	int32_t *xs = NULL, *ks = NULL;
 	uint64_t *gap = NULL;
 	uint32_t *tmp = NULL, *stubs = NULL, *cmark = NULL, *xmark = NULL;
@@ -289,16 +289,16 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 	M->K = K;
 	M->X = X;
 	M->T = T;
-	M->is_coll = calloc(K ? K : 1, 1);
-	M->cls = malloc((K ? K : 1) * sizeof *M->cls);
-	M->val = calloc(K ? K : 1, sizeof *M->val);
-	M->cpos = malloc((T ? T : 1) * sizeof *M->cpos);
-	M->xpos = malloc((X ? X : 1) * sizeof *M->xpos);
-	M->cbefore = malloc((X ? X : 1) * sizeof *M->cbefore);
-	xs = malloc((X ? X : 1) * sizeof *xs);
-	ks = malloc((T ? T : 1) * sizeof *ks);
-	gap = malloc((X + 1) * sizeof *gap);
-	tmp = malloc((K ? K : 1) * sizeof *tmp);
+	M->is_coll = chakra_calloc(K ? K : 1, 1);
+	M->cls = chakra_malloc((K ? K : 1) * sizeof *M->cls);
+	M->val = chakra_calloc(K ? K : 1, sizeof *M->val);
+	M->cpos = chakra_malloc((T ? T : 1) * sizeof *M->cpos);
+	M->xpos = chakra_malloc((X ? X : 1) * sizeof *M->xpos);
+	M->cbefore = chakra_malloc((X ? X : 1) * sizeof *M->cbefore);
+	xs = chakra_malloc((X ? X : 1) * sizeof *xs);
+	ks = chakra_malloc((T ? T : 1) * sizeof *ks);
+	gap = chakra_malloc((X + 1) * sizeof *gap);
+	tmp = chakra_malloc((K ? K : 1) * sizeof *tmp);
 	if (!M->is_coll || !M->cls || !M->val || !M->cpos || !M->xpos || !M->cbefore || !xs || !ks ||
 	    !gap || !tmp) {
 		rc = CHAKRA_ENOMEM;
@@ -312,7 +312,7 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 	}
 	/* 2. gaps */
 	{
-		double *gw = malloc((X + 1) * sizeof *gw), gs = 0;
+		double *gw = chakra_malloc((X + 1) * sizeof *gw), gs = 0;
 		if (!gw) {
 			rc = CHAKRA_ENOMEM;
 			goto out;
@@ -330,7 +330,7 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 			gw[X] = 1;
 		}
 		rc = apportion(gw, X + 1, T, gap);
-		free(gw);
+		chakra_free(gw);
 		if (rc < 0)
 			goto out;
 	}
@@ -374,9 +374,9 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 	}
 	/* 5. dependencies, in sequence order so that fan-out stubs are used
 	 * up as they would be in a trace read from the start. */
-	stubs = malloc((T ? T : 1) * sizeof *stubs);
-	cmark = calloc(T ? T : 1, sizeof *cmark);
-	xmark = calloc(X ? X : 1, sizeof *xmark);
+	stubs = chakra_malloc((T ? T : 1) * sizeof *stubs);
+	cmark = chakra_calloc(T ? T : 1, sizeof *cmark);
+	xmark = chakra_calloc(X ? X : 1, sizeof *xmark);
 	if (!stubs || !cmark || !xmark) {
 		rc = CHAKRA_ENOMEM;
 		goto out;
@@ -436,7 +436,7 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 		if (!k || M->e[k - 1].child != M->e[i].child || M->e[k - 1].parent != M->e[i].parent)
 			M->e[k++] = M->e[i];
 	M->ne = k;
-	M->dep0 = calloc(K + 1, sizeof *M->dep0);
+	M->dep0 = chakra_calloc(K + 1, sizeof *M->dep0);
 	if (!M->dep0) {
 		rc = CHAKRA_ENOMEM;
 		goto out;
@@ -446,16 +446,16 @@ static int build(master *M, const chakra_synth_model *m, uint64_t K, sy_rng *r, 
 	for (uint64_t i = 0; i < K; i++)
 		M->dep0[i + 1] += M->dep0[i];
 out:
-	free(w);
-	free(xt);
-	free(ct);
-	free(xs);
-	free(ks);
-	free(gap);
-	free(tmp);
-	free(stubs);
-	free(cmark);
-	free(xmark);
+	chakra_free(w);
+	chakra_free(xt);
+	chakra_free(ct);
+	chakra_free(xs);
+	chakra_free(ks);
+	chakra_free(gap);
+	chakra_free(tmp);
+	chakra_free(stubs);
+	chakra_free(cmark);
+	chakra_free(xmark);
 	return rc;
 }
 
@@ -551,11 +551,19 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 	return rc;
 }
 
+static const size_t sample_opts_size[2] = { 0, sizeof(chakra_synth_sample_options) };
+static const chakra_synth_sample_options sample_defaults = CHAKRA_SYNTH_SAMPLE_OPTIONS_INIT;
+
+int chakra_synth_sample_options_init(chakra_synth_sample_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &sample_defaults, sample_opts_size, 2);
+}
+
 static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, const chakra_synth_sample_options *opts, char *err, size_t errlen)
 {
-	if (!opts || opts->version < 1 || opts->version > CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION)
+	chakra_synth_sample_options o;
+	if (!opts || chakra__opts_copy(&o, sizeof o, opts, &sample_defaults, sample_opts_size, 2) < 0)
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "sample options: missing or unknown version");
-	chakra_synth_sample_options o = *opts;
 	if (o.npus < 1 || o.npus > MAX_NPUS)
 		return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "npus must be in 1..%u", MAX_NPUS);
 	uint64_t K = o.nodes;
@@ -570,7 +578,7 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 	/* Group shapes used by the model, and whether npus fits them. */
 	shape sh[64];
 	size_t ns = 0;
-	int *coll_shape = malloc((m->ncoll ? m->ncoll : 1) * sizeof *coll_shape);
+	int *coll_shape = chakra_malloc((m->ncoll ? m->ncoll : 1) * sizeof *coll_shape);
 	if (!coll_shape)
 		return CHAKRA_ENOMEM;
 	uint32_t next = 1;
@@ -587,7 +595,7 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 			                    "%s: groups of %s %u ranks need --npus to be a multiple of %u "
 			                    "(not %u)", name, c->group == SY_GROUP_BLOCK ? "" : "every",
 			                    c->gparam, c->gparam, o.npus);
-			free(coll_shape);
+			chakra_free(coll_shape);
 			return rc;
 		}
 		size_t s;
@@ -596,7 +604,7 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 				break;
 		if (s == ns) {
 			if (ns == 64) {
-				free(coll_shape);
+				chakra_free(coll_shape);
 				return chakra__sy_err(err, errlen, CHAKRA_EINVAL, "model: more than 64 group shapes");
 			}
 			sh[ns].kind = c->group;
@@ -612,9 +620,9 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 	 * complete, so a failure leaves the previous files as they were. */
 	size_t plen = strlen(prefix) + 32;
 	size_t nout = (size_t)o.npus + (ns ? 1 : 0);
-	char *paths = malloc(plen * o.npus);
-	const char **names = malloc(nout * sizeof *names);
-	chakra__out *outs = calloc(nout, sizeof *outs);
+	char *paths = chakra_malloc(plen * o.npus);
+	const char **names = chakra_malloc(nout * sizeof *names);
+	chakra__out *outs = chakra_calloc(nout, sizeof *outs);
 	if (!paths || !names || !outs) {
 		rc = CHAKRA_ENOMEM;
 		goto done;
@@ -655,10 +663,10 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 done:
 	for (size_t k = 0; outs && k < nout; k++)
 		chakra__out_abort(&outs[k]); /* after a failure: the temporaries go */
-	free(outs);
-	free(names);
-	free(paths);
-	free(coll_shape);
+	chakra_free(outs);
+	chakra_free(names);
+	chakra_free(paths);
+	chakra_free(coll_shape);
 	return rc;
 }
 

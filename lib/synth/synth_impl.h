@@ -16,6 +16,8 @@
 #ifndef CHAKRA_SYNTH_IMPL_H
 #define CHAKRA_SYNTH_IMPL_H
 
+#include "../modmem.h"
+#include "../opts.h"
 #include <stddef.h>
 #include <stdint.h>
 

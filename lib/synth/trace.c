@@ -29,13 +29,13 @@ int chakra__sy_err(char *err, size_t errlen, int code, const char *fmt, ...)
 
 void chakra__sy_trace_free(sy_trace *t)
 {
-	free(t->path);
-	free(t->n);
-	free(t->deps);
-	free(t->order);
+	chakra_free(t->path);
+	chakra_free(t->n);
+	chakra_free(t->deps);
+	chakra_free(t->order);
 	for (size_t i = 0; i < t->npg; i++)
-		free(t->pg[i]);
-	free(t->pg);
+		chakra_free(t->pg[i]);
+	chakra_free(t->pg);
 	memset(t, 0, sizeof *t);
 }
 
@@ -78,12 +78,12 @@ static int cmp_u32(const void *x, const void *y)
 static int issue_order(sy_trace *t)
 {
 	size_t n = t->nn;
-	uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
-	uint32_t *cstart = calloc(n + 1, sizeof *cstart);
-	uint32_t *child = malloc((t->ndeps ? t->ndeps : 1) * sizeof *child);
-	uint8_t *done = calloc(n ? n : 1, 1);
-	heap h = { malloc((n ? n : 1) * sizeof(ready_ent)), 0, t->n };
-	t->order = malloc((n ? n : 1) * sizeof *t->order);
+	uint32_t *indeg = chakra_calloc(n ? n : 1, sizeof *indeg);
+	uint32_t *cstart = chakra_calloc(n + 1, sizeof *cstart);
+	uint32_t *child = chakra_malloc((t->ndeps ? t->ndeps : 1) * sizeof *child);
+	uint8_t *done = chakra_calloc(n ? n : 1, 1);
+	heap h = { chakra_malloc((n ? n : 1) * sizeof(ready_ent)), 0, t->n };
+	t->order = chakra_malloc((n ? n : 1) * sizeof *t->order);
 	int rc = 0;
 	if (!indeg || !cstart || !child || !done || !h.a || !t->order) {
 		rc = CHAKRA_ENOMEM;
@@ -97,7 +97,7 @@ static int issue_order(sy_trace *t)
 	for (size_t i = 0; i < n; i++)
 		cstart[i + 1] += cstart[i];
 	{
-		uint32_t *fill = malloc((n ? n : 1) * sizeof *fill);
+		uint32_t *fill = chakra_malloc((n ? n : 1) * sizeof *fill);
 		if (!fill) {
 			rc = CHAKRA_ENOMEM;
 			goto out;
@@ -106,7 +106,7 @@ static int issue_order(sy_trace *t)
 		for (size_t i = 0; i < n; i++)
 			for (uint32_t d = 0; d < t->n[i].ndep; d++)
 				child[fill[t->deps[t->n[i].dep0 + d]]++] = (uint32_t)i;
-		free(fill);
+		chakra_free(fill);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!indeg[i])
@@ -118,16 +118,16 @@ static int issue_order(sy_trace *t)
 		if (!h.n) {
 			/* Everything left waits on a cycle: free the lowest id. */
 			if (!byid) {
-				byid = malloc(n * sizeof *byid);
+				byid = chakra_malloc(n * sizeof *byid);
 				if (!byid) {
 					rc = CHAKRA_ENOMEM;
 					goto out;
 				}
 				for (size_t i = 0; i < n; i++)
 					byid[i] = (uint32_t)i;
-				heap hh = { malloc(n * sizeof(ready_ent)), 0, t->n };
+				heap hh = { chakra_malloc(n * sizeof(ready_ent)), 0, t->n };
 				if (!hh.a) {
-					free(byid);
+					chakra_free(byid);
 					rc = CHAKRA_ENOMEM;
 					goto out;
 				}
@@ -135,7 +135,7 @@ static int issue_order(sy_trace *t)
 					heap_push(&hh, (uint32_t)i);
 				for (size_t i = 0; i < n; i++)
 					byid[i] = heap_pop(&hh);
-				free(hh.a);
+				chakra_free(hh.a);
 			}
 			while (scan < n && done[byid[scan]])
 				scan++;
@@ -160,13 +160,13 @@ static int issue_order(sy_trace *t)
 				heap_push(&h, ch);
 		}
 	}
-	free(byid);
+	chakra_free(byid);
 out:
-	free(indeg);
-	free(cstart);
-	free(child);
-	free(done);
-	free(h.a);
+	chakra_free(indeg);
+	chakra_free(cstart);
+	chakra_free(child);
+	chakra_free(done);
+	chakra_free(h.a);
 	return rc;
 }
 
@@ -175,11 +175,11 @@ static int32_t pg_index(sy_trace *t, const char *s, size_t len)
 	for (size_t i = 0; i < t->npg; i++)
 		if (strlen(t->pg[i]) == len && !memcmp(t->pg[i], s, len))
 			return (int32_t)i;
-	char **pg = realloc(t->pg, (t->npg + 1) * sizeof *pg);
+	char **pg = chakra_realloc(t->pg, (t->npg + 1) * sizeof *pg);
 	if (!pg)
 		return CHAKRA_ENOMEM;
 	t->pg = pg;
-	char *c = malloc(len + 1);
+	char *c = chakra_malloc(len + 1);
 	if (!c)
 		return CHAKRA_ENOMEM;
 	memcpy(c, s, len);
@@ -191,7 +191,7 @@ static int32_t pg_index(sy_trace *t, const char *s, size_t len)
 int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
-	t->path = strdup(path);
+	t->path = chakra__mstrdup(path);
 	if (!t->path)
 		return CHAKRA_ENOMEM;
 	chakra_reader *r = NULL;
@@ -211,7 +211,7 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 		}
 		if (t->nn == cap) {
 			cap = cap ? cap * 2 : 1024;
-			sy_node *nn = realloc(t->n, cap * sizeof *nn);
+			sy_node *nn = chakra_realloc(t->n, cap * sizeof *nn);
 			if (!nn) {
 				rc = CHAKRA_ENOMEM;
 				goto fail;
@@ -311,7 +311,7 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 			goto fail;
 		}
 	rc = 0;
-	t->deps = malloc((rawdeps.n ? rawdeps.n : 1) * sizeof *t->deps);
+	t->deps = chakra_malloc((rawdeps.n ? rawdeps.n : 1) * sizeof *t->deps);
 	if (!t->deps) {
 		chakra_idmap_free(m);
 		rc = CHAKRA_ENOMEM;
@@ -369,9 +369,9 @@ static int expand_impl(const char *arg, char ***paths, size_t *n, char *err, siz
 	*n = 0;
 	size_t cap = 0, len = strlen(arg) + 32;
 	if (is_there(arg)) {
-		char **p = malloc(sizeof *p);
-		if (!p || !(p[0] = strdup(arg))) {
-			free(p);
+		char **p = chakra_malloc(sizeof *p);
+		if (!p || !(p[0] = chakra__mstrdup(arg))) {
+			chakra_free(p);
 			return CHAKRA_ENOMEM;
 		}
 		*paths = p;
@@ -379,7 +379,7 @@ static int expand_impl(const char *arg, char ***paths, size_t *n, char *err, siz
 		return 0;
 	}
 	for (uint64_t r = 0;; r++) {
-		char *path = malloc(len);
+		char *path = chakra_malloc(len);
 		if (!path)
 			goto oom;
 		snprintf(path, len, "%s.%llu.et", arg, (unsigned long long)r);
@@ -389,14 +389,14 @@ static int expand_impl(const char *arg, char ***paths, size_t *n, char *err, siz
 			there = is_there(path);
 		}
 		if (!there) {
-			free(path);
+			chakra_free(path);
 			break;
 		}
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
-			char **p = realloc(*paths, cap * sizeof *p);
+			char **p = chakra_realloc(*paths, cap * sizeof *p);
 			if (!p) {
-				free(path);
+				chakra_free(path);
 				goto oom;
 			}
 			*paths = p;
@@ -409,9 +409,7 @@ static int expand_impl(const char *arg, char ***paths, size_t *n, char *err, siz
 		                      "%s.0.et.gz", arg, arg, arg);
 	return 0;
 oom:
-	for (size_t i = 0; i < *n; i++)
-		free((*paths)[i]);
-	free(*paths);
+	chakra_synth_paths_free(*paths, *n);
 	*paths = NULL;
 	*n = 0;
 	return CHAKRA_ENOMEM;
@@ -425,6 +423,15 @@ int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, si
 	if (errlen)
 		err[0] = 0;
 	return chakra__sy_msg(expand_impl(arg, paths, n, err, errlen), err, errlen);
+}
+
+void chakra_synth_paths_free(char **paths, size_t n)
+{
+	if (!paths)
+		return;
+	for (size_t i = 0; i < n; i++)
+		chakra_free(paths[i]);
+	chakra_free(paths);
 }
 
 int chakra__sy_msg(int rc, char *err, size_t errlen)

@@ -296,6 +296,17 @@ static void test_allocator(void)
 	CHECK(chakra_writer_open_cb(&w, tbuf_write, &out, &wo) == 0);
 	CHECK(chakra_writer_write_metadata(w, "0.0.4", NULL) == 0 && chakra_writer_finish(w) == 0);
 	chakra_writer_close(w);
+	/* The hook's public face (what the modules allocate with). */
+	size_t before = n_alloc;
+	char *p = chakra_malloc(0), *q = chakra_calloc(4, 8);
+	CHECK(p && q && !q[0] && !q[31]);
+	p = chakra_realloc(p, 100);
+	CHECK(p != NULL);
+	CHECK(chakra_calloc(SIZE_MAX / 2, 4) == NULL); /* n * size overflows */
+	chakra_free(p);
+	chakra_free(q);
+	chakra_free(NULL);
+	CHECK_EQ_U(n_alloc - before, 2);
 	CHECK(chakra_set_allocator(NULL) == 0);
 	printf("allocator hook: %zu allocations (reader %zu), %zu frees\n", n_alloc, after_reader,
 	       n_free);

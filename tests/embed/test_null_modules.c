@@ -27,6 +27,12 @@
 
 static const char *volatile step = "start";
 
+/* chakra_write_cb over a stdio stream (data = the FILE *). */
+static int file_write(void *data, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
+}
+
 static void on_crash(int sig)
 {
 	static const char m[] = "crashed in: ";
@@ -153,10 +159,27 @@ int main(void)
 	EINVAL_(chakra_convert_kineto("k.json", NULL, NULL, NULL));
 	EINVAL_(chakra_convert_ranks(NULL, NULL, "o", NULL, &cr, NULL, 0, NULL));
 	EINVAL_(chakra_convert_ranks("e{R}.json", NULL, NULL, NULL, &cr, NULL, 0, NULL));
-	EINVAL_(chakra_convert_summary_print(NULL, stderr));
-	EINVAL_(chakra_convert_summary_print(&cr.summary, NULL));
+	EINVAL_(chakra_convert_summary_print(NULL, file_write, stderr));
+	EINVAL_(chakra_convert_summary_print(&cr.summary, NULL, stderr));
 
 	/* ---- synth ---- */
+	EINVAL_(chakra_synth_fit_options_init(NULL, CHAKRA_SYNTH_FIT_OPTIONS_VERSION));
+	EINVAL_(chakra_synth_sample_options_init(NULL, CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION));
+	EINVAL_(chakra_synth_anonymize_options_init(NULL, CHAKRA_SYNTH_ANONYMIZE_OPTIONS_VERSION));
+	{ /* options_init: the _INIT value for a known version, EINVAL otherwise */
+		chakra_synth_fit_options fo, fd = CHAKRA_SYNTH_FIT_OPTIONS_INIT;
+		memset(&fo, 0xff, sizeof fo);
+		CHECK(chakra_synth_fit_options_init(&fo, CHAKRA_SYNTH_FIT_OPTIONS_VERSION) == 0);
+		CHECK(fo.version == fd.version && fo.max_order == fd.max_order && !fo.comm_groups);
+		CHECK(chakra_synth_fit_options_init(&fo, 0) == CHAKRA_EINVAL);
+		CHECK(chakra_synth_fit_options_init(&fo, CHAKRA_SYNTH_FIT_OPTIONS_VERSION + 1) ==
+		      CHAKRA_EINVAL);
+		chakra_synth_anonymize_options ao, ad = CHAKRA_SYNTH_ANONYMIZE_OPTIONS_INIT;
+		memset(&ao, 0xff, sizeof ao);
+		CHECK(chakra_synth_anonymize_options_init(&ao, 1) == 0 && ao.perturb == ad.perturb);
+		chakra_synth_sample_options so;
+		CHECK(chakra_synth_sample_options_init(&so, 1) == 0 && so.version == 1);
+	}
 	chakra_synth_model *m = NULL;
 	char **paths = NULL;
 	size_t np = 0;
@@ -191,6 +214,14 @@ int main(void)
 	CHECK(T(chakra_synth_op_class(NULL)) != NULL);
 
 	/* ---- replay (the MPI-independent half) ---- */
+	EINVAL_(chakra_replay_plan_options_init(NULL, CHAKRA_REPLAY_PLAN_OPTIONS_VERSION));
+	{
+		chakra_replay_plan_options po;
+		memset(&po, 0xff, sizeof po);
+		CHECK(chakra_replay_plan_options_init(&po, CHAKRA_REPLAY_PLAN_OPTIONS_VERSION) == 0);
+		CHECK(po.version == 1 && po.rank == 0 && !po.topo && po.deps == CHAKRA_DEPS_DATA);
+		CHECK(chakra_replay_plan_options_init(&po, 2) == CHAKRA_EINVAL);
+	}
 	uint32_t dims[4];
 	EINVAL_(chakra_replay_dims_parse(NULL, dims, 4));
 	EINVAL_(chakra_replay_dims_parse("2x2", NULL, 4));
@@ -228,8 +259,9 @@ int main(void)
 	EINVAL_(chakra_replay_stats_merge(NULL, NULL, 1));
 	T(chakra_replay_stats_sort(NULL));
 	T(chakra_replay_stats_free(NULL));
-	T(chakra_replay_report_text(NULL, NULL));
-	EINVAL_(chakra_replay_report_json(NULL, NULL));
+	EINVAL_(chakra_replay_report_text(NULL, NULL, NULL));
+	EINVAL_(chakra_replay_report_text(file_write, NULL, NULL));
+	EINVAL_(chakra_replay_report_json(NULL, NULL, NULL));
 	(void)lay;
 
 	/* ---- graph ---- */

@@ -15,44 +15,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "oomhook.h"
 #include "tbuild.h"
-
-static unsigned long n_calls, fail_at, live;
-static int failed_once;
-
-static void *t_malloc(void *data, size_t n)
-{
-	(void)data;
-	if (++n_calls == fail_at) {
-		failed_once = 1;
-		return NULL;
-	}
-	void *p = malloc(n);
-	if (p)
-		live++;
-	return p;
-}
-
-static void *t_realloc(void *data, void *p, size_t n)
-{
-	(void)data;
-	if (++n_calls == fail_at) {
-		failed_once = 1;
-		return NULL;
-	}
-	void *q = realloc(p, n);
-	if (q && !p)
-		live++;
-	return q;
-}
-
-static void t_free(void *data, void *p)
-{
-	(void)data;
-	if (p)
-		live--;
-	free(p);
-}
 
 /* The first negative code, or 0. */
 #define STEP(expr)                          \

@@ -32,8 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *j2 = chakra_synth_model_json(m2, &len2);
 	if (!j2 || len2 != len || memcmp(j, j2, len))
 		fuzz_fail("written twice, different bytes", (int)len, (int)len2, "");
-	free(j);
-	free(j2);
+	chakra_free(j);
+	chakra_free(j2);
 	chakra_synth_model_free(m2);
 
 	char prefix[128], path[160];

@@ -218,7 +218,7 @@ static void check_json(const chakra_synth_model *m)
 		size_t len2;
 		char *j2 = chakra_synth_model_json(m2, &len2);
 		CHECK(j2 && len2 == len && !memcmp(j, j2, len));
-		free(j2);
+		chakra_free(j2);
 		chakra_synth_model_free(m2);
 	}
 	/* Broken models: the message names the value's JSON path. */
@@ -266,7 +266,7 @@ static void check_json(const chakra_synth_model *m)
 	char nul[] = "{\"format\0\": 1}";
 	rc = chakra_synth_model_parse(&mb, "m.json", nul, sizeof nul - 1, err, sizeof err);
 	CHECK_MSG(rc < 0 && strstr(err, "byte 8: NUL"), "%s", err);
-	free(j);
+	chakra_free(j);
 }
 
 /* All ranks: same collectives (type, size), parents before children. */

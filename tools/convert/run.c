@@ -9,6 +9,12 @@
 #include "common.h"
 
 /* The multi-rank form: every rank's summary, then what was written. */
+/* chakra_write_cb over a stdio stream (data = the FILE *). */
+static int file_write(void *data, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
+}
+
 static int convert_ranks(const char *et, const char *kin, const char *out,
                          const chakra_convert_options *o, int quiet)
 {
@@ -25,7 +31,7 @@ static int convert_ranks(const char *et, const char *kin, const char *out,
 	}
 	for (size_t r = 0; r < n && r < SHOWN && !quiet; r++) {
 		fprintf(stderr, "rank %zu:\n", r);
-		chakra_convert_summary_print(&per[r], stderr);
+		chakra_convert_summary_print(&per[r], file_write, stderr);
 	}
 	if (!quiet)
 		fprintf(stderr, "converted %zu rank(s): %s.0.et%s .. %s.%zu.et%s, %s.comm_groups.json\n", n,
@@ -61,7 +67,7 @@ int tool_convert_run(const char *et, const char *kin, const char *out,
 	if (tool_out_commit(&to) < 0)
 		return 1;
 	if (!quiet)
-		chakra_convert_summary_print(&res.summary, stderr);
+		chakra_convert_summary_print(&res.summary, file_write, stderr);
 	/* a pair that links little is likely two runs, not one (none at all
 	 * is refused by the library) */
 	const chakra_convert_summary *sm = &res.summary;

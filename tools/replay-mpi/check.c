@@ -85,7 +85,7 @@ static int check_scope(rp_ctx *c, size_t slot)
 	free(everything);
 	free(counts);
 	free(displs);
-	free(e);
+	chakra_free(e); /* chakra_replay_channel_entries's */
 	return 0;
 }
 
@@ -172,10 +172,10 @@ static int check_p2p(rp_ctx *c)
 			refuse(c, msg);
 		else
 			refuse(c, "message digests differ but the sequences agree");
-		free(mine);
+		chakra_free(mine);
 	}
 	for (int p = 0; p < n; p++) {
-		free(lists[p]);
+		chakra_free(lists[p]);
 		free(got[p]);
 	}
 	free(lists);

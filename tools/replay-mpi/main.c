@@ -20,6 +20,12 @@
 
 #include "replay_tool.h"
 
+/* chakra_write_cb over a stdio stream (data = the FILE *). */
+static int file_write(void *data, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, (FILE *)data) == len ? 0 : -1;
+}
+
 static const char usage[] =
 	"usage: mpirun -np N chakra-replay PREFIX [options]\n"
 	"\n"
@@ -472,9 +478,9 @@ static void report(rp_ctx *c, const chakra_replay_sim *sim)
 		rep.stats = &all;
 		rep.ranks = times;
 		if (c->o.json)
-			chakra_replay_report_json(stdout, &rep);
+			chakra_replay_report_json(file_write, stdout, &rep);
 		else if (!c->o.quiet)
-			chakra_replay_report_text(stdout, &rep);
+			chakra_replay_report_text(file_write, stdout, &rep);
 		fflush(stdout);
 		chakra_replay_stats_free(&all);
 	}

@@ -15,13 +15,6 @@
 #include "opts.h"
 #include "sim_call.h"
 
-static void free_paths(char **p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(p[i]);
-	free(p);
-}
-
 static const char *groups_of(const char *arg, const char *given, char *buf, size_t cap)
 {
 	struct stat st;
@@ -221,7 +214,7 @@ int cmd_synth_compare(int argc, char **argv)
 	status = fail;
 done:
 	chakra_synth_report_free(R);
-	free_paths(p[0], n[0]);
-	free_paths(p[1], n[1]);
+	chakra_synth_paths_free(p[0], n[0]);
+	chakra_synth_paths_free(p[1], n[1]);
 	return status;
 }

@@ -81,16 +81,14 @@ int cmd_synth_fit(int argc, char **argv)
 			first_prefix = args[i];
 		char **np2 = realloc(paths, (np + n) * sizeof *np2);
 		if (!np2) {
-			for (size_t k = 0; k < n; k++)
-				free(p[k]);
-			free(p);
+			chakra_synth_paths_free(p, n);
 			status = tool_err("out of memory");
 			goto done;
 		}
 		paths = np2;
 		memcpy(paths + np, p, n * sizeof *p);
 		np += n;
-		free(p);
+		chakra_free(p); /* its paths are in paths[] now */
 	}
 	if (tool_check_output(out, (const char *const *)paths, (int)np) < 0) {
 		status = 1;
@@ -135,7 +133,7 @@ int cmd_synth_fit(int argc, char **argv)
 	status = 0;
 done:
 	for (size_t k = 0; k < np; k++)
-		free(paths[k]);
+		chakra_free(paths[k]); /* chakra_synth_expand's */
 	free(paths);
 	free((void *)args);
 	return status;

@@ -160,9 +160,11 @@ CHAKRA_EXPERIMENTAL_API int chakra_convert_ranks(const char *et_pattern,
                                                  chakra_convert_summary *per_rank,
                                                  size_t max_ranks, size_t *n_ranks);
 
-/* The summary as the tools print it (lines ending in '\n'). */
+/* The summary as the tools print it (lines ending in '\n'), through write
+ * (writer.h's chakra_write_cb): 0, CHAKRA_EINVAL (NULL s or write),
+ * CHAKRA_EIO (write failed) or CHAKRA_ENOMEM. */
 CHAKRA_EXPERIMENTAL_API int chakra_convert_summary_print(const chakra_convert_summary *s,
-                                                         void *file /* FILE * */);
+                                                         chakra_write_cb write, void *data);
 
 #ifdef __cplusplus
 }

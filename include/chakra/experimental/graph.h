@@ -29,10 +29,7 @@
 #ifndef CHAKRA_EXPERIMENTAL_GRAPH_H
 #define CHAKRA_EXPERIMENTAL_GRAPH_H
 
-#ifndef CHAKRA_EXPERIMENTAL
-#error "chakra/experimental/graph.h is experimental: define CHAKRA_EXPERIMENTAL to use it"
-#endif
-
+#include "chakra/experimental.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,16 +42,17 @@ extern "C" {
 /* ---- id map: uint64 id -> uint32 value, keyed per map ---- */
 typedef struct chakra_idmap chakra_idmap;
 /* NULL when memory runs out. expected: ids before the first growth. */
-chakra_idmap *chakra_idmap_new(size_t expected);
-void chakra_idmap_free(chakra_idmap *m);
+CHAKRA_EXPERIMENTAL_API chakra_idmap *chakra_idmap_new(size_t expected);
+CHAKRA_EXPERIMENTAL_API void chakra_idmap_free(chakra_idmap *m);
 /* Insert key -> val (val < CHAKRA_GRAPH_NONE) unless present: 1 inserted,
  * 0 present (*old set when old is not NULL), CHAKRA_ENOMEM. */
-int chakra_idmap_put(chakra_idmap *m, uint64_t key, uint32_t val, uint32_t *old);
+CHAKRA_EXPERIMENTAL_API int chakra_idmap_put(chakra_idmap *m, uint64_t key, uint32_t val,
+                                             uint32_t *old);
 /* Insert or overwrite: 0 or CHAKRA_ENOMEM. */
-int chakra_idmap_set(chakra_idmap *m, uint64_t key, uint32_t val);
+CHAKRA_EXPERIMENTAL_API int chakra_idmap_set(chakra_idmap *m, uint64_t key, uint32_t val);
 /* The value, or CHAKRA_GRAPH_NONE. */
-uint32_t chakra_idmap_get(const chakra_idmap *m, uint64_t key);
-size_t chakra_idmap_count(const chakra_idmap *m);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_idmap_get(const chakra_idmap *m, uint64_t key);
+CHAKRA_EXPERIMENTAL_API size_t chakra_idmap_count(const chakra_idmap *m);
 
 /* ---- the graph ---- */
 enum { CHAKRA_GRAPH_DATA = 1, CHAKRA_GRAPH_CTRL = 2, CHAKRA_GRAPH_BOTH = 3 };
@@ -66,20 +64,22 @@ enum { CHAKRA_GRAPH_DATA = 1, CHAKRA_GRAPH_CTRL = 2, CHAKRA_GRAPH_BOTH = 3 };
 #define CHAKRA_GRAPH_EDGE_DROPPED 0x7fffffffu
 
 typedef struct chakra_graph chakra_graph;
-chakra_graph *chakra_graph_new(void);
-void chakra_graph_free(chakra_graph *g);
+CHAKRA_EXPERIMENTAL_API chakra_graph *chakra_graph_new(void);
+CHAKRA_EXPERIMENTAL_API void chakra_graph_free(chakra_graph *g);
 
 /* Add a node with its data and control parents (either list may be empty).
  * Returns its index, or CHAKRA_ENOMEM / CHAKRA_ETOOBIG (2^31 - 2 nodes or
  * 2^32 - 1 edges). *first (first may be NULL): the index of the node that
  * has this id already (a duplicate), else CHAKRA_GRAPH_NONE. */
-long long chakra_graph_add(chakra_graph *g, uint64_t id, const uint64_t *data, size_t nd,
-                           const uint64_t *ctrl, size_t nc, uint32_t *first);
-size_t chakra_graph_count(const chakra_graph *g);
-size_t chakra_graph_edge_count(const chakra_graph *g);
-uint64_t chakra_graph_id(const chakra_graph *g, uint32_t node);
+CHAKRA_EXPERIMENTAL_API long long chakra_graph_add(chakra_graph *g, uint64_t id,
+                                                   const uint64_t *data, size_t nd,
+                                                   const uint64_t *ctrl, size_t nc,
+                                                   uint32_t *first);
+CHAKRA_EXPERIMENTAL_API size_t chakra_graph_count(const chakra_graph *g);
+CHAKRA_EXPERIMENTAL_API size_t chakra_graph_edge_count(const chakra_graph *g);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_graph_id(const chakra_graph *g, uint32_t node);
 /* The first node with this id, or CHAKRA_GRAPH_NONE. */
-uint32_t chakra_graph_find(const chakra_graph *g, uint64_t id);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_graph_find(const chakra_graph *g, uint64_t id);
 
 /* Called for each parent that is the node itself or not in the graph, in
  * node order and, within a node, in the order the parents were added. */
@@ -87,13 +87,16 @@ typedef void (*chakra_graph_edge_cb)(void *data, uint32_t node, uint64_t parent_
                                      int is_self);
 /* After the last add: every parent to an index; the others are reported
  * (cb may be NULL) and dropped (CHAKRA_GRAPH_EDGE_DROPPED). Once. */
-int chakra_graph_resolve(chakra_graph *g, chakra_graph_edge_cb cb, void *data);
+CHAKRA_EXPERIMENTAL_API int chakra_graph_resolve(chakra_graph *g, chakra_graph_edge_cb cb,
+                                                 void *data);
 /* The parent edges of a node (valid until the graph changes). */
-size_t chakra_graph_parents(const chakra_graph *g, uint32_t node, const uint32_t **edges);
+CHAKRA_EXPERIMENTAL_API size_t chakra_graph_parents(const chakra_graph *g, uint32_t node,
+                                                    const uint32_t **edges);
 
 /* Children lists (for walks in both directions): built on first use,
  * 4(n + e) bytes more. CHAKRA_ENOMEM, else the count. */
-long long chakra_graph_children(chakra_graph *g, uint32_t node, const uint32_t **children);
+CHAKRA_EXPERIMENTAL_API long long chakra_graph_children(chakra_graph *g, uint32_t node,
+                                                        const uint32_t **children);
 
 /* Longest paths over the parent edges of the given kinds, for the nodes
  * that are on no cycle and have none behind them. dist[] holds each node's
@@ -109,20 +112,21 @@ typedef struct chakra_graph_paths {
 	uint64_t unordered;   /* nodes on or behind a cycle */
 	uint32_t first_unordered; /* the first of them, or NONE */
 } chakra_graph_paths;
-int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist, uint32_t *pred,
-                         uint32_t *depth, chakra_graph_paths *out);
+CHAKRA_EXPERIMENTAL_API int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist,
+                                                 uint32_t *pred, uint32_t *depth,
+                                                 chakra_graph_paths *out);
 
 /* Does a cycle run through the edges of these kinds? 1, 0 or CHAKRA_ENOMEM
  * (a depth-first pass, 1 byte per node). */
-int chakra_graph_has_cycle(const chakra_graph *g, int kinds);
+CHAKRA_EXPERIMENTAL_API int chakra_graph_has_cycle(const chakra_graph *g, int kinds);
 /* Strongly connected components (iterative Tarjan): for each of 2+ nodes,
  * one concrete cycle inside it, starting at its first node in index
  * order and ending where it closes. Returns the number of such
  * components or CHAKRA_ENOMEM. */
 typedef void (*chakra_graph_cycle_cb)(void *data, const uint32_t *cycle, size_t len,
                                       size_t component_size);
-long long chakra_graph_cycles(const chakra_graph *g, int kinds, chakra_graph_cycle_cb cb,
-                              void *data);
+CHAKRA_EXPERIMENTAL_API long long chakra_graph_cycles(const chakra_graph *g, int kinds,
+                                                      chakra_graph_cycle_cb cb, void *data);
 
 #ifdef __cplusplus
 }

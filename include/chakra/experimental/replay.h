@@ -23,13 +23,9 @@
 #ifndef CHAKRA_EXPERIMENTAL_REPLAY_H
 #define CHAKRA_EXPERIMENTAL_REPLAY_H
 
-#ifndef CHAKRA_EXPERIMENTAL
-#error "chakra/experimental/replay.h is unstable: define CHAKRA_EXPERIMENTAL to use it"
-#endif
-
+#include "chakra/experimental.h"
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include "chakra/feeder.h"
 #include "chakra/node.h"
 #include "chakra/experimental/sim.h"
@@ -45,7 +41,7 @@ extern "C" {
 /* "4x4" -> {4, 4}: the number of dimensions, or CHAKRA_EINVAL. (A network
  * YAML's shape, and communicator-group files, are read with the
  * simulator's parsers: chakra_sim_network_load, chakra_sim_groups_load.) */
-int chakra_replay_dims_parse(const char *s, uint32_t *dims, int cap);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_dims_parse(const char *s, uint32_t *dims, int cap);
 
 /* ---- Scopes: which ranks a collective spans ---- */
 typedef struct chakra_replay_topo {
@@ -71,24 +67,29 @@ typedef struct chakra_replay_scope {
  * involved_dim (all of them, or an absent list: every rank). Errors: a
  * pg_name not in the file, a rank outside its group, a list of the wrong
  * length, a partial list when the shape is unknown. */
-int chakra_replay_scope_of(const chakra_replay_topo *t, uint32_t rank, const chakra_node *n,
-                           chakra_replay_scope *out, char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_scope_of(const chakra_replay_topo *t, uint32_t rank,
+                                                   const chakra_node *n, chakra_replay_scope *out,
+                                                   char *err, size_t errlen);
 /* Scopes as small integers 0..chakra_replay_scope_slots()-1 (for bitmaps
  * exchanged between ranks), and back. */
-size_t chakra_replay_scope_slots(const chakra_replay_topo *t);
-size_t chakra_replay_scope_slot(const chakra_replay_topo *t, chakra_replay_scope s);
-chakra_replay_scope chakra_replay_scope_at(const chakra_replay_topo *t, size_t slot);
+CHAKRA_EXPERIMENTAL_API size_t chakra_replay_scope_slots(const chakra_replay_topo *t);
+CHAKRA_EXPERIMENTAL_API size_t chakra_replay_scope_slot(const chakra_replay_topo *t,
+                                                        chakra_replay_scope s);
+CHAKRA_EXPERIMENTAL_API chakra_replay_scope
+	chakra_replay_scope_at(const chakra_replay_topo *t, size_t slot);
 /* The ranks of rank's instance of the scope in communicator order (group:
  * as listed; dimensions: ascending); out needs room for nranks. Returns the
  * count, 0 when rank is not in the scope. */
-uint32_t chakra_replay_scope_members(const chakra_replay_topo *t, chakra_replay_scope s,
-                                     uint32_t rank, uint32_t *out);
+CHAKRA_EXPERIMENTAL_API uint32_t
+	chakra_replay_scope_members(const chakra_replay_topo *t, chakra_replay_scope s,
+				    uint32_t rank, uint32_t *out);
 /* Ranks with the same colour are in the same instance; -1: not a member. */
-long chakra_replay_scope_color(const chakra_replay_topo *t, chakra_replay_scope s,
-                               uint32_t rank);
+CHAKRA_EXPERIMENTAL_API long chakra_replay_scope_color(const chakra_replay_topo *t,
+                                                       chakra_replay_scope s, uint32_t rank);
 /* "all ranks", "group '2'", "dimensions 0,2". */
-void chakra_replay_scope_describe(const chakra_replay_topo *t, chakra_replay_scope s,
-                                  char *buf, size_t len);
+CHAKRA_EXPERIMENTAL_API void chakra_replay_scope_describe(const chakra_replay_topo *t,
+                                                          chakra_replay_scope s, char *buf,
+                                                          size_t len);
 
 /* ---- The plan of one rank ---- */
 typedef enum chakra_replay_kind {
@@ -131,36 +132,46 @@ typedef struct chakra_replay_plan_options {
 } chakra_replay_plan_options;
 
 #define CHAKRA_REPLAY_PLAN_OPTIONS_VERSION 1
-#define CHAKRA_REPLAY_PLAN_OPTIONS_INIT { CHAKRA_REPLAY_PLAN_OPTIONS_VERSION, 0, NULL, CHAKRA_DEPS_DATA }
+#define CHAKRA_REPLAY_PLAN_OPTIONS_INIT \
+	{ CHAKRA_REPLAY_PLAN_OPTIONS_VERSION, 0, NULL, CHAKRA_DEPS_DATA }
+/* The defaults of that version's fields: 0, or CHAKRA_EINVAL (NULL, a
+ * version this library does not know). */
+CHAKRA_EXPERIMENTAL_API int chakra_replay_plan_options_init(chakra_replay_plan_options *opts,
+                                                            unsigned version);
 
 /* Feeds the whole trace once (each node completed as soon as it is issued:
  * the feeder's order, lowest ready id first) and records its communication.
  * Errors name the file and the node: unsupported collectives (gather,
  * scatter), missing comm_type / comm_size, peers outside 0..nranks-1, tags
  * MPI cannot carry, counts too large for one MPI call, feeder errors. */
-int chakra_replay_plan_build(chakra_replay_plan **out, const char *path,
-                             const chakra_replay_plan_options *opts, char *err, size_t errlen);
-void chakra_replay_plan_free(chakra_replay_plan *p);
-size_t chakra_replay_plan_op_count(const chakra_replay_plan *p);
-const chakra_replay_op *chakra_replay_plan_ops(const chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_plan_build(chakra_replay_plan **out, const char *path,
+                                                     const chakra_replay_plan_options *opts,
+                                                     char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API void chakra_replay_plan_free(chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API size_t chakra_replay_plan_op_count(const chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API const chakra_replay_op *chakra_replay_plan_ops(const chakra_replay_plan *p);
 /* Collective channels in scope-slot order, then send/recv channels by
  * (kind, peer, tag). */
-size_t chakra_replay_plan_channel_count(const chakra_replay_plan *p);
-const chakra_replay_channel *chakra_replay_plan_channels(const chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API size_t chakra_replay_plan_channel_count(const chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API const chakra_replay_channel *
+	chakra_replay_plan_channels(const chakra_replay_plan *p);
 /* The collective channel of a scope, or -1. */
-long chakra_replay_plan_coll_channel(const chakra_replay_plan *p, chakra_replay_scope s);
+CHAKRA_EXPERIMENTAL_API long
+	chakra_replay_plan_coll_channel(const chakra_replay_plan *p, chakra_replay_scope s);
 /* The op of a node id, or NULL (not a communication node). */
-const chakra_replay_op *chakra_replay_plan_find(const chakra_replay_plan *p, uint64_t id);
-uint64_t chakra_replay_plan_node_count(const chakra_replay_plan *p);
-uint64_t chakra_replay_plan_compute_count(const chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API const chakra_replay_op *
+	chakra_replay_plan_find(const chakra_replay_plan *p, uint64_t id);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_replay_plan_node_count(const chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_replay_plan_compute_count(const chakra_replay_plan *p);
 /* Sum of the compute nodes' durations in ns (duration_nanos, else
  * duration_micros * 1000: the simulator's rule without roofline). */
-uint64_t chakra_replay_plan_compute_ns(const chakra_replay_plan *p);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_replay_plan_compute_ns(const chakra_replay_plan *p);
 /* The longest compute node's duration in ns (2^64-1 when its duration
  * saturated), its id in *id (id may be NULL); 0 without compute nodes. */
-uint64_t chakra_replay_plan_longest_compute(const chakra_replay_plan *p, uint64_t *id);
+CHAKRA_EXPERIMENTAL_API uint64_t
+	chakra_replay_plan_longest_compute(const chakra_replay_plan *p, uint64_t *id);
 /* A node's compute duration by the same rule. */
-uint64_t chakra_replay_compute_ns(const chakra_node *n);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_replay_compute_ns(const chakra_node *n);
 
 /* ---- Digests and the first difference ---- */
 typedef struct chakra_replay_digest {
@@ -170,13 +181,15 @@ typedef struct chakra_replay_digest {
 
 /* What a channel's peers must agree on, in order: collectives (type, size);
  * messages (size). */
-chakra_replay_digest chakra_replay_channel_digest(const chakra_replay_plan *p, size_t channel);
+CHAKRA_EXPERIMENTAL_API chakra_replay_digest
+	chakra_replay_channel_digest(const chakra_replay_plan *p, size_t channel);
 /* All messages of one direction and peer, tag by tag. */
-chakra_replay_digest chakra_replay_p2p_digest(const chakra_replay_plan *p, chakra_replay_kind kind,
-                                              uint32_t peer);
+CHAKRA_EXPERIMENTAL_API chakra_replay_digest
+	chakra_replay_p2p_digest(const chakra_replay_plan *p, chakra_replay_kind kind,
+				 uint32_t peer);
 
 /* "ALL_REDUCE", "SEND", "RECV", ...: an op's kind and collective type. */
-const char *chakra_replay_op_name(int kind, int comm_type);
+CHAKRA_EXPERIMENTAL_API const char *chakra_replay_op_name(int kind, int comm_type);
 
 /* A communication node reduced to what ranks compare (exchanged as is). */
 typedef struct chakra_replay_entry {
@@ -187,23 +200,27 @@ typedef struct chakra_replay_entry {
 } chakra_replay_entry;
 
 /* The channel's entries (collectives) or one peer's messages in tag order,
- * then issue order (send/recv). Returns the count; *out is malloc'ed
- * (NULL when the count is 0), or CHAKRA_ENOMEM. */
-long chakra_replay_channel_entries(const chakra_replay_plan *p, size_t channel,
-                                   chakra_replay_entry **out);
-long chakra_replay_p2p_entries(const chakra_replay_plan *p, chakra_replay_kind kind, uint32_t peer,
-                               chakra_replay_entry **out);
+ * then issue order (send/recv). Returns the count; *out is freed with
+ * chakra_free (NULL when the count is 0), or CHAKRA_ENOMEM. */
+CHAKRA_EXPERIMENTAL_API long chakra_replay_channel_entries(const chakra_replay_plan *p,
+                                                           size_t channel,
+                                                           chakra_replay_entry **out);
+CHAKRA_EXPERIMENTAL_API long chakra_replay_p2p_entries(const chakra_replay_plan *p,
+                                                       chakra_replay_kind kind, uint32_t peer,
+                                                       chakra_replay_entry **out);
 /* The first place where the members' sequences of one scope differ
  * (members[i] issued seqs[i][0..lens[i]-1]): 1 and a message naming the
  * position, the ranks, node ids and what differs; 0 when they agree. */
-int chakra_replay_coll_diff(const char *scope, const uint32_t *members, uint32_t n,
-                            const chakra_replay_entry *const *seqs, const size_t *lens,
-                            char *msg, size_t len);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_coll_diff(const char *scope, const uint32_t *members,
+                                                    uint32_t n,
+                                                    const chakra_replay_entry *const *seqs,
+                                                    const size_t *lens, char *msg, size_t len);
 /* Rank src's sends to dst against dst's receives from src (both in tag,
  * then issue order): 1 and a message naming the first unmatched message. */
-int chakra_replay_p2p_diff(uint32_t src, uint32_t dst, const chakra_replay_entry *sends,
-                           size_t ns, const chakra_replay_entry *recvs, size_t nr, char *msg,
-                           size_t len);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_p2p_diff(uint32_t src, uint32_t dst,
+                                                   const chakra_replay_entry *sends, size_t ns,
+                                                   const chakra_replay_entry *recvs, size_t nr,
+                                                   char *msg, size_t len);
 
 /* ---- What one MPI call moves, and bandwidth (nccl-tests) ---- */
 typedef struct chakra_replay_layout {
@@ -218,15 +235,15 @@ typedef struct chakra_replay_layout {
  * comm_size: the buffer reduced (all-reduce, reduce), sent (broadcast) or
  * split (reduce-scatter, all-to-all: size/n to each member), or each
  * rank's input (all-gather). CHAKRA_EINVAL for other types. */
-int chakra_replay_layout_of(int comm_type, uint64_t size, uint32_t n, uint32_t me,
-                            chakra_replay_layout *out);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_layout_of(int comm_type, uint64_t size, uint32_t n,
+                                                    uint32_t me, chakra_replay_layout *out);
 /* Element count of part i of total split n ways (the first total % n
  * parts get one more). */
-uint64_t chakra_replay_share(uint64_t total, uint32_t n, uint32_t i);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_replay_share(uint64_t total, uint32_t n, uint32_t i);
 /* nccl-tests: algbw = S / t with S the bytes below, busbw = algbw * factor.
  * comm_type -1 is send/recv. */
-double chakra_replay_nccl_bytes(int comm_type, uint64_t size, uint32_t n);
-double chakra_replay_busbw_factor(int comm_type, uint32_t n);
+CHAKRA_EXPERIMENTAL_API double chakra_replay_nccl_bytes(int comm_type, uint64_t size, uint32_t n);
+CHAKRA_EXPERIMENTAL_API double chakra_replay_busbw_factor(int comm_type, uint32_t n);
 
 /* ---- The simulator's prediction (lib/sim, in process) ---- */
 typedef struct chakra_replay_sim {
@@ -245,12 +262,14 @@ typedef struct chakra_replay_sim {
 /* Simulates PREFIX on the network and system (with the groups, NULL for
  * none, and the dependencies the replay uses). Errors name the file or
  * the node, as chakra sim does. */
-int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
-                          const chakra_sim_system *sys, const chakra_sim_groups *groups,
-                          chakra_deps deps, chakra_replay_sim *out, char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_sim_run(const char *prefix, const chakra_sim_network *net,
+                                                  const chakra_sim_system *sys,
+                                                  const chakra_sim_groups *groups, chakra_deps deps,
+                                                  chakra_replay_sim *out, char *err, size_t errlen);
 /* The simulated duration of a communication node of one NPU, or -1. */
-int64_t chakra_replay_sim_node_ns(const chakra_replay_sim *s, uint32_t npu, uint64_t id);
-void chakra_replay_sim_free(chakra_replay_sim *s);
+CHAKRA_EXPERIMENTAL_API int64_t chakra_replay_sim_node_ns(const chakra_replay_sim *s, uint32_t npu,
+                                                          uint64_t id);
+CHAKRA_EXPERIMENTAL_API void chakra_replay_sim_free(chakra_replay_sim *s);
 
 /* ---- The report ---- */
 /* Times of one kind of operation: collectives by (type, size, ranks),
@@ -273,11 +292,13 @@ typedef struct chakra_replay_stats {
 } chakra_replay_stats;
 
 /* The row of this operation, added when new; NULL when out of memory. */
-chakra_replay_stat *chakra_replay_stats_row(chakra_replay_stats *st, const chakra_replay_op *op);
+CHAKRA_EXPERIMENTAL_API chakra_replay_stat *
+	chakra_replay_stats_row(chakra_replay_stats *st, const chakra_replay_op *op);
 /* Adds the rows of another table (count, sums, min, max). */
-int chakra_replay_stats_merge(chakra_replay_stats *st, const chakra_replay_stat *rows, size_t n);
-void chakra_replay_stats_sort(chakra_replay_stats *st);
-void chakra_replay_stats_free(chakra_replay_stats *st);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_stats_merge(chakra_replay_stats *st,
+                                                      const chakra_replay_stat *rows, size_t n);
+CHAKRA_EXPERIMENTAL_API void chakra_replay_stats_sort(chakra_replay_stats *st);
+CHAKRA_EXPERIMENTAL_API void chakra_replay_stats_free(chakra_replay_stats *st);
 
 /* One rank's times, per measured iteration (averages, seconds). */
 typedef struct chakra_replay_rank_times {
@@ -302,8 +323,13 @@ typedef struct chakra_replay_report {
 	const chakra_replay_rank_times *ranks; /* [nranks] */
 } chakra_replay_report;
 
-void chakra_replay_report_text(FILE *out, const chakra_replay_report *r);
-int chakra_replay_report_json(FILE *out, const chakra_replay_report *r);
+/* The report as text or as one JSON object, through write (writer.h's
+ * chakra_write_cb: all len bytes, 0 or negative). 0, CHAKRA_EINVAL (NULL
+ * write or r), CHAKRA_EIO (write failed) or CHAKRA_ENOMEM. */
+CHAKRA_EXPERIMENTAL_API int chakra_replay_report_text(chakra_write_cb write, void *data,
+                                                      const chakra_replay_report *r);
+CHAKRA_EXPERIMENTAL_API int chakra_replay_report_json(chakra_write_cb write, void *data,
+                                                      const chakra_replay_report *r);
 
 #ifdef __cplusplus
 }

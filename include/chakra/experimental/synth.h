@@ -26,9 +26,7 @@
 #ifndef CHAKRA_EXPERIMENTAL_SYNTH_H
 #define CHAKRA_EXPERIMENTAL_SYNTH_H
 
-#ifndef CHAKRA_EXPERIMENTAL
-#error "chakra/experimental/synth.h is experimental: define CHAKRA_EXPERIMENTAL to use it"
-#endif
+#include "chakra/experimental.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,8 +42,11 @@ typedef struct chakra_synth_model chakra_synth_model;
 /* ---- inputs ---- */
 /* Trace files named by one argument: the file itself when it exists,
  * otherwise the workload PREFIX.0.et ... (or .et.gz) up to the first
- * missing rank. *paths is malloc'd (free each and the array). */
-int chakra_synth_expand(const char *arg, char ***paths, size_t *n, char *err, size_t errlen);
+ * missing rank. Free *paths with chakra_synth_paths_free (or each path
+ * and the array with chakra_free). */
+CHAKRA_EXPERIMENTAL_API int chakra_synth_expand(const char *arg, char ***paths, size_t *n,
+                                                char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API void chakra_synth_paths_free(char **paths, size_t n);
 
 /* ---- fit ---- */
 typedef struct chakra_synth_fit_options {
@@ -63,29 +64,36 @@ typedef struct chakra_synth_fit_options {
 
 #define CHAKRA_SYNTH_FIT_OPTIONS_VERSION 1
 #define CHAKRA_SYNTH_FIT_OPTIONS_INIT { CHAKRA_SYNTH_FIT_OPTIONS_VERSION, 0, 0, NULL, 0.0 }
+/* The defaults of that version's fields: 0, or CHAKRA_EINVAL (NULL, a
+ * version this library does not know); the same for every options struct. */
+CHAKRA_EXPERIMENTAL_API int chakra_synth_fit_options_init(chakra_synth_fit_options *opts,
+                                                          unsigned version);
 
 /* Learn from one trace per rank (paths[r] is rank r). */
-int chakra_synth_fit(chakra_synth_model **out, const char *const *paths, size_t n,
-                     const chakra_synth_fit_options *opts, char *err, size_t errlen);
-void chakra_synth_model_free(chakra_synth_model *m);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_fit(chakra_synth_model **out, const char *const *paths,
+                                             size_t n, const chakra_synth_fit_options *opts,
+                                             char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API void chakra_synth_model_free(chakra_synth_model *m);
 
 /* ---- MODEL.json ---- */
-/* The model as JSON text (malloc'd, NUL-terminated); NULL on ENOMEM. */
-char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len);
+/* The model as JSON text (NUL-terminated; free it with chakra_free);
+ * NULL on ENOMEM. */
+CHAKRA_EXPERIMENTAL_API char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len);
 /* Write through a temporary file and rename; an existing file is replaced
  * only with overwrite set. */
-int chakra_synth_model_save(const chakra_synth_model *m, const char *path, int overwrite,
-                            char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_model_save(const chakra_synth_model *m, const char *path,
+                                                    int overwrite, char *err, size_t errlen);
 /* Parse text (name is used in messages) or a file. Errors name the JSON
  * path of the bad value, e.g. "m.json: collectives[2].size.components[0].sd:
  * must be positive". */
-int chakra_synth_model_parse(chakra_synth_model **out, const char *name, const char *text,
-                             size_t len, char *err, size_t errlen);
-int chakra_synth_model_load(chakra_synth_model **out, const char *path, char *err,
-                            size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_model_parse(chakra_synth_model **out, const char *name,
+                                                     const char *text, size_t len, char *err,
+                                                     size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_model_load(chakra_synth_model **out, const char *path,
+                                                    char *err, size_t errlen);
 
 /* A few facts about a model. */
-uint32_t chakra_synth_model_ranks(const chakra_synth_model *m);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_synth_model_ranks(const chakra_synth_model *m);
 /* What fit dropped from the traces, counted. */
 typedef struct chakra_synth_fit_notes {
 	uint64_t self_deps;        /* data dependencies of a node on itself */
@@ -93,9 +101,10 @@ typedef struct chakra_synth_fit_notes {
 	uint64_t cycle_edges;      /* dropped to break dependency cycles */
 	uint64_t pg_name_without_groups; /* collectives whose pg_name had no group file */
 } chakra_synth_fit_notes;
-void chakra_synth_model_notes(const chakra_synth_model *m, chakra_synth_fit_notes *out);
-double chakra_synth_model_nodes_per_rank(const chakra_synth_model *m);
-int chakra_synth_model_markov_order(const chakra_synth_model *m);
+CHAKRA_EXPERIMENTAL_API void chakra_synth_model_notes(const chakra_synth_model *m,
+                                                      chakra_synth_fit_notes *out);
+CHAKRA_EXPERIMENTAL_API double chakra_synth_model_nodes_per_rank(const chakra_synth_model *m);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_model_markov_order(const chakra_synth_model *m);
 
 /* ---- sample ---- */
 typedef struct chakra_synth_sample_options {
@@ -113,13 +122,16 @@ typedef struct chakra_synth_sample_options {
 #define CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION 1
 #define CHAKRA_SYNTH_SAMPLE_OPTIONS_INIT \
 	{ CHAKRA_SYNTH_SAMPLE_OPTIONS_VERSION, 0, 0, 0, 0, 0, NULL }
+CHAKRA_EXPERIMENTAL_API int chakra_synth_sample_options_init(chakra_synth_sample_options *opts,
+                                                             unsigned version);
 
 /* Write PREFIX.0.et ... PREFIX.{npus-1}.et: one master sequence (the same
  * collectives, in the same order, with the same sizes, on every member of
  * every group), then one file per rank. The same model, options and seed
  * give the same bytes. */
-int chakra_synth_sample(const chakra_synth_model *m, const char *prefix,
-                        const chakra_synth_sample_options *opts, char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_sample(const chakra_synth_model *m, const char *prefix,
+                                                const chakra_synth_sample_options *opts, char *err,
+                                                size_t errlen);
 
 /* ---- compare ---- */
 typedef struct chakra_synth_ks {
@@ -136,15 +148,17 @@ typedef struct chakra_synth_report chakra_synth_report;
  * (and all), compute duration per op class (and all), fan-in, fan-out,
  * chain length, overlap (compute nodes between a collective and its first
  * consumer). */
-int chakra_synth_compare(chakra_synth_report **out, const char *const *real, size_t nreal,
-                         const char *const *synth, size_t nsynth, char *err, size_t errlen);
-size_t chakra_synth_report_count(const chakra_synth_report *r);
-const chakra_synth_ks *chakra_synth_report_at(const chakra_synth_report *r, size_t i);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_compare(chakra_synth_report **out, const char *const *real,
+                                                 size_t nreal, const char *const *synth,
+                                                 size_t nsynth, char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API size_t chakra_synth_report_count(const chakra_synth_report *r);
+CHAKRA_EXPERIMENTAL_API const chakra_synth_ks *
+	chakra_synth_report_at(const chakra_synth_report *r, size_t i);
 /* The i-th distribution's value at probabilities (j + 0.5) / q, j < q,
  * of the real (which = 0) or synthetic (1) sample, into out[q]. */
-int chakra_synth_report_quantiles(const chakra_synth_report *r, size_t i, int which,
-                                  size_t q, double *out);
-void chakra_synth_report_free(chakra_synth_report *r);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_report_quantiles(const chakra_synth_report *r, size_t i,
+                                                          int which, size_t q, double *out);
+CHAKRA_EXPERIMENTAL_API void chakra_synth_report_free(chakra_synth_report *r);
 
 /* ---- anonymize, and a simulator-ready copy ---- */
 typedef struct chakra_synth_anonymize_options {
@@ -161,6 +175,8 @@ typedef struct chakra_synth_anonymize_options {
 #define CHAKRA_SYNTH_ANONYMIZE_OPTIONS_VERSION 1
 #define CHAKRA_SYNTH_ANONYMIZE_OPTIONS_INIT \
 	{ CHAKRA_SYNTH_ANONYMIZE_OPTIONS_VERSION, 0.0, 0, 0, 0 }
+CHAKRA_EXPERIMENTAL_API int
+	chakra_synth_anonymize_options_init(chakra_synth_anonymize_options *opts, unsigned version);
 
 typedef struct chakra_synth_anonymize_stats {
 	uint64_t nodes;
@@ -173,19 +189,20 @@ typedef struct chakra_synth_anonymize_stats {
 /* Names become op classes; kept: ids, types, dependencies, times and the
  * attributes a simulator needs (list in docs/synth.md); the rest, the
  * metadata attributes and the inputs/outputs are dropped. stats may be NULL. */
-int chakra_synth_anonymize(const char *in, const char *out,
-                           const chakra_synth_anonymize_options *opts,
-                           chakra_synth_anonymize_stats *stats, char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_anonymize(const char *in, const char *out,
+                                                   const chakra_synth_anonymize_options *opts,
+                                                   chakra_synth_anonymize_stats *stats, char *err,
+                                                   size_t errlen);
 
 /* Copy of a trace a simulator can run: a COMM_COLL_NODE without comm_type
  * (the CPU-side call of a collective whose kernel is a separate node)
  * becomes a COMP_NODE of the same duration. *changed = nodes changed. */
-int chakra_synth_simready(const char *in, const char *out, int overwrite, uint64_t *changed,
-                          char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_synth_simready(const char *in, const char *out, int overwrite,
+                                                  uint64_t *changed, char *err, size_t errlen);
 
 /* The op class of a node ("gpu.gemm", "cpu.elementwise", "ALL_REDUCE"...),
  * by the rules of docs/synth.md; a static string. */
-const char *chakra_synth_op_class(const chakra_node *n);
+CHAKRA_EXPERIMENTAL_API const char *chakra_synth_op_class(const chakra_node *n);
 
 #ifdef __cplusplus
 }

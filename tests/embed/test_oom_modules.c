@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Allocation-failure sweep of the experimental modules, as test_oom.c does
+ * for the core: through the allocator hook the k-th allocation fails, for
+ * every k a clean run makes, in the graph (ids mapped, resolved, longest
+ * paths, cycles), the converter (a PyTorch ET and a Kineto trace, gzip,
+ * through YAJL), synth (fit, the model as JSON and back), perf (load and
+ * run) and the replay report (JSON through YAJL, text). Each run ends in
+ * success or in CHAKRA_ENOMEM, and leaves no block behind; the hook's
+ * blocks are offset (oomhook.h), so one freed by the C library's free
+ * crashes. */
+#ifndef CHAKRA_EXPERIMENTAL
+#define CHAKRA_EXPERIMENTAL
+#endif
+#include <chakra/chakra.h>
+#include <chakra/experimental/convert.h>
+#include <chakra/experimental/graph.h>
+#include <chakra/experimental/perf.h>
+#include <chakra/experimental/replay.h>
+#include <chakra/experimental/synth.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "oomhook.h"
+#include "tbuild.h"
+
+#define STEP(expr)                          \
+	do {                                    \
+		long long rc_ = (expr);             \
+		if (rc_ < 0 && first == 0)          \
+			first = (int)rc_;               \
+	} while (0)
+
+static tbuf trace;          /* a generated trace, in memory */
+static char trace_path[96]; /* ... and as a file */
+static const char *et_json, *kineto_json;
+
+static int scenario_graph(void)
+{
+	int first = 0;
+	chakra_graph *g = chakra_graph_new();
+	if (!g)
+		return CHAKRA_ENOMEM;
+	/* ids out of order (the hashed map), parents added later, a cycle */
+	for (uint64_t i = 0; i < 300 && first == 0; i++) {
+		uint64_t id = (i * 37) % 300 + 1000, deps[2] = { id + 1, id > 1000 ? id - 1 : 5 };
+		STEP(chakra_graph_add(g, id, deps, 2, NULL, 0, NULL));
+	}
+	if (first == 0)
+		STEP(chakra_graph_resolve(g, NULL, NULL));
+	if (first == 0) {
+		static uint64_t dist[300];
+		for (size_t i = 0; i < 300; i++)
+			dist[i] = i;
+		chakra_graph_paths paths;
+		STEP(chakra_graph_longest(g, CHAKRA_GRAPH_DATA, dist, NULL, NULL, &paths));
+		STEP(chakra_graph_has_cycle(g, CHAKRA_GRAPH_DATA));
+		STEP(chakra_graph_cycles(g, CHAKRA_GRAPH_DATA, NULL, NULL));
+		const uint32_t *ch;
+		STEP(chakra_graph_children(g, 0, &ch));
+	}
+	chakra_graph_free(g);
+	return first;
+}
+
+static int scenario_convert(int kineto)
+{
+	chakra_convert_options o = CHAKRA_CONVERT_OPTIONS_INIT;
+	tbuf out = { 0 };
+	o.out_cb = tbuf_write;
+	o.out_data = &out;
+	chakra_convert_result r;
+	int rc = kineto ? chakra_convert_kineto(kineto_json, "out.et", &o, &r)
+	                : chakra_convert_pytorch(et_json, "out.et", &o, &r);
+	if (rc < 0 && rc != CHAKRA_ENOMEM)
+		fprintf(stderr, "convert: %s\n", r.errmsg);
+	free(out.p);
+	return rc;
+}
+
+static int scenario_synth(void)
+{
+	int first = 0;
+	const char *paths[1] = { trace_path };
+	chakra_synth_model *m = NULL, *m2 = NULL;
+	char err[512];
+	STEP(chakra_synth_fit(&m, paths, 1, NULL, err, sizeof err));
+	if (first == 0) {
+		size_t len;
+		char *j = chakra_synth_model_json(m, &len);
+		if (!j)
+			STEP(CHAKRA_ENOMEM);
+		else
+			STEP(chakra_synth_model_parse(&m2, "m.json", j, len, err, sizeof err));
+		chakra_free(j);
+	}
+	if (first && first != CHAKRA_ENOMEM)
+		fprintf(stderr, "synth: %s\n", err);
+	chakra_synth_model_free(m2);
+	chakra_synth_model_free(m);
+	return first;
+}
+
+static int scenario_perf(void)
+{
+	int first = 0;
+	chakra_perf *r = NULL;
+	STEP(chakra_perf_new(&r));
+	if (first == 0)
+		STEP(chakra_perf_load_file(r, "trace.et", trace.p, trace.len, 0));
+	chakra_perf_options o = CHAKRA_PERF_OPTIONS_INIT;
+	if (first == 0)
+		STEP(chakra_perf_run(r, &o));
+	if (first && first != CHAKRA_ENOMEM)
+		fprintf(stderr, "perf: %s\n", chakra_perf_errmsg(r));
+	chakra_perf_free(r);
+	return first;
+}
+
+static int scenario_replay_report(void)
+{
+	int first = 0;
+	chakra_replay_stat rows[2];
+	memset(rows, 0, sizeof rows);
+	rows[0].kind = CHAKRA_REPLAY_COLL;
+	rows[0].nmembers = 2;
+	rows[0].size = 1048576;
+	rows[1].comm_type = -1;
+	rows[1].nmembers = 2;
+	rows[1].size = 1000;
+	rows[0].count = 2;
+	rows[0].sum = 4e-3;
+	rows[0].min = 1e-3;
+	rows[0].max = 3e-3;
+	rows[1].kind = CHAKRA_REPLAY_SEND;
+	rows[1].count = 1;
+	rows[1].sum = rows[1].min = rows[1].max = 1e-6;
+	chakra_replay_stats st = { rows, 2, 2 };
+	chakra_replay_rank_times rt[2] = { { 4e-3, 1e-3, 3e-3, 2.5e-3, 5, 2e-3, 1e-3 },
+	                                   { 5e-3, 0, 4e-3, 4e-3, 5, 2e-3, 1e-3 } };
+	chakra_replay_report rep = { "wl", 2, 2, 1, "sleep", "wl.comm_groups.json", "data", 1, &st,
+	                             rt };
+	tbuf out = { 0 };
+	STEP(chakra_replay_report_json(tbuf_write, &out, &rep));
+	STEP(chakra_replay_report_text(tbuf_write, &out, &rep));
+	free(out.p);
+	return first;
+}
+
+typedef struct scen {
+	const char *name;
+	int (*run)(void);
+} scen;
+
+static int convert_et(void)
+{
+	return scenario_convert(0);
+}
+
+static int convert_kineto(void)
+{
+	return scenario_convert(1);
+}
+
+int main(void)
+{
+	need_data("data/pytorch/hta-simple-add/benchmark_simple_add_et.json.gz");
+	static char et[4096], kin[4096];
+	snprintf(et, sizeof et, "%s",
+	         shared_path("data/pytorch/hta-simple-add/benchmark_simple_add_et.json.gz"));
+	snprintf(kin, sizeof kin, "%s",
+	         shared_path("data/pytorch/hta-simple-add/benchmark_simple_add_trace.json.gz"));
+	et_json = et;
+	kineto_json = kin;
+	/* a trace with compute and collective nodes (perf and synth read both) */
+	{
+		chakra_writer *w;
+		CHECK(chakra_writer_open_cb(&w, tbuf_write, &trace, NULL) == 0);
+		chakra_builder *b = chakra_builder_new();
+		chakra_writer_write_metadata(w, "0.0.4", NULL);
+		for (uint64_t i = 1; i <= 60; i++) {
+			chakra_builder_reset(b);
+			chakra_builder_set_id(b, i);
+			chakra_builder_set_name(b, i % 3 ? "aten::mm" : "nccl:all_reduce", (size_t)-1);
+			chakra_builder_set_type(b, i % 3 ? CHAKRA_COMP_NODE : CHAKRA_COMM_COLL_NODE);
+			if (i > 1)
+				chakra_builder_add_data_dep(b, i - 1);
+			chakra_builder_attr_int(b, "duration_nanos", CHAKRA_ATTR_INT64,
+			                        (int64_t)(1000 * i));
+			if (i % 3)
+				chakra_builder_attr_int(b, "runtime", CHAKRA_ATTR_INT64, (int64_t)(10 + i));
+			else {
+				chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, 0);
+				chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64, (int64_t)(1024 * i));
+			}
+			chakra_writer_write_node(w, b);
+		}
+		CHECK(chakra_writer_finish(w) == 0);
+		chakra_writer_close(w);
+		chakra_builder_free(b);
+	}
+	char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/chakra-oom-mod-XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(trace_path, sizeof trace_path, "%s/t.0.et", dir);
+	FILE *f = fopen(trace_path, "wb");
+	CHECK(f && fwrite(trace.p, 1, trace.len, f) == trace.len);
+	if (f)
+		fclose(f);
+
+	static const scen scens[] = {
+		{ "graph", scenario_graph },
+		{ "convert, PyTorch ET (gzip)", convert_et },
+		{ "convert, Kineto trace (gzip)", convert_kineto },
+		{ "synth, fit + JSON + parse", scenario_synth },
+		{ "perf, load + run", scenario_perf },
+		{ "replay report, JSON + text", scenario_replay_report },
+	};
+	chakra_allocator a = { CHAKRA_ALLOCATOR_VERSION, t_malloc, t_realloc, t_free, NULL };
+	CHECK(chakra_set_allocator(&a) == 0);
+	unsigned long total_runs = 0;
+	for (size_t s = 0; s < sizeof scens / sizeof scens[0]; s++) {
+		n_calls = 0;
+		fail_at = 0;
+		live = 0;
+		int clean = scens[s].run();
+		CHECK_MSG(clean == 0, "%s: clean run %d (%s)", scens[s].name, clean,
+		          chakra_err_name(clean));
+		CHECK_MSG(live == 0, "%s: %lu allocations left", scens[s].name, live);
+		unsigned long total = n_calls, enomem = 0;
+		for (unsigned long k = 1; k <= total; k++) {
+			n_calls = 0;
+			fail_at = k;
+			live = 0;
+			failed_once = 0;
+			int rc = scens[s].run();
+			total_runs++;
+			if (failed_once) {
+				CHECK_MSG(rc == CHAKRA_ENOMEM || rc == 0,
+				          "%s: allocation %lu of %lu failed: got %d (%s), not CHAKRA_ENOMEM",
+				          scens[s].name, k, total, rc, chakra_err_name(rc));
+				enomem += rc == CHAKRA_ENOMEM;
+			}
+			CHECK_MSG(live == 0, "%s: allocation %lu failed: %lu allocations left",
+			          scens[s].name, k, live);
+		}
+		printf("%-32s %5lu allocations, each failed in turn: %lu ENOMEM\n", scens[s].name, total,
+		       enomem);
+		CHECK_MSG(total > 0, "%s: no allocation went through the hook", scens[s].name);
+	}
+	chakra_set_allocator(NULL);
+	printf("%lu runs\n", total_runs);
+	unlink(trace_path);
+	rmdir(dir);
+	free(trace.p);
+	(void)tbuild;
+	return check_done();
+}
