@@ -302,15 +302,21 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 			break;
 		}
 	}
-	if (matched && E->sym && !chakra__sym_pair(E, send, matched))
+	if (matched && E->sym && !chakra__sym_pair(E, send, matched)) {
+		free(matched); /* the run stops: neither op will complete */
+		free(send);
 		return;
+	}
 	if (E->astra) {
 		/* ASTRA-sim's network calls the sender back, then the receiver, as
 		 * the message arrives. */
 		if (E->sym)
 			chakra__sym_tie(E, send->rank, EV_HOP);
-		if (E->failed)
+		if (E->failed) {
+			free(matched);
+			free(send);
 			return;
+		}
 		copy = *send; /* p2p_complete frees it */
 		p2p_complete(E, send);
 		if (matched) {
@@ -421,6 +427,7 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 				u->arrived_tail = pp;
 			if (E->sym && !chakra__sym_pair(E, a, op)) {
 				free(a);
+				free(op);
 				return;
 			}
 			recv_done(E, op, a->arrived);
@@ -531,6 +538,8 @@ static void handle(engine *E, const event *ev)
 			chakra__sym_tie(E, ((p2p_op *)ev->p)->rank, EV_P2P_SENT);
 		if (!E->failed)
 			p2p_complete(E, ev->p);
+		else
+			free(ev->p); /* popped: engine_free no longer sees it */
 		break;
 	case EV_COLL_DONE:
 		chakra__sim_finish_collective(E, npu_of(E, ev->a));
