@@ -14,6 +14,7 @@
 
 #include "chakra/chakra.h"
 #include "chakra/experimental/graph.h"
+#include "../modmem.h"
 
 #if defined(__GNUC__)
 #define CK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -33,7 +34,7 @@ static int vec_push(vec *v, const void *x)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 1024;
-		void *p = realloc(v->p, cap * v->elem);
+		void *p = chakra_realloc(v->p, cap * v->elem);
 		if (!p)
 			return -1;
 		v->p = p;
@@ -78,7 +79,7 @@ static void report(state *S, chakra_check_finding *f, const char *fmt, va_list a
 	va_list aq;
 	va_copy(aq, ap);
 	int n = vsnprintf(small, sizeof small, fmt, ap);
-	if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+	if (n >= (int)sizeof small && (text = chakra_malloc((size_t)n + 1)) != NULL)
 		vsnprintf(text, (size_t)n + 1, fmt, aq);
 	else if (n >= (int)sizeof small)
 		text = small; /* out of memory: the line cut short */
@@ -86,7 +87,7 @@ static void report(state *S, chakra_check_finding *f, const char *fmt, va_list a
 	f->text = text;
 	S->cb(S->cb_data, f);
 	if (text != small)
-		free(text);
+		chakra_free(text);
 }
 
 /* A finding: f's facts, its line from fmt. */
@@ -122,7 +123,7 @@ static void problem(state *S, int kind, uint32_t i, int is_error, uint64_t relat
 	va_start(ap, fmt);
 	va_copy(aq, ap);
 	int n = vsnprintf(small, sizeof small, fmt, ap);
-	if (n >= (int)sizeof small && (what = malloc((size_t)n + 1)) != NULL)
+	if (n >= (int)sizeof small && (what = chakra_malloc((size_t)n + 1)) != NULL)
 		vsnprintf(what, (size_t)n + 1, fmt, aq);
 	else if (n >= (int)sizeof small)
 		what = small; /* out of memory: the line cut short */
@@ -133,7 +134,7 @@ static void problem(state *S, int kind, uint32_t i, int is_error, uint64_t relat
 	emit(S, &f, "%s:%" PRIu64 ": node %" PRIu64 ": %s%s", S->name, OFF(S, i), ID(S, i),
 	     is_error ? "" : "warning: ", what);
 	if (what != small)
-		free(what);
+		chakra_free(what);
 	if (is_error)
 		S->r->errors++;
 	else
@@ -166,7 +167,7 @@ static int enc_write(void *data, const void *buf, size_t len)
 		size_t cap = v->cap ? v->cap : 4096;
 		while (cap < v->n + len)
 			cap *= 2;
-		void *p = realloc(v->p, cap);
+		void *p = chakra_realloc(v->p, cap);
 		if (!p)
 			return -1;
 		v->p = p;
@@ -186,7 +187,10 @@ static int canon_check(state *S, const chakra_node *n, uint32_t idx)
 {
 	const void *msg;
 	size_t len;
-	if (chakra_reader_next_raw(S->raw, &msg, &len) <= 0)
+	int got = chakra_reader_next_raw(S->raw, &msg, &len);
+	if (got == CHAKRA_ENOMEM)
+		return oom(S);
+	if (got <= 0)
 		return 0; /* the main reader reports any problem */
 	S->enc.n = 0;
 	chakra_writer *w = NULL;
@@ -248,7 +252,7 @@ static int read_all(state *S)
 		uint64_t id = chakra_node_id(n), off = chakra_node_offset(n);
 		uint32_t prev;
 		if (vec_push(&S->offs, &off))
-			return oom(S);
+			goto nomem;
 		long long added = chakra_graph_add(S->g, id, chakra_node_data_deps(n),
 		                                   chakra_node_data_dep_count(n), chakra_node_ctrl_deps(n),
 		                                   chakra_node_ctrl_dep_count(n), &prev);
@@ -262,7 +266,7 @@ static int read_all(state *S)
 			break;
 		}
 		if (added < 0)
-			return oom(S);
+			goto nomem;
 		uint32_t idx = (uint32_t)added;
 		if (prev != CHAKRA_GRAPH_NONE) {
 			S->r->dup_ids++;
@@ -276,11 +280,13 @@ static int read_all(state *S)
 			}
 		}
 		if (S->raw && canon_check(S, n, idx) < 0)
-			return -1;
+			goto fail;
 		if ((S->offs.n & 1023) == 0 && S->o->progress)
 			S->o->progress(S->o->progress_data, chakra_reader_offset(rd), S->offs.n);
 	}
 	S->r->nodes = S->offs.n;
+	if (rc == CHAKRA_ENOMEM) /* not a problem of the trace */
+		goto nomem;
 	const char *hint = rc < 0 && S->o->read_hint ? S->o->read_hint(S->path) : NULL;
 	if (hint) {
 		LINE(S, CHAKRA_CHECK_ERROR, CHAKRA_CHECK_READ, 0, 0, "%s:0: error: %s", S->name, hint);
@@ -303,6 +309,11 @@ static int read_all(state *S)
 	}
 	chakra_reader_close(rd);
 	return 0;
+nomem:
+	oom(S);
+fail:
+	chakra_reader_close(rd);
+	return -1;
 }
 
 /* Pass 2: every dependency against the id set: the graph resolves them and
@@ -468,10 +479,10 @@ int chakra_check_trace(const char *path, const chakra_check_options *opts, chakr
 			rc = find_cycles(&S);
 	}
 	summary(&S);
-	free(S.offs.p);
+	chakra_free(S.offs.p);
 	chakra_graph_free(S.g);
 	chakra_idmap_free(S.absent);
-	free(S.enc.p);
+	chakra_free(S.enc.p);
 	chakra_reader_close(S.raw);
 	chakra_builder_free(S.b);
 	if (S.nomem)

@@ -21,7 +21,7 @@ int chakra__jn_room(pack *P, void *p, size_t *cap, size_t need, size_t elem, siz
 	size_t c = *cap ? *cap : first;
 	while (c < need)
 		c *= 2;
-	void *np = realloc(*(void **)p, c * elem);
+	void *np = chakra_realloc(*(void **)p, c * elem);
 	if (!np)
 		return chakra__jn_fail(P, "out of memory");
 	*(void **)p = np;
@@ -249,11 +249,11 @@ int chakra__jn_attr_emit(pack *P, chakra_builder *b, int kind)
 				return chakra__jn_fail(P, "attribute '%s' (%s): expected a string, got %s", name, kn,
 				            chakra__jn_tok_name(P->toks[i].type));
 		/* Decoded element pointers and lengths, kept in the token array. */
-		const char **v = malloc((n ? n : 1) * sizeof *v);
-		size_t *lens = malloc((n ? n : 1) * sizeof *lens);
+		const char **v = chakra_malloc((n ? n : 1) * sizeof *v);
+		size_t *lens = chakra_malloc((n ? n : 1) * sizeof *lens);
 		if (!v || !lens) {
-			free(v);
-			free(lens);
+			chakra_free(v);
+			chakra_free(lens);
 			return chakra__jn_fail(P, "out of memory");
 		}
 		int ok = 1;
@@ -266,8 +266,8 @@ int chakra__jn_attr_emit(pack *P, chakra_builder *b, int kind)
 		if (ok)
 			rc = list ? chakra_builder_attr_list_string(b, name, (chakra_attr_kind)kind, v, lens, n)
 			          : chakra_builder_attr_string(b, name, (chakra_attr_kind)kind, v[0], lens[0]);
-		free(v);
-		free(lens);
+		chakra_free(v);
+		chakra_free(lens);
 		if (!ok)
 			return 0;
 	} else if (k == CHAKRA_ATTR_DOUBLE || k == CHAKRA_ATTR_FLOAT) {
@@ -277,24 +277,24 @@ int chakra__jn_attr_emit(pack *P, chakra_builder *b, int kind)
 				return 0;
 			rc = chakra_builder_attr_double(b, name, (chakra_attr_kind)kind, d);
 		} else {
-			double *v = malloc((n ? n : 1) * sizeof *v);
+			double *v = chakra_malloc((n ? n : 1) * sizeof *v);
 			if (!v)
 				return chakra__jn_fail(P, "out of memory");
 			for (size_t i = 0; i < n; i++)
 				if (!tok_real(P, &P->toks[i], k, &v[i])) {
-					free(v);
+					chakra_free(v);
 					return 0;
 				}
 			rc = chakra_builder_attr_list_double(b, name, (chakra_attr_kind)kind, v, n);
-			free(v);
+			chakra_free(v);
 		}
 	} else {
-		uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+		uint64_t *v = chakra_malloc((n ? n : 1) * sizeof *v);
 		if (!v)
 			return chakra__jn_fail(P, "out of memory");
 		for (size_t i = 0; i < n; i++)
 			if (!tok_int(P, &P->toks[i], k, &v[i])) {
-				free(v);
+				chakra_free(v);
 				return 0;
 			}
 		if (list)
@@ -303,13 +303,16 @@ int chakra__jn_attr_emit(pack *P, chakra_builder *b, int kind)
 			rc = chakra_builder_attr_int(b, name, (chakra_attr_kind)kind, (int64_t)v[0]);
 		else
 			rc = chakra_builder_attr_uint(b, name, (chakra_attr_kind)kind, v[0]);
-		free(v);
+		chakra_free(v);
 	}
 doc:
 	if (rc == 0 && P->a_doc != (size_t)-1)
 		rc = chakra_builder_attr_set_doc(b, P->pool + P->a_doc, P->a_doc_len);
-	if (rc < 0)
+	if (rc < 0) {
+		if (rc == CHAKRA_ENOMEM && !P->code)
+			P->code = CHAKRA_ENOMEM; /* the builder's, not the input's */
 		return chakra__jn_fail(P, "attribute '%s': %s", name, chakra_strerror(rc));
+	}
 	return 1;
 }
 

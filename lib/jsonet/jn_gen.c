@@ -5,6 +5,7 @@
  * to the same bits; NaN and infinities, which JSON lacks, as the strings
  * "nan", "inf", "-inf". */
 #include "jn_gen.h"
+#include "../modmem.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -92,7 +93,7 @@ static void gen_real(yajl_gen g, double v, int is_float)
 static void gen_hex(yajl_gen g, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	char small[256], *buf = len * 2 <= sizeof small ? small : malloc(len * 2 + 1);
+	char small[256], *buf = len * 2 <= sizeof small ? small : chakra_malloc(len * 2 + 1);
 	if (!buf) { /* cannot happen in practice; keep the output well formed */
 		STR(g, "");
 		return;
@@ -103,7 +104,7 @@ static void gen_hex(yajl_gen g, const char *s, size_t len)
 	}
 	STRN(g, buf, len * 2);
 	if (buf != small)
-		free(buf);
+		chakra_free(buf);
 }
 
 int chakra__jn_kind_is_signed(int k)
@@ -282,7 +283,7 @@ int chakra_jsonet_writer_open(chakra_jsonet_writer **out, chakra_write_cb cb, vo
                               const chakra_jsonet_options *opts)
 {
 	*out = NULL;
-	chakra_jsonet_writer *o = calloc(1, sizeof *o);
+	chakra_jsonet_writer *o = chakra_calloc(1, sizeof *o);
 	if (!o)
 		return CHAKRA_ENOMEM;
 	*out = o;
@@ -418,7 +419,7 @@ void chakra_jsonet_writer_close(chakra_jsonet_writer *o)
 	if (o->g)
 		yajl_gen_free(o->g);
 	chakra__jg_free(o->jg);
-	free(o);
+	chakra_free(o);
 }
 
 int chakra_jsonet_jsonize(chakra_reader *r, chakra_write_cb cb, void *data,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ET -> JSON in protobuf's JSON mapping (chakra_jsonet_options.protobuf). */
 #include "jn_gen.h"
+#include "../modmem.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -109,7 +110,7 @@ static void pb_b64(yajl_gen g, chakra__jg *jg, const char *s, size_t len)
 	static const char tab[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t outlen = (len + 2) / 3 * 4;
-	char small[256], *b = outlen <= sizeof small ? small : malloc(outlen ? outlen : 1);
+	char small[256], *b = outlen <= sizeof small ? small : chakra_malloc(outlen ? outlen : 1);
 	if (!b)
 		longjmp(jg->fail, 1); /* as YAJL's allocator does: the call fails */
 	const unsigned char *u = (const unsigned char *)s;
@@ -127,7 +128,7 @@ static void pb_b64(yajl_gen g, chakra__jg *jg, const char *s, size_t len)
 	}
 	STRN(g, b, o);
 	if (b != small)
-		free(b);
+		chakra_free(b);
 }
 
 /* A JSON string field; 0 or -2 when it is not UTF-8. */

@@ -32,6 +32,7 @@
 
 #include "chakra/experimental/jsonet.h"
 #include "jguard.h"
+#include "../modmem.h"
 
 #if defined(__GNUC__)
 #define JN_PRINTF(f, a) __attribute__((format(printf, f, a)))

@@ -175,7 +175,7 @@ int chakra__jn_keyset_check(pack *P, keyset *k, const char *where)
 
 void chakra__jn_keyset_free(keyset *k)
 {
-	free(k->pool);
-	free(k->off);
+	chakra_free(k->pool);
+	chakra_free(k->off);
 }
 

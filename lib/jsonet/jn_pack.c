@@ -83,13 +83,13 @@ static int cb_number(void *c, const char *s, size_t len)
 		buf[len] = 0;
 		return chakra__jn_on_value(P, EV_SCALAR, T_NUM, buf, len);
 	}
-	char *t = malloc(len + 1);
+	char *t = chakra_malloc(len + 1);
 	if (!t)
 		return chakra__jn_fail(P, "out of memory");
 	memcpy(t, s, len);
 	t[len] = 0;
 	int rc = chakra__jn_on_value(P, EV_SCALAR, T_NUM, t, len);
-	free(t);
+	chakra_free(t);
 	return rc;
 }
 
@@ -98,14 +98,14 @@ static int cb_string(void *c, const unsigned char *s, size_t len)
 	pack *P = c;
 	/* yajl's buffer is not NUL-terminated */
 	char small[256];
-	char *t = len < sizeof small ? small : malloc(len + 1);
+	char *t = len < sizeof small ? small : chakra_malloc(len + 1);
 	if (!t)
 		return chakra__jn_fail(P, "out of memory");
 	memcpy(t, s, len);
 	t[len] = 0;
 	int rc = chakra__jn_on_value(P, EV_SCALAR, T_STR, t, len);
 	if (t != small)
-		free(t);
+		chakra_free(t);
 	return rc;
 }
 
@@ -121,7 +121,7 @@ static int cb_map_key(void *c, const unsigned char *s, size_t len)
 	P->key_kind = 0;
 	P->kid = chakra__jn_key_lookup((const char *)s, len, &P->key_kind);
 	if (len + 1 > P->wkey_cap) {
-		char *w = realloc(P->wkey, len + 1);
+		char *w = chakra_realloc(P->wkey, len + 1);
 		if (!w)
 			return chakra__jn_fail(P, "out of memory");
 		P->wkey = w;
@@ -186,9 +186,9 @@ static int cb_end_map(void *c)
 		if (P->form == FORM_WG) {
 			if (!chakra__jn_keyset_check(P, &P->ks_top, "the top-level object"))
 				return 0;
-			free(P->version);
+			chakra_free(P->version);
 			/* The schema version the reference tools write (et-format.md). */
-			P->version = strdup("0.0.4");
+			P->version = chakra__mstrdup("0.0.4");
 			if (!P->version)
 				return chakra__jn_fail(P, "out of memory");
 			return chakra__jn_finalize_meta(P);
@@ -323,7 +323,7 @@ static int run(chakra_read_cb rd, void *rd_data, const void *mem, size_t mem_len
 		o = *opts;
 	}
 	chakra__jn_key_init();
-	pack *P = calloc(1, sizeof *P);
+	pack *P = chakra_calloc(1, sizeof *P);
 	if (!P) {
 		snprintf(res->errmsg, sizeof res->errmsg, "out of memory");
 		return CHAKRA_ENOMEM;
@@ -336,7 +336,7 @@ static int run(chakra_read_cb rd, void *rd_data, const void *mem, size_t mem_len
 	P->node = chakra_builder_new();
 	P->meta = chakra_builder_new();
 	P->jg = chakra__jg_new();
-	unsigned char *buf = rd ? malloc(CHUNK) : NULL;
+	unsigned char *buf = rd ? chakra_malloc(CHUNK) : NULL;
 	if (!P->node || !P->meta || !P->jg || (rd && !buf)) {
 		chakra__jn_fail(P, "out of memory");
 		goto done;
@@ -352,7 +352,7 @@ done:;
 	if (P->failed)
 		snprintf(res->errmsg, sizeof res->errmsg, "%s", P->err);
 	res->nodes = P->nodes;
-	free(buf);
+	chakra_free(buf);
 	if (P->h)
 		yajl_free(P->h);
 	chakra__jg_free(P->jg);
@@ -360,16 +360,16 @@ done:;
 	chakra_writer_close(P->sw);
 	if (P->sp.f)
 		fclose(P->sp.f);
-	free(P->sp.mem);
+	chakra_free(P->sp.mem);
 	chakra_builder_free(P->node);
 	chakra_builder_free(P->meta);
 	chakra__jn_keyset_free(&P->ks_top);
 	chakra__jn_keyset_free(&P->ks_node);
-	free(P->version);
-	free(P->pool);
-	free(P->toks);
-	free(P->wkey);
-	free(P);
+	chakra_free(P->version);
+	chakra_free(P->pool);
+	chakra_free(P->toks);
+	chakra_free(P->wkey);
+	chakra_free(P);
 	return rc;
 }
 

@@ -124,7 +124,7 @@ static int flush_version(pack *P)
 	P->a_have_value = 1;
 	int ok = chakra__jn_tok_add(P, T_STR, P->version, strlen(P->version)) && chakra__jn_attr_infer(P, P->meta) &&
 	         chakra__jn_keyset_add(P, &P->ks_top, "version", 7);
-	free(P->version);
+	chakra_free(P->version);
 	P->version = NULL;
 	return ok;
 }
@@ -156,8 +156,8 @@ static int pb_meta_value(pack *P, int ev, int type, const char *s)
 			return 1;
 		if (!want_str(P, ev, type))
 			return 0;
-		free(P->version);
-		P->version = strdup(s);
+		chakra_free(P->version);
+		P->version = chakra__mstrdup(s);
 		return P->version ? 1 : chakra__jn_fail(P, "out of memory");
 	}
 	if (KEY(K_attr)) {
@@ -299,8 +299,8 @@ int chakra__jn_on_value(pack *P, int ev, int type, const char *s, size_t len)
 		    ev == EV_SCALAR && type == T_STR) {
 			/* protobuf's metadata, or a workload_graph attribute: the
 			 * next keys tell */
-			free(P->version);
-			P->version = strdup(s);
+			chakra_free(P->version);
+			P->version = chakra__mstrdup(s);
 			P->version_pending = 1;
 			return P->version ? 1 : chakra__jn_fail(P, "out of memory");
 		}
@@ -328,8 +328,8 @@ int chakra__jn_on_value(pack *P, int ev, int type, const char *s, size_t len)
 		if (KEY(K_version)) {
 			if (!want_str(P, ev, type))
 				return 0;
-			free(P->version);
-			P->version = strdup(s);
+			chakra_free(P->version);
+			P->version = chakra__mstrdup(s);
 			return P->version ? 1 : chakra__jn_fail(P, "out of memory");
 		}
 		if (KEY(K_attr)) {

@@ -20,7 +20,7 @@ static int spool_write(void *data, const void *buf, size_t len)
 			size_t cap = sp->cap ? sp->cap : 1 << 16;
 			while (cap < sp->len + len)
 				cap *= 2;
-			unsigned char *m = realloc(sp->mem, cap);
+			unsigned char *m = chakra_realloc(sp->mem, cap);
 			if (!m)
 				return -1;
 			sp->mem = m;
@@ -37,7 +37,7 @@ static int spool_write(void *data, const void *buf, size_t len)
 		}
 		if (fwrite(sp->mem, 1, sp->len, sp->f) != sp->len)
 			return -1;
-		free(sp->mem);
+		chakra_free(sp->mem);
 		sp->mem = NULL;
 		sp->len = sp->cap = 0;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chakra/experimental/perf.h"
+#include "../modmem.h"
 
 typedef struct vi {
 	int64_t v;
@@ -25,7 +26,7 @@ static int cmp_vi(const void *a, const void *b)
  * v[0..n), n > 0; n when memory runs out. */
 static size_t median_index(const int64_t *v, size_t n)
 {
-	vi *t = malloc(n * sizeof *t);
+	vi *t = chakra_malloc(n * sizeof *t);
 	if (!t)
 		return n;
 	for (size_t i = 0; i < n; i++) {
@@ -34,7 +35,7 @@ static size_t median_index(const int64_t *v, size_t n)
 	}
 	qsort(t, n, sizeof *t, cmp_vi);
 	size_t m = t[(n - 1) / 2].i;
-	free(t);
+	chakra_free(t);
 	return m;
 }
 
@@ -51,14 +52,14 @@ int chakra_perf_between_windows(const chakra_perf *r, const char *annotation, ui
 	memset(w, 0, sizeof *w);
 	if (!count)
 		return fail(w, CHAKRA_EINVAL, "no window to replay");
-	w->predicted_ns = malloc(count * sizeof *w->predicted_ns);
-	w->recorded_ns = malloc(count * sizeof *w->recorded_ns);
+	w->predicted_ns = chakra_malloc(count * sizeof *w->predicted_ns);
+	w->recorded_ns = chakra_malloc(count * sizeof *w->recorded_ns);
 	/* the windows split off a batch at a time (one pass over the graph per
 	 * batch; a batch's replays held at once), each replayed and dropped */
 	const size_t batch = 4096;
-	chakra_perf **ws = calloc(count < batch ? count : batch, sizeof *ws);
+	chakra_perf **ws = chakra_calloc(count < batch ? count : batch, sizeof *ws);
 	if (!w->predicted_ns || !w->recorded_ns || !ws) {
-		free(ws);
+		chakra_free(ws);
 		return fail(w, CHAKRA_ENOMEM, "out of memory");
 	}
 	for (size_t w0 = 0; w0 < count; w0 += batch) {
@@ -67,7 +68,7 @@ int chakra_perf_between_windows(const chakra_perf *r, const char *annotation, ui
 		if (rc < 0) {
 			fail(w, rc, ws[0] ? chakra_perf_errmsg(ws[0]) : "out of memory");
 			chakra_perf_free(ws[0]);
-			free(ws);
+			chakra_free(ws);
 			return rc;
 		}
 		for (size_t k = 0; k < nb; k++) {
@@ -79,7 +80,7 @@ int chakra_perf_between_windows(const chakra_perf *r, const char *annotation, ui
 				chakra_perf_free(d);
 				for (size_t q = k + 1; q < nb; q++)
 					chakra_perf_free(ws[q]);
-				free(ws);
+				chakra_free(ws);
 				return rc;
 			}
 			w->predicted_ns[w0 + k] = chakra_perf_breakdown_of(d, -1)->iteration_ns;
@@ -87,7 +88,7 @@ int chakra_perf_between_windows(const chakra_perf *r, const char *annotation, ui
 			chakra_perf_free(d);
 		}
 	}
-	free(ws);
+	chakra_free(ws);
 	size_t med = median_index(w->predicted_ns, count);
 	size_t rec = median_index(w->recorded_ns, count);
 	if (med == count || rec == count)
@@ -102,8 +103,8 @@ void chakra_perf_windows_free(chakra_perf_windows *w)
 {
 	if (!w)
 		return;
-	free(w->predicted_ns);
-	free(w->recorded_ns);
+	chakra_free(w->predicted_ns);
+	chakra_free(w->recorded_ns);
 	w->predicted_ns = w->recorded_ns = NULL;
 	w->count = 0;
 }

@@ -4,7 +4,8 @@
  * every k a clean run makes, in the graph (ids mapped, resolved, longest
  * paths, cycles), the converter (a PyTorch ET and a Kineto trace, gzip,
  * through YAJL), synth (fit, the model as JSON and back), perf (load and
- * run) and the replay report (JSON through YAJL, text). Each run ends in
+ * run), the replay report (JSON through YAJL, text), the JSON codec (an ET
+ * to JSON and back) and the trace checks (deep). Each run ends in
  * success or in CHAKRA_ENOMEM, and leaves no block behind; the hook's
  * blocks are offset (oomhook.h), so one freed by the C library's free
  * crashes. */
@@ -12,8 +13,10 @@
 #define CHAKRA_EXPERIMENTAL
 #endif
 #include <chakra/chakra.h>
+#include <chakra/experimental/check.h>
 #include <chakra/experimental/convert.h>
 #include <chakra/experimental/graph.h>
+#include <chakra/experimental/jsonet.h>
 #include <chakra/experimental/perf.h>
 #include <chakra/experimental/replay.h>
 #include <chakra/experimental/synth.h>
@@ -149,6 +152,38 @@ static int scenario_replay_report(void)
 	return first;
 }
 
+static int scenario_jsonet(void)
+{
+	int first = 0;
+	chakra_reader *r = NULL;
+	tbuf json = { 0 }, et = { 0 };
+	chakra_jsonet_options o = CHAKRA_JSONET_OPTIONS_INIT;
+	chakra_jsonet_result res;
+	STEP(chakra_reader_open_buffer(&r, trace.p, trace.len, NULL));
+	if (first == 0)
+		STEP(chakra_jsonet_jsonize(r, tbuf_write, &json, &o, &res));
+	chakra_reader_close(r);
+	if (first == 0)
+		STEP(chakra_jsonet_pack_buffer(json.p, json.len, tbuf_write, &et, &o, &res));
+	if (first == 0)
+		CHECK_MSG(et.len == trace.len && !memcmp(et.p, trace.p, et.len),
+		          "jsonet: the ET packed back differs from the one jsonized");
+	if (first && first != CHAKRA_ENOMEM)
+		fprintf(stderr, "jsonet: %s\n", res.errmsg);
+	free(json.p);
+	free(et.p);
+	return first;
+}
+
+static int scenario_check(void)
+{
+	chakra_check_options o = CHAKRA_CHECK_OPTIONS_INIT;
+	o.deep = 1;
+	chakra_check_result res;
+	int rc = chakra_check_trace(trace_path, &o, NULL, NULL, &res);
+	return rc == 1 ? CHAKRA_ECORRUPT : rc;
+}
+
 typedef struct scen {
 	const char *name;
 	int (*run)(void);
@@ -217,6 +252,8 @@ int main(void)
 		{ "synth, fit + JSON + parse", scenario_synth },
 		{ "perf, load + run", scenario_perf },
 		{ "replay report, JSON + text", scenario_replay_report },
+		{ "jsonet, ET -> JSON -> ET", scenario_jsonet },
+		{ "check, deep", scenario_check },
 	};
 	chakra_allocator a = { CHAKRA_ALLOCATOR_VERSION, t_malloc, t_realloc, t_free, NULL };
 	CHECK(chakra_set_allocator(&a) == 0);
