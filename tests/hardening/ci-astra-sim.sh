@@ -250,7 +250,8 @@ for win in "" 64; do
 done
 
 echo "--- 4. scale: 64 NPUs x 2,000-node chains, peak memory"
-"$X" bench sim --npus 64 --nodes 2000 --dir "$work/scale" --runs 1 >/dev/null 2>&1
+# (--files: ASTRA-sim's workload layer wants a file per rank, not a rank map)
+"$X" bench sim --npus 64 --nodes 2000 --dir "$work/scale" --files --runs 1 >/dev/null 2>&1
 for win in "" 64; do
 	m=$(CHAKRA_FEEDER_WINDOW=$win peak "$U" --workload-configuration="$work/scale/bench" \
 		--system-configuration="$work/scale/system.json" --remote-memory-configuration="$MEM" \
