@@ -646,14 +646,14 @@ static uint64_t name_hash(const char *s, size_t len)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+		h = sim_mulw(h ^ (unsigned char)s[i], 1099511628211ull);
 	return h;
 }
 
 static uint64_t pos_hash(uint64_t k)
 {
 	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
+	k = sim_mulw(k, 0xff51afd7ed558ccdull);
 	k ^= k >> 33;
 	return k;
 }

@@ -68,9 +68,9 @@ struct sym_state {
 static uint64_t mix(uint64_t k)
 {
 	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
+	k = sim_mulw(k, 0xff51afd7ed558ccdull);
 	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ull;
+	k = sim_mulw(k, 0xc4ceb9fe1a85ec53ull);
 	k ^= k >> 33;
 	return k;
 }
@@ -78,7 +78,7 @@ static uint64_t mix(uint64_t k)
 static uint64_t str_mix(uint64_t h, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+		h = sim_mulw(h ^ (unsigned char)s[i], 1099511628211ull);
 	return mix(h);
 }
 

@@ -321,9 +321,9 @@ void chakra__sim_sym_free(sim_sym *sym)
 static uint64_t mix64(uint64_t k)
 {
 	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
+	k = sim_mulw(k, 0xff51afd7ed558ccdull);
 	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ull;
+	k = sim_mulw(k, 0xc4ceb9fe1a85ec53ull);
 	k ^= k >> 33;
 	return k;
 }
@@ -412,7 +412,7 @@ static int file_classes(sim_workload *w, uint32_t *cls, uint32_t *ncls, char *er
 		k[r].size = (uint64_t)st.st_size;
 		k[r].cls = UINT32_MAX;
 		/* The same file (a link to it): the same class. */
-		size_t at = mix64(k[r].dev * 0x9e3779b97f4a7c15ull ^ k[r].ino) & (hcap - 1);
+		size_t at = mix64(sim_mulw(k[r].dev, 0x9e3779b97f4a7c15ull) ^ k[r].ino) & (hcap - 1);
 		for (; h[at]; at = (at + 1) & (hcap - 1)) {
 			const fkey *o = &k[h[at] - 1];
 			if (o->dev == k[r].dev && o->ino == k[r].ino) {
