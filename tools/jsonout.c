@@ -61,8 +61,8 @@ void jo_strn(yajl_gen g, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
-	while (i < len && text_utf8_len(u + i, len - i))
-		i += text_utf8_len(u + i, len - i);
+	while (i < len && chakra__utf8_len(u + i, len - i))
+		i += chakra__utf8_len(u + i, len - i);
 	if (i == len) {
 		yajl_gen_string(g, u, len);
 		return;
@@ -75,7 +75,7 @@ void jo_strn(yajl_gen g, const char *s, size_t len)
 	}
 	size_t o = 0;
 	for (i = 0; i < len;) {
-		size_t k = text_utf8_len(u + i, len - i);
+		size_t k = chakra__utf8_len(u + i, len - i);
 		if (k) {
 			memcpy(b + o, u + i, k);
 			o += k;

@@ -1,41 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "text.h"
 
-#include <stdint.h>
-
-size_t text_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t k;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		k = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		k = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		k = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (k > n)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 void text_dot(FILE *f, const char *s, size_t len, size_t max_chars)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -45,7 +10,7 @@ void text_dot(FILE *f, const char *s, size_t len, size_t max_chars)
 			fputs("...", f);
 			return;
 		}
-		size_t k = text_utf8_len(u + i, len - i);
+		size_t k = chakra__utf8_len(u + i, len - i);
 		if (!k) {
 			fputc('?', f);
 			i++;
@@ -69,7 +34,7 @@ void text_xml(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
-		size_t k = text_utf8_len(u + i, len - i);
+		size_t k = chakra__utf8_len(u + i, len - i);
 		if (!k) {
 			fputc('?', f);
 			i++;

@@ -9,9 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4; n bytes available), or 0
- * when the bytes there are not valid UTF-8. */
-size_t text_utf8_len(const unsigned char *s, size_t n);
+#include "utf8.h" /* chakra__utf8_len, the validation (lib/utf8.h) */
 
 /* Inside a DOT "..." string: escapes " and \, control characters become a
  * space, invalid UTF-8 becomes '?'. At most max_chars characters (0 = all);

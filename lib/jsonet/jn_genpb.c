@@ -2,6 +2,7 @@
 /* ET -> JSON in protobuf's JSON mapping (chakra_jsonet_options.protobuf). */
 #include "jn_gen.h"
 #include "../modmem.h"
+#include "../utf8.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -20,45 +21,11 @@
  * shortest decimal that reads back to the same value, NaN and infinities
  * as "NaN", "Infinity", "-Infinity". Strings must be UTF-8. */
 
-/* The length of the UTF-8 sequence at s (n bytes left), 0 when it is not
- * valid: overlong forms, surrogates and values past U+10FFFF are not. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t k;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		k = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		k = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		k = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (k > n)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 static int utf8_ok(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
-		size_t k = utf8_len(u + i, len - i);
+		size_t k = chakra__utf8_len(u + i, len - i);
 		if (!k)
 			return 0;
 		i += k;
