@@ -42,6 +42,16 @@ static inline uint64_t sim_mulw(uint64_t a, uint64_t b)
 	(void)__builtin_mul_overflow(a, b, &r);
 	return r;
 }
+/* A 64-bit finalizer (MurmurHash3's fmix64), for the hash tables. */
+static inline uint64_t sim_mix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k = sim_mulw(k, 0xff51afd7ed558ccdull);
+	k ^= k >> 33;
+	k = sim_mulw(k, 0xc4ceb9fe1a85ec53ull);
+	k ^= k >> 33;
+	return k;
+}
 /* floor(v) as cycles: 0 below 1 (and for NaN), UINT64_MAX from 2^64 up. */
 static inline uint64_t sim_cycles(double v)
 {

@@ -65,21 +65,11 @@ struct sym_state {
 
 #define RING_TOMB ((sym_ring *)(uintptr_t)1)
 
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k = sim_mulw(k, 0xff51afd7ed558ccdull);
-	k ^= k >> 33;
-	k = sim_mulw(k, 0xc4ceb9fe1a85ec53ull);
-	k ^= k >> 33;
-	return k;
-}
-
 static uint64_t str_mix(uint64_t h, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
 		h = sim_mulw(h ^ (unsigned char)s[i], 1099511628211ull);
-	return mix(h);
+	return sim_mix64(h);
 }
 
 int chakra__sym_fail(engine *E, const char *fmt, ...)
@@ -257,7 +247,7 @@ void chakra__sym_tie_link(engine *E, size_t link)
 static int seen(engine *E, uint64_t a, uint64_t b, const char *name, size_t len)
 {
 	struct sym_state *ss = E->ss;
-	uint64_t h = str_mix(mix(a * 31 + b) ^ a, name ? name : "", name ? len : 0);
+	uint64_t h = str_mix(sim_mix64(a * 31 + b) ^ a, name ? name : "", name ? len : 0);
 	if (ss->hcap) {
 		for (size_t at = h & (ss->hcap - 1); ss->seen_h[at]; at = (at + 1) & (ss->hcap - 1)) {
 			const sym_seen *s = &ss->seen[ss->seen_h[at] - 1];
@@ -273,7 +263,7 @@ static int seen(engine *E, uint64_t a, uint64_t b, const char *name, size_t len)
 			return chakra__sim_nomem(E);
 		for (size_t i = 0; i < ss->nseen; i++) {
 			const sym_seen *s = &ss->seen[i];
-			uint64_t hh = str_mix(mix(s->a * 31 + s->b) ^ s->a, s->name ? s->name : "",
+			uint64_t hh = str_mix(sim_mix64(s->a * 31 + s->b) ^ s->a, s->name ? s->name : "",
 			                      s->name ? strlen(s->name) : 0);
 			size_t at = hh & (nc - 1);
 			while (nh[at])
@@ -651,7 +641,7 @@ int chakra__sym_same(engine *E, const inst *in, const sim_phase *ph, uint32_t ba
 	memset(h, 0xff, cap * sizeof *h);
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t c = E->sym->cls[member_rank(E, in, ph, base, j)];
-		size_t at = mix(c) & (cap - 1);
+		size_t at = sim_mix64(c) & (cap - 1);
 		while (h[at] != UINT64_MAX && (uint32_t)(h[at] >> 32) != c)
 			at = (at + 1) & (cap - 1);
 		if (h[at] == UINT64_MAX)
@@ -676,7 +666,8 @@ int chakra__sym_same_end(engine *E, const phase_run *pr, const uint64_t *fin, co
 
 static uint64_t ring_hash(const inst *in, uint32_t chunk, uint32_t p, uint32_t base)
 {
-	return mix((uint64_t)(uintptr_t)in ^ mix((uint64_t)chunk << 40 ^ (uint64_t)p << 32 ^ base));
+	return sim_mix64((uint64_t)(uintptr_t)in ^
+	                 sim_mix64((uint64_t)chunk << 40 ^ (uint64_t)p << 32 ^ base));
 }
 
 sym_ring *chakra__sym_ring(engine *E, const inst *in, uint32_t chunk, uint32_t p, uint32_t base,

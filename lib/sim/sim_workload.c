@@ -318,16 +318,6 @@ void chakra__sim_sym_free(sim_sym *sym)
 	memset(sym, 0, sizeof *sym);
 }
 
-static uint64_t mix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k = sim_mulw(k, 0xff51afd7ed558ccdull);
-	k ^= k >> 33;
-	k = sim_mulw(k, 0xc4ceb9fe1a85ec53ull);
-	k ^= k >> 33;
-	return k;
-}
-
 /* A file's bytes hashed (into *h), or -1 when it cannot be read. */
 static int file_hash(const char *path, char *buf, size_t cap, uint64_t *h)
 {
@@ -340,10 +330,10 @@ static int file_hash(const char *path, char *buf, size_t cap, uint64_t *h)
 		for (ssize_t i = 0; i + 8 <= k; i += 8) {
 			uint64_t v;
 			memcpy(&v, buf + i, 8);
-			x = mix64(x ^ v);
+			x = sim_mix64(x ^ v);
 		}
 		for (ssize_t i = k - k % 8; i < k; i++)
-			x = mix64(x ^ (unsigned char)buf[i]);
+			x = sim_mix64(x ^ (unsigned char)buf[i]);
 	}
 	close(fd);
 	*h = x;
@@ -412,7 +402,7 @@ static int file_classes(sim_workload *w, uint32_t *cls, uint32_t *ncls, char *er
 		k[r].size = (uint64_t)st.st_size;
 		k[r].cls = UINT32_MAX;
 		/* The same file (a link to it): the same class. */
-		size_t at = mix64(sim_mulw(k[r].dev, 0x9e3779b97f4a7c15ull) ^ k[r].ino) & (hcap - 1);
+		size_t at = sim_mix64(sim_mulw(k[r].dev, 0x9e3779b97f4a7c15ull) ^ k[r].ino) & (hcap - 1);
 		for (; h[at]; at = (at + 1) & (hcap - 1)) {
 			const fkey *o = &k[h[at] - 1];
 			if (o->dev == k[r].dev && o->ino == k[r].ino) {
@@ -433,7 +423,7 @@ static int file_classes(sim_workload *w, uint32_t *cls, uint32_t *ncls, char *er
 			goto out;
 		}
 		k[r].hashed = 1;
-		size_t at2 = mix64(k[r].size ^ mix64(k[r].hash)) & (hcap - 1);
+		size_t at2 = sim_mix64(k[r].size ^ sim_mix64(k[r].hash)) & (hcap - 1);
 		for (; h2[at2] && k[r].cls == UINT32_MAX; at2 = (at2 + 1) & (hcap - 1)) {
 			uint32_t c = h2[at2] - 1;
 			const fkey *o = &k[rep[c]];
@@ -502,7 +492,7 @@ int chakra__sim_classes(chakra_sim *S, sim_workload *w, sim_sym *sym, char *note
 		uint64_t sb = 0, dl = delay ? delay[r] : 0;
 		if (scale)
 			memcpy(&sb, &scale[r], sizeof sb);
-		uint64_t key = mix64(base[r] ^ mix64(dl ^ mix64(sb)));
+		uint64_t key = sim_mix64(base[r] ^ sim_mix64(dl ^ sim_mix64(sb)));
 		size_t at = key & (hcap - 1);
 		uint32_t c = UINT32_MAX;
 		for (; h[at]; at = (at + 1) & (hcap - 1)) {
