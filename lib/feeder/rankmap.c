@@ -64,7 +64,9 @@ struct chakra_rank_map {
 
 static int rm_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
+	/* An empty list still gets an array: the callers form `base + count`,
+	 * which is undefined on a null base even when count is zero. */
+	if (need <= *cap && *p)
 		return 0;
 	size_t nc = *cap ? *cap : 16;
 	while (nc < need)
