@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cv.h"
+#include "../heap.h"
 
 int chakra__cv_graph_init(cv_graph *g)
 {
@@ -189,38 +190,9 @@ static int hless(const hitem *a, const hitem *b)
 	return a->key < b->key || (a->key == b->key && a->node < b->node);
 }
 
-static void hpush(hitem *h, size_t *n, hitem x)
-{
-	size_t i = (*n)++;
-	while (i) {
-		size_t p = (i - 1) / 2;
-		if (!hless(&x, &h[p]))
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = x;
-}
-
-static hitem hpop(hitem *h, size_t *n)
-{
-	hitem top = h[0], x = h[--(*n)];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && hless(&h[c + 1], &h[c]))
-			c++;
-		if (!hless(&h[c], &x))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = x;
-	return top;
-}
+/* (key, node) is a total order, so the numbering does not depend on the
+ * heap's tie handling. */
+CHAKRA__HEAP_DEFINE(hq, hitem, hless)
 
 /* Kahn's algorithm; a node's key is its start time when it has one, else
  * the largest key of its parents (so untimed nodes follow what they wait
@@ -259,7 +231,7 @@ static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32
 		indeg[i] = in_off[i + 1] - in_off[i];
 		key[i] = g->nodes[i].has_time ? g->nodes[i].start_ns : INT64_MIN;
 		if (!indeg[i])
-			hpush(h, &hn, (hitem){ key[i], (uint32_t)i });
+			hq_push(h, &hn, (hitem){ key[i], (uint32_t)i });
 	}
 	size_t k = 0;
 	while (k < n) {
@@ -270,9 +242,9 @@ static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32
 				i++;
 			*dropped += indeg[i];
 			indeg[i] = 0;
-			hpush(h, &hn, (hitem){ key[i], (uint32_t)i });
+			hq_push(h, &hn, (hitem){ key[i], (uint32_t)i });
 		}
-		hitem it = hpop(h, &hn);
+		hitem it = hq_pop(h, &hn);
 		uint32_t v = it.node;
 		if (done[v])
 			continue;
@@ -286,7 +258,7 @@ static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32
 			if (!g->nodes[w].has_time && key[v] > key[w])
 				key[w] = key[v];
 			if (indeg[w] && --indeg[w] == 0)
-				hpush(h, &hn, (hitem){ key[w], w });
+				hq_push(h, &hn, (hitem){ key[w], w });
 		}
 	}
 	chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key);
