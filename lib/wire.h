@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Internal wire layer: input sources (file, memory, callback; gzip
- * detected), length-prefix framing with byte offsets, and protobuf varint
- * primitives. Knows nothing about Chakra messages. */
+/* Internal wire layer: length-prefix framing with byte offsets over an
+ * input source (source.h), and protobuf varint primitives. Knows nothing
+ * about Chakra messages. */
 #ifndef CHAKRA_WIRE_H
 #define CHAKRA_WIRE_H
 
@@ -13,6 +13,7 @@
 #include "chakra/error.h"
 #include "chakra/reader.h"
 #include "util.h"
+#include "source.h"
 
 #define CHAKRA_DEFAULT_MAX_MESSAGE ((uint64_t)256 << 20)
 /* Default budget for one decoded node (reader option max_node_memory). */
@@ -72,44 +73,6 @@ static inline size_t wire_varint_size(uint64_t v)
 
 /* Skip one field's payload of the given wire type; 0 or -1 (malformed). */
 int chakra__wire_skip(const uint8_t **p, const uint8_t *end, unsigned wt);
-
-/* ---- Input ---- */
-typedef enum { SRC_FD, SRC_MEM, SRC_CB } src_kind;
-
-typedef struct source {
-	src_kind kind;
-	int fd, own_fd;
-	const uint8_t *mem;
-	size_t mem_len, mem_pos;
-	chakra_read_cb cb;
-	void *cbdata;
-	/* gzip layer */
-	int probed, gz, gz_done;
-	int gz_bad;         /* what follows a member is not one: reported on the next read */
-	uint64_t gz_bad_at; /* ... at this compressed byte */
-	z_stream zs;
-	uint8_t *zin;
-	size_t zin_cap;
-	uint8_t probe[2];
-	size_t probe_len, probe_pos;
-	uint64_t raw_read; /* bytes taken from the raw input */
-	/* Where the last error happened (CHAKRA_ERRINFO_OFFSET /
-	 * _COMPRESSED in err_flags; 0 when there is no position). */
-	uint64_t err_off;
-	unsigned err_flags;
-} source;
-
-/* Open a path ("-" = stdin). Returns 0 or a negative chakra_error with a
- * message in err. */
-int chakra__source_open_path(source *s, const char *path, char *err);
-void chakra__source_open_mem(source *s, const void *buf, size_t len);
-void chakra__source_open_cb(source *s, chakra_read_cb cb, void *data);
-/* Read up to cap decompressed bytes: count, 0 at end, or negative error. */
-long chakra__source_read(source *s, void *buf, size_t cap, const char *name, char *err);
-void chakra__source_close(source *s);
-/* True for a plain (not gzip) memory source, whose bytes the framer can
- * use in place. */
-int chakra__source_is_plain_mem(source *s);
 
 /* ---- Framing ---- */
 typedef struct framer {

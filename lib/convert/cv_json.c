@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Feeding YAJL from a gzip or plain file, or from memory, in chunks; syntax
- * errors become messages with the byte offset and the unit (node/event)
- * being read. */
-#include <errno.h>
+/* Feeding YAJL from a gzip or plain file, or from memory, in chunks (the
+ * core's input source); syntax errors become messages with the byte offset
+ * and the unit (node/event) being read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "cv.h"
+#include "source.h"
 
 #define CHUNK (256 * 1024)
 
@@ -137,189 +134,47 @@ static int finish(yajl_handle h, cv_jctx *c)
 	return -1;
 }
 
-/* The input, from memory or a file, in chunks. */
-typedef struct src_in {
-	const unsigned char *mem;  /* memory: all of it */
-	size_t mem_len, mem_off;
-	FILE *f;                   /* else a file */
-	unsigned char *buf;
-	int err;                   /* errno of a failed read */
-} src_in;
-
-/* The next chunk: *n = 0 at the end (or on a read error: in->err). */
-static void pull(src_in *in, const unsigned char **p, size_t *n)
+/* The core's input source (source.h): a file or memory, plain or gzip
+ * (concatenated members), in chunks; its errors name the byte. */
+static int src_fail(cv_jctx *c, long code, const char *msg)
 {
-	if (in->mem) {
-		size_t k = in->mem_len - in->mem_off;
-		*p = in->mem + in->mem_off;
-		*n = k < CHUNK ? k : CHUNK;
-		in->mem_off += *n;
-		return;
-	}
-	size_t r = fread(in->buf, 1, CHUNK, in->f);
-	if (!r && ferror(in->f))
-		in->err = errno ? errno : EIO;
-	*p = in->buf;
-	*n = r;
+	/* the source's message starts with the name it was given */
+	size_t nl = strlen(c->name);
+	if (!strncmp(msg, c->name, nl) && msg[nl] == ':' && msg[nl + 1] == ' ')
+		msg += nl + 2;
+	chakra__cv_fail(c->err, (int)code, c->name, NULL, -1, -1, "%s", msg);
+	return -1;
 }
 
-/* A gzip input: every member in turn (concatenated gzip); anything else
- * after a member is an error at the byte where it starts, as the core
- * reader says it (zlib's gzread and a single inflate both ignored it). */
-static int run_gzip(yajl_handle h, cv_jctx *c, src_in *in, const unsigned char *p, size_t n)
+static int run_source(yajl_handle h, cv_jctx *c, const cv_json_src *src)
 {
-	z_stream z;
-	memset(&z, 0, sizeof z);
-	z.zalloc = chakra__mzalloc;
-	z.zfree = chakra__mzfree;
-	unsigned char *out = chakra_malloc(CHUNK);
-	if (!out || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		chakra_free(out);
-		return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory"),
-		       -1;
+	source in;
+	char msg[1024];
+	if (src->buf) {
+		static const unsigned char none[1];
+		chakra__source_open_mem(&in, src->len ? src->buf : none, src->len);
+	} else {
+		int rc = chakra__source_open_path(&in, src->path, msg);
+		if (rc < 0)
+			return src_fail(c, rc, msg);
 	}
-	uint64_t base = 0; /* compressed offset of p[0] */
-	int rc = 0, ended = 0;
-	z.next_in = (unsigned char *)p;
-	z.avail_in = (uInt)n;
-	for (;;) {
-		if (!z.avail_in) {
-			base += n;
-			pull(in, &p, &n);
-			z.next_in = (unsigned char *)p;
-			z.avail_in = (uInt)n;
-			if (!n)
-				break;
-		}
-		if (ended) {
-			/* after a member: another one, or garbage */
-			uint64_t at = base + (uint64_t)(z.next_in - p);
-			unsigned char m0 = z.next_in[0], m1 = 0;
-			int have1 = z.avail_in > 1;
-			if (have1)
-				m1 = z.next_in[1];
-			else if (m0 == 0x1f) {
-				/* the magic may go on in the next chunk */
-				base += n;
-				pull(in, &p, &n);
-				if (n) {
-					m1 = p[0];
-					have1 = 1;
-				}
-				if (have1 && m1 == 0x8b) {
-					if (inflateReset(&z) != Z_OK) {
-						rc = chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1,
-						                     "out of memory");
-						break;
-					}
-					/* the member's first byte, read with the last chunk: into
-					 * the header first (no output from one byte) */
-					static const unsigned char magic0 = 0x1f;
-					z.next_in = (unsigned char *)&magic0;
-					z.avail_in = 1;
-					z.next_out = out;
-					z.avail_out = CHUNK;
-					if (inflate(&z, Z_NO_FLUSH) == Z_MEM_ERROR) {
-						rc = chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1,
-						                     "out of memory");
-						break;
-					}
-					z.next_in = (unsigned char *)p;
-					z.avail_in = (uInt)n;
-					ended = 0;
-					continue;
-				}
-			}
-			if (m0 != 0x1f || !have1 || m1 != 0x8b) {
-				rc = chakra__cv_fail(c->err, CHAKRA_EGZIP, c->name, NULL, -1, -1,
-				                     "compressed byte %llu: garbage after gzip stream (not "
-				                     "another gzip member)", (unsigned long long)at);
-				break;
-			}
-			if (inflateReset(&z) != Z_OK) {
-				rc = chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1,
-				                     "out of memory");
-				break;
-			}
-			ended = 0;
-		}
-		z.next_out = out;
-		z.avail_out = CHUNK;
-		int zr = inflate(&z, Z_NO_FLUSH);
-		if (zr == Z_MEM_ERROR) {
-			rc = chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory");
+	unsigned char *buf = chakra_malloc(CHUNK);
+	int rc = 0;
+	if (!buf) {
+		chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory");
+		rc = -1;
+	}
+	while (!rc) {
+		long n = chakra__source_read(&in, buf, CHUNK, c->name, msg);
+		if (n < 0)
+			rc = src_fail(c, n, msg);
+		else if (n == 0)
 			break;
-		}
-		if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && !z.avail_in)) {
-			rc = chakra__cv_fail(c->err, CHAKRA_EGZIP, c->name, NULL, -1, c->chunk_base,
-			                     "gzip data is damaged (%s)", z.msg ? z.msg : "inflate failed");
-			break;
-		}
-		if (feed(h, c, out, CHUNK - z.avail_out) < 0) {
+		else if (feed(h, c, buf, (size_t)n) < 0)
 			rc = -1;
-			break;
-		}
-		if (zr == Z_STREAM_END)
-			ended = 1;
 	}
-	if (rc == 0 && in->err)
-		rc = chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1, "read error: %s",
-		                     strerror(in->err));
-	else if (rc == 0 && !ended)
-		rc = chakra__cv_fail(c->err, CHAKRA_EGZIP, c->name, NULL, -1, c->chunk_base,
-		                     "gzip stream is truncated");
-	inflateEnd(&z);
-	chakra_free(out);
-	return rc < 0 ? -1 : 0;
-}
-
-static int run_input(yajl_handle h, cv_jctx *c, src_in *in)
-{
-	const unsigned char *p;
-	size_t n;
-	pull(in, &p, &n);
-	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
-		return run_gzip(h, c, in, p, n);
-	while (n) {
-		if (feed(h, c, p, n) < 0)
-			return -1;
-		pull(in, &p, &n);
-	}
-	if (in->err)
-		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1, "read error: %s",
-		                       strerror(in->err)), -1;
-	return 0;
-}
-
-static int run_mem(yajl_handle h, cv_jctx *c, const unsigned char *p, size_t n)
-{
-	src_in in;
-	memset(&in, 0, sizeof in);
-	static const unsigned char none[1];
-	in.mem = n ? p : none;
-	in.mem_len = n;
-	return run_input(h, c, &in);
-}
-
-static int run_file(yajl_handle h, cv_jctx *c, const char *path)
-{
-	struct stat st;
-	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1, "is a directory"), -1;
-	src_in in;
-	memset(&in, 0, sizeof in);
-	in.f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!in.f)
-		return chakra__cv_fail(c->err, CHAKRA_EIO, c->name, NULL, -1, -1,
-		                       errno == ENOENT ? "no such file or directory" : "cannot open: %s",
-		                       strerror(errno ? errno : ENOMEM)), -1;
-	in.buf = chakra_malloc(CHUNK);
-	int rc = in.buf ? run_input(h, c, &in)
-	                : (chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1,
-	                                   "out of memory"), -1);
-	chakra_free(in.buf);
-	if (in.f != stdin)
-		fclose(in.f);
+	chakra__source_close(&in);
+	chakra_free(buf);
 	return rc;
 }
 
@@ -338,7 +193,7 @@ int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jct
 	}
 	yajl_handle h = yajl_alloc(cb, &c->jg->funcs, c);
 	c->h = h;
-	int rc = src->buf ? run_mem(h, c, src->buf, src->len) : run_file(h, c, src->path);
+	int rc = run_source(h, c, src);
 	if (rc == 0)
 		rc = finish(h, c);
 	if (c->oom) {
