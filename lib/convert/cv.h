@@ -189,8 +189,19 @@ typedef struct cv_json_src {
 	const void *buf;
 	size_t len;
 } cv_json_src;
+/* A format's handlers: the driver turns YAJL's eleven callbacks into these
+ * four (a scalar's kind: 'z' null, 'b' bool, 'n' number, 's' string, with
+ * its text as written). Each gets the parser's ctx and returns 1 to go on,
+ * 0 to stop (after chakra__cv_jfail). */
+typedef struct cv_jfmt {
+	int (*scalar)(void *ctx, char kind, const char *s, size_t n);
+	int (*key)(void *ctx, const char *s, size_t n);
+	int (*open)(void *ctx, int is_map);
+	int (*close)(void *ctx, int is_map);
+} cv_jfmt;
 /* The parser's ctx starts with a cv_jctx (callbacks use it for errors). */
 typedef struct cv_jctx {
+	const cv_jfmt *fmt;    /* set by chakra__cv_json_run */
 	cv_err *err;
 	const char *name;      /* file name for messages */
 	const char *unit;      /* "node" / "event" */
@@ -206,7 +217,7 @@ typedef struct cv_jctx {
 } cv_jctx;
 /* Set an error at the current unit; returns 0 (YAJL: stop parsing). */
 int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...) CV_PRINTF(3, 4);
-int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jctx *ctx);
+int chakra__cv_json_run(const cv_json_src *src, const cv_jfmt *fmt, cv_jctx *ctx);
 /* Copy the JSON text of the container just opened (call from its start
  * callback) into dst, as written, until _raw_end (call from its end
  * callback); chunk boundaries are handled. 0 or -1 (out of memory). */

@@ -730,8 +730,9 @@ static void attr_apply(ctx *x)
 }
 
 /* ---- YAJL callbacks ---- */
-static int on_scalar(ctx *x, char kind, const char *s, size_t n)
+static int on_scalar(void *p, char kind, const char *s, size_t n)
 {
+	ctx *x = p;
 	int d = x->j.depth;
 	int c = x->c[d];
 	if (c == C_SKIP)
@@ -921,28 +922,9 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	return 1;
 }
 
-static int cb_null(void *p)
+static int open_container(void *p, int is_map)
 {
-	return on_scalar(p, 'z', "null", 4);
-}
-
-static int cb_bool(void *p, int v)
-{
-	return on_scalar(p, 'b', v ? "true" : "false", v ? 4 : 5);
-}
-
-static int cb_number(void *p, const char *s, size_t n)
-{
-	return on_scalar(p, 'n', s, n);
-}
-
-static int cb_string(void *p, const unsigned char *s, size_t n)
-{
-	return on_scalar(p, 's', (const char *)s, n);
-}
-
-static int open_container(ctx *x, int is_map)
-{
+	ctx *x = p;
 	int d = x->j.depth;
 	if (d >= CV_JSON_MAX_DEPTH)
 		return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "JSON nested deeper than %d levels",
@@ -1048,18 +1030,9 @@ static int open_container(ctx *x, int is_map)
 	return 1;
 }
 
-static int cb_start_map(void *p)
+static int close_container(void *p, int is_map)
 {
-	return open_container(p, 1);
-}
-
-static int cb_start_array(void *p)
-{
-	return open_container(p, 0);
-}
-
-static int close_container(ctx *x, int is_map)
-{
+	ctx *x = p;
 	int d = x->j.depth;
 	int c = x->c[d];
 	x->j.depth = d - 1;
@@ -1093,17 +1066,7 @@ static int close_container(ctx *x, int is_map)
 	return 1;
 }
 
-static int cb_end_map(void *p)
-{
-	return close_container(p, 1);
-}
-
-static int cb_end_array(void *p)
-{
-	return close_container(p, 0);
-}
-
-static int cb_key(void *p, const unsigned char *s, size_t n)
+static int key_cb(void *p, const char *s, size_t n)
 {
 	ctx *x = p;
 	int d = x->j.depth;
@@ -1115,10 +1078,7 @@ static int cb_key(void *p, const unsigned char *s, size_t n)
 	return 1;
 }
 
-static const yajl_callbacks callbacks = {
-	cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
-	cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array
-};
+static const cv_jfmt format = { on_scalar, key_cb, open_container, close_container };
 
 int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err)
 {
@@ -1133,7 +1093,7 @@ int chakra__cv_et_parse(cv_et *et, const cv_json_src *src, cv_err *err)
 		chakra_free(x);
 		return chakra__cv_fail(err, CHAKRA_ENOMEM, src->name, NULL, -1, -1, "out of memory");
 	}
-	int rc = chakra__cv_json_run(src, &callbacks, &x->j);
+	int rc = chakra__cv_json_run(src, &format, &x->j);
 	if (rc == 0 && !x->seen_nodes)
 		rc = chakra__cv_fail(err, CHAKRA_ECORRUPT, x->j.name, NULL, -1, -1,
 		                     "not a PyTorch execution trace: no 'nodes' array");

@@ -178,8 +178,61 @@ static int run_source(yajl_handle h, cv_jctx *c, const cv_json_src *src)
 	return rc;
 }
 
-int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jctx *c)
+/* YAJL's callbacks, one set for every format: the ctx is the format's,
+ * which starts with its cv_jctx. */
+static int y_null(void *p)
 {
+	return ((cv_jctx *)p)->fmt->scalar(p, 'z', "null", 4);
+}
+
+static int y_bool(void *p, int v)
+{
+	return ((cv_jctx *)p)->fmt->scalar(p, 'b', v ? "true" : "false", v ? 4 : 5);
+}
+
+static int y_number(void *p, const char *s, size_t n)
+{
+	return ((cv_jctx *)p)->fmt->scalar(p, 'n', s, n);
+}
+
+static int y_string(void *p, const unsigned char *s, size_t n)
+{
+	return ((cv_jctx *)p)->fmt->scalar(p, 's', (const char *)s, n);
+}
+
+static int y_key(void *p, const unsigned char *s, size_t n)
+{
+	return ((cv_jctx *)p)->fmt->key(p, (const char *)s, n);
+}
+
+static int y_start_map(void *p)
+{
+	return ((cv_jctx *)p)->fmt->open(p, 1);
+}
+
+static int y_end_map(void *p)
+{
+	return ((cv_jctx *)p)->fmt->close(p, 1);
+}
+
+static int y_start_array(void *p)
+{
+	return ((cv_jctx *)p)->fmt->open(p, 0);
+}
+
+static int y_end_array(void *p)
+{
+	return ((cv_jctx *)p)->fmt->close(p, 0);
+}
+
+static const yajl_callbacks y_callbacks = {
+	y_null, y_bool, NULL, NULL, y_number, y_string,
+	y_start_map, y_key, y_end_map, y_start_array, y_end_array
+};
+
+int chakra__cv_json_run(const cv_json_src *src, const cv_jfmt *fmt, cv_jctx *c)
+{
+	c->fmt = fmt;
 	c->name = src->name ? src->name : src->path ? src->path : "(memory)";
 	c->index = -1;
 	c->chunk_base = 0;
@@ -191,7 +244,7 @@ int chakra__cv_json_run(const cv_json_src *src, const yajl_callbacks *cb, cv_jct
 		c->jg = NULL;
 		return chakra__cv_fail(c->err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory");
 	}
-	yajl_handle h = yajl_alloc(cb, &c->jg->funcs, c);
+	yajl_handle h = yajl_alloc(&y_callbacks, &c->jg->funcs, c);
 	c->h = h;
 	int rc = run_source(h, c, src);
 	if (rc == 0)

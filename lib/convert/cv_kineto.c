@@ -190,8 +190,9 @@ static int capt_sep(ctx *x, int d)
 	return 0;
 }
 
-static int on_scalar(ctx *x, char kind, const char *s, size_t n)
+static int on_scalar(void *p, char kind, const char *s, size_t n)
 {
+	ctx *x = p;
 	int d = x->j.depth;
 	int c = x->c[d];
 	if (c == C_SKIP)
@@ -347,26 +348,6 @@ static int on_scalar(ctx *x, char kind, const char *s, size_t n)
 	return 1;
 }
 
-static int cb_null(void *p)
-{
-	return on_scalar(p, 'z', "null", 4);
-}
-
-static int cb_bool(void *p, int v)
-{
-	return on_scalar(p, 'b', v ? "true" : "false", v ? 4 : 5);
-}
-
-static int cb_number(void *p, const char *s, size_t n)
-{
-	return on_scalar(p, 'n', s, n);
-}
-
-static int cb_string(void *p, const unsigned char *s, size_t n)
-{
-	return on_scalar(p, 's', (const char *)s, n);
-}
-
 static const char *cat_name(ctx *x)
 {
 	return cv_str(&x->k->strs, x->cat);
@@ -486,8 +467,9 @@ static int event_end(ctx *x)
 	return 1;
 }
 
-static int open_container(ctx *x, int is_map)
+static int open_container(void *p, int is_map)
 {
+	ctx *x = p;
 	int d = x->j.depth;
 	if (d >= CV_JSON_MAX_DEPTH)
 		return chakra__cv_jfail(&x->j, CHAKRA_ECORRUPT, "JSON nested deeper than %d levels",
@@ -543,18 +525,9 @@ static int open_container(ctx *x, int is_map)
 	return 1;
 }
 
-static int cb_start_map(void *p)
+static int close_container(void *p, int is_map)
 {
-	return open_container(p, 1);
-}
-
-static int cb_start_array(void *p)
-{
-	return open_container(p, 0);
-}
-
-static int close_container(ctx *x, int is_map)
-{
+	ctx *x = p;
 	int d = x->j.depth;
 	int c = x->c[d];
 	x->j.depth = d - 1;
@@ -576,17 +549,7 @@ static int close_container(ctx *x, int is_map)
 	return 1;
 }
 
-static int cb_end_map(void *p)
-{
-	return close_container(p, 1);
-}
-
-static int cb_end_array(void *p)
-{
-	return close_container(p, 0);
-}
-
-static int cb_key(void *p, const unsigned char *s, size_t n)
+static int key_cb(void *p, const char *s, size_t n)
 {
 	ctx *x = p;
 	int d = x->j.depth;
@@ -604,10 +567,7 @@ static int cb_key(void *p, const unsigned char *s, size_t n)
 	return 1;
 }
 
-static const yajl_callbacks callbacks = {
-	cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
-	cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array
-};
+static const cv_jfmt format = { on_scalar, key_cb, open_container, close_container };
 
 int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err)
 {
@@ -624,7 +584,7 @@ int chakra__cv_kin_parse(cv_kin *k, const cv_json_src *src, cv_err *err)
 	if (rc < 0)
 		rc = chakra__cv_fail(err, CHAKRA_ENOMEM, src->name, NULL, -1, -1, "out of memory");
 	if (!rc)
-		rc = chakra__cv_json_run(src, &callbacks, &x->j);
+		rc = chakra__cv_json_run(src, &format, &x->j);
 	if (!rc && !x->events_seen)
 		rc = chakra__cv_fail(err, CHAKRA_ECORRUPT, x->j.name, NULL, -1, -1,
 		                     "not a Kineto trace: no 'traceEvents' array");

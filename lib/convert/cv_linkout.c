@@ -434,8 +434,10 @@ static int stop(lw *w)
 	                        w->k->sys ? ": " : "", w->k->sys ? strerror(w->k->sys) : "");
 }
 
-static int scalar(lw *w, const char *s, size_t n, int str)
+static int scalar(void *p, char kind, const char *s, size_t n)
 {
+	lw *w = p;
+	int str = kind == 's';
 	if (!sep(w))
 		return stop(w);
 	if (w->in_node_id) {
@@ -450,28 +452,9 @@ static int scalar(lw *w, const char *s, size_t n, int str)
 	return w->k->err ? stop(w) : 1;
 }
 
-static int cb_null(void *p)
+static int open_c(void *p, int map)
 {
-	return scalar(p, "null", 4, 0);
-}
-
-static int cb_bool(void *p, int v)
-{
-	return scalar(p, v ? "true" : "false", v ? 4 : 5, 0);
-}
-
-static int cb_number(void *p, const char *s, size_t n)
-{
-	return scalar(p, s, n, 0);
-}
-
-static int cb_string(void *p, const unsigned char *s, size_t n)
-{
-	return scalar(p, (const char *)s, n, 1);
-}
-
-static int open_c(lw *w, int map)
-{
+	lw *w = p;
 	if (!sep(w))
 		return stop(w);
 	if (w->depth >= CV_JSON_MAX_DEPTH)
@@ -488,17 +471,7 @@ static int open_c(lw *w, int map)
 	return w->k->err ? stop(w) : 1;
 }
 
-static int cb_start_map(void *p)
-{
-	return open_c(p, 1);
-}
-
-static int cb_start_array(void *p)
-{
-	return open_c(p, 0);
-}
-
-static int cb_key(void *p, const unsigned char *s, size_t n)
+static int key_cb(void *p, const char *s, size_t n)
 {
 	lw *w = p;
 	if (!sep(w))
@@ -513,8 +486,9 @@ static int cb_key(void *p, const unsigned char *s, size_t n)
 	return w->k->err ? stop(w) : 1;
 }
 
-static int close_c(lw *w, int map)
+static int close_c(void *p, int map)
 {
+	lw *w = p;
 	if (map && w->nodes_depth && w->depth == w->nodes_depth + 1 && w->have_cur) {
 		uint32_t i = chakra__cv_map_get(&w->idx, (uint64_t)w->cur_id);
 		if (i != CV_NONE)
@@ -532,20 +506,7 @@ static int close_c(lw *w, int map)
 	return w->k->err ? stop(w) : 1;
 }
 
-static int cb_end_map(void *p)
-{
-	return close_c(p, 1);
-}
-
-static int cb_end_array(void *p)
-{
-	return close_c(p, 0);
-}
-
-static const yajl_callbacks callbacks = {
-	cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
-	cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array
-};
+static const cv_jfmt format = { scalar, key_cb, open_c, close_c };
 
 /* ---- what the graph says, per node ---- */
 static int prepare(lw *w, size_t ne_host, size_t ne_dev)
@@ -673,7 +634,7 @@ int chakra__cv_link_write(const cv_json_src *src, const cv_et *et, const cv_kin 
 		}
 		fchmod(k.fd, 0644 & ~(mode_t)0);
 	}
-	if ((rc = chakra__cv_json_run(src, &callbacks, &w->j)) < 0)
+	if ((rc = chakra__cv_json_run(src, &format, &w->j)) < 0)
 		goto out;
 	put(&k, "\n", 1);
 	flush(&k);
