@@ -118,59 +118,62 @@ int chakra__jn_kind_is_signed(int k)
 	}
 }
 
+void chakra__jn_attr_value(const chakra_attr *a, int list, size_t i, int k, jn_val *v)
+{
+	memset(v, 0, sizeof *v);
+	v->s = "";
+	switch (k) {
+	case CHAKRA_ATTR_DOUBLE:
+	case CHAKRA_ATTR_FLOAT:
+		if (list)
+			chakra_attr_list_double(a, i, &v->d);
+		else
+			chakra_attr_double(a, &v->d);
+		return;
+	case CHAKRA_ATTR_STRING:
+	case CHAKRA_ATTR_BYTES:
+		if (list)
+			chakra_attr_list_string(a, i, &v->s, &v->len);
+		else
+			chakra_attr_string(a, &v->s, &v->len);
+		return;
+	}
+	if (chakra__jn_kind_is_signed(k)) {
+		if (list)
+			chakra_attr_list_int(a, i, &v->i);
+		else
+			chakra_attr_int(a, &v->i);
+	} else if (list) {
+		chakra_attr_list_uint(a, i, &v->u);
+	} else {
+		chakra_attr_uint(a, &v->u);
+	}
+}
+
 /* One element (or the scalar) of kind k (the scalar kind). */
 static void gen_elem(yajl_gen g, const chakra_attr *a, int list, size_t i, int k)
 {
+	jn_val v;
+	chakra__jn_attr_value(a, list, i, k, &v);
 	switch (k) {
 	case CHAKRA_ATTR_DOUBLE:
-	case CHAKRA_ATTR_FLOAT: {
-		double d = 0;
-		if (list)
-			chakra_attr_list_double(a, i, &d);
-		else
-			chakra_attr_double(a, &d);
-		gen_real(g, d, k == CHAKRA_ATTR_FLOAT);
+	case CHAKRA_ATTR_FLOAT:
+		gen_real(g, v.d, k == CHAKRA_ATTR_FLOAT);
 		break;
-	}
-	case CHAKRA_ATTR_BOOL: {
-		uint64_t u = 0;
-		if (list)
-			chakra_attr_list_uint(a, i, &u);
-		else
-			chakra_attr_uint(a, &u);
-		yajl_gen_bool(g, u != 0);
+	case CHAKRA_ATTR_BOOL:
+		yajl_gen_bool(g, v.u != 0);
 		break;
-	}
 	case CHAKRA_ATTR_STRING:
-	case CHAKRA_ATTR_BYTES: {
-		const char *s = "";
-		size_t len = 0;
-		if (list)
-			chakra_attr_list_string(a, i, &s, &len);
-		else
-			chakra_attr_string(a, &s, &len);
-		if (k == CHAKRA_ATTR_BYTES)
-			gen_hex(g, s, len);
-		else
-			STRN(g, s, len);
+		STRN(g, v.s, v.len);
 		break;
-	}
+	case CHAKRA_ATTR_BYTES:
+		gen_hex(g, v.s, v.len);
+		break;
 	default:
-		if (chakra__jn_kind_is_signed(k)) {
-			int64_t v = 0;
-			if (list)
-				chakra_attr_list_int(a, i, &v);
-			else
-				chakra_attr_int(a, &v);
-			chakra__jn_gen_i64(g, v);
-		} else {
-			uint64_t v = 0;
-			if (list)
-				chakra_attr_list_uint(a, i, &v);
-			else
-				chakra_attr_uint(a, &v);
-			gen_u64(g, v);
-		}
+		if (chakra__jn_kind_is_signed(k))
+			chakra__jn_gen_i64(g, v.i);
+		else
+			gen_u64(g, v.u);
 	}
 }
 

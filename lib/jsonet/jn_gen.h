@@ -37,6 +37,18 @@ void chakra__jn_flush(chakra_jsonet_writer *o);
 void chakra__jn_put(chakra_jsonet_writer *o, const char *s, size_t len);
 void chakra__jn_gen_i64(yajl_gen g, int64_t v);
 int chakra__jn_kind_is_signed(int k);
+/* Element i of a list attribute (list) or its scalar, read as its scalar
+ * kind k says: d for DOUBLE/FLOAT, s/len for STRING/BYTES, i for the
+ * signed integer kinds, u for BOOL and the unsigned ones. Both writers
+ * (the jsonize form and protobuf's mapping) read values through it. */
+typedef struct jn_val {
+	double d;
+	int64_t i;
+	uint64_t u;
+	const char *s;
+	size_t len;
+} jn_val;
+void chakra__jn_attr_value(const chakra_attr *a, int list, size_t i, int k, jn_val *v);
 /* jn_genpb.c: the metadata object and a node in protobuf's mapping: 0, -2
  * when a string is not UTF-8 (o->err says which), -1 on a write error. */
 int chakra__jn_pb_begin(chakra_jsonet_writer *o, const chakra_metadata *m);

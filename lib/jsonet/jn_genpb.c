@@ -113,60 +113,30 @@ static int pb_str(chakra_jsonet_writer *o, const char *s, size_t len, const char
 static int pb_elem(chakra_jsonet_writer *o, const chakra_attr *a, int list, size_t i, int k, const char *what)
 {
 	yajl_gen g = o->g;
+	jn_val v;
+	chakra__jn_attr_value(a, list, i, k, &v);
 	switch (k) {
 	case CHAKRA_ATTR_DOUBLE:
-	case CHAKRA_ATTR_FLOAT: {
-		double d = 0;
-		if (list)
-			chakra_attr_list_double(a, i, &d);
-		else
-			chakra_attr_double(a, &d);
-		pb_real(o, d, k == CHAKRA_ATTR_FLOAT);
+	case CHAKRA_ATTR_FLOAT:
+		pb_real(o, v.d, k == CHAKRA_ATTR_FLOAT);
 		return 0;
-	}
-	case CHAKRA_ATTR_BOOL: {
-		uint64_t u = 0;
-		if (list)
-			chakra_attr_list_uint(a, i, &u);
-		else
-			chakra_attr_uint(a, &u);
-		yajl_gen_bool(g, u != 0);
+	case CHAKRA_ATTR_BOOL:
+		yajl_gen_bool(g, v.u != 0);
 		return 0;
-	}
+	case CHAKRA_ATTR_BYTES:
+		pb_b64(g, o->jg, v.s, v.len);
+		return 0;
 	case CHAKRA_ATTR_STRING:
-	case CHAKRA_ATTR_BYTES: {
-		const char *s = "";
-		size_t len = 0;
-		if (list)
-			chakra_attr_list_string(a, i, &s, &len);
-		else
-			chakra_attr_string(a, &s, &len);
-		if (k == CHAKRA_ATTR_BYTES) {
-			pb_b64(g, o->jg, s, len);
-			return 0;
-		}
-		return pb_str(o, s, len, what);
-	}
+		return pb_str(o, v.s, v.len, what);
 	}
 	/* 64-bit kinds are strings in the mapping, 32-bit ones numbers */
 	int wide = k == CHAKRA_ATTR_INT64 || k == CHAKRA_ATTR_UINT64 || k == CHAKRA_ATTR_SINT64 ||
 	           k == CHAKRA_ATTR_FIXED64 || k == CHAKRA_ATTR_SFIXED64;
 	char b[24];
-	if (chakra__jn_kind_is_signed(k)) {
-		int64_t v = 0;
-		if (list)
-			chakra_attr_list_int(a, i, &v);
-		else
-			chakra_attr_int(a, &v);
-		snprintf(b, sizeof b, "%" PRId64, v);
-	} else {
-		uint64_t v = 0;
-		if (list)
-			chakra_attr_list_uint(a, i, &v);
-		else
-			chakra_attr_uint(a, &v);
-		snprintf(b, sizeof b, "%" PRIu64, v);
-	}
+	if (chakra__jn_kind_is_signed(k))
+		snprintf(b, sizeof b, "%" PRId64, v.i);
+	else
+		snprintf(b, sizeof b, "%" PRIu64, v.u);
 	if (wide)
 		STR(g, b);
 	else
