@@ -100,6 +100,28 @@ static int set_id(pack *P, int ev, int type, const char *s, size_t len)
 }
 
 /* An attribute's "name" or "doc_string" / "docString" (both forms). */
+/* The fields both node forms have, each form under its own keys (data
+ * dependencies are K_data_deps in both): the callback's result, or -1 when
+ * the key is none of them. */
+static int node_field(pack *P, int ev, int type, const char *s, size_t len, int k_id, int k_name,
+                      int k_type, int k_ctrl)
+{
+	if (KEY(k_id))
+		return set_id(P, ev, type, s, len);
+	if (KEY(k_name))
+		return want_str(P, ev, type) &&
+		       (chakra_builder_set_name(P->node, s, len) == 0 || chakra__jn_fail(P, "out of memory"));
+	if (KEY(k_type))
+		return set_type(P, ev, type, s, len);
+	if (KEY(k_ctrl) || KEY(K_data_deps)) {
+		if (ev != EV_ARRAY)
+			return chakra__jn_fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
+		P->deps_ctrl = KEY(k_ctrl);
+		return push(P, F_DEPS);
+	}
+	return -1;
+}
+
 static int attr_name_doc(pack *P, int ev, int type, const char *s, size_t len)
 {
 	if (!want_str(P, ev, type))
@@ -263,6 +285,7 @@ int chakra__jn_on_value(pack *P, int ev, int type, const char *s, size_t len)
 		return push(P, F_TOP);
 	}
 	uint64_t u;
+	int rc;
 	switch (P->stack[P->depth - 1]) {
 	case F_TOP:
 		if (P->form == FORM_PB)
@@ -389,19 +412,8 @@ int chakra__jn_on_value(pack *P, int ev, int type, const char *s, size_t len)
 			return chakra__jn_fail(P, "\"workload_graph\": expected objects, got %s", ev_name(ev, type));
 		return node_begin(P, F_WG_NODE);
 	case F_NODE:
-		if (KEY(K_id))
-			return set_id(P, ev, type, s, len);
-		if (KEY(K_name))
-			return want_str(P, ev, type) &&
-			       (chakra_builder_set_name(P->node, s, len) == 0 || chakra__jn_fail(P, "out of memory"));
-		if (KEY(K_type))
-			return set_type(P, ev, type, s, len);
-		if (KEY(K_ctrl_deps) || KEY(K_data_deps)) {
-			if (ev != EV_ARRAY)
-				return chakra__jn_fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
-			P->deps_ctrl = KEY(K_ctrl_deps);
-			return push(P, F_DEPS);
-		}
+		if ((rc = node_field(P, ev, type, s, len, K_id, K_name, K_type, K_ctrl_deps)) >= 0)
+			return rc;
 		if (KEY(K_start_time_micros) || KEY(K_duration_micros)) {
 			if (!want_u64(P, ev, type, s, len, &u))
 				return 0;
@@ -448,19 +460,8 @@ int chakra__jn_on_value(pack *P, int ev, int type, const char *s, size_t len)
 		       ? 1 : chakra__jn_fail(P, "out of memory");
 	}
 	case F_WG_NODE:
-		if (KEY(K_Id))
-			return set_id(P, ev, type, s, len);
-		if (KEY(K_Name))
-			return want_str(P, ev, type) &&
-			       (chakra_builder_set_name(P->node, s, len) == 0 || chakra__jn_fail(P, "out of memory"));
-		if (KEY(K_NodeType))
-			return set_type(P, ev, type, s, len);
-		if (KEY(K_ctrlDeps) || KEY(K_data_deps)) {
-			if (ev != EV_ARRAY)
-				return chakra__jn_fail(P, "\"%s\": expected an array, got %s", P->key, ev_name(ev, type));
-			P->deps_ctrl = KEY(K_ctrlDeps);
-			return push(P, F_DEPS);
-		}
+		if ((rc = node_field(P, ev, type, s, len, K_Id, K_Name, K_NodeType, K_ctrlDeps)) >= 0)
+			return rc;
 		if (KEY(K_runtime)) {
 			if (!want_u64(P, ev, type, s, len, &u))
 				return 0;
