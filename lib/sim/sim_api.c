@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "coll/coll.h"
 #include "sim_engine_impl.h"
 
 static int set_err(chakra_sim *s, int code, const char *fmt, ...) SIM_PRINTF(3, 4);
@@ -143,7 +144,7 @@ static int sim_new(chakra_sim **out, const chakra_sim_network *net,
 			return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d has %d "
 			               "entries (1..%d)", k, s->sys.n_impl[k], CHAKRA_SIM_MAX_DIMS);
 		for (int d = 0; d < s->sys.n_impl[k]; d++)
-			if ((unsigned)s->sys.impl[k][d] > CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING)
+			if (!chakra__sim_coll_of(s->sys.impl[k][d], NULL))
 				return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d entry %d: "
 				               "unknown algorithm %d", k, d, (int)s->sys.impl[k][d]);
 	}

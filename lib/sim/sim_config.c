@@ -17,7 +17,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "jguard.h"
-#include "sim_model.h"
+#include "coll/coll.h"
 
 #if defined(__GNUC__)
 #  define SIM_CFG_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -621,27 +621,6 @@ static int want_string(const jentry *e, const char *path, char *err, const char 
 	return 0;
 }
 
-static int alg_from_name(const char *s, chakra_sim_algorithm *a)
-{
-	if (!strcmp(s, "ring"))
-		*a = CHAKRA_SIM_ALG_RING;
-	else if (!strcmp(s, "direct"))
-		*a = CHAKRA_SIM_ALG_DIRECT;
-	else if (!strcmp(s, "halvingDoubling"))
-		*a = CHAKRA_SIM_ALG_HALVING_DOUBLING;
-	else if (!strcmp(s, "oneRing"))
-		*a = CHAKRA_SIM_ALG_ONE_RING;
-	else if (!strcmp(s, "oneDirect"))
-		*a = CHAKRA_SIM_ALG_ONE_DIRECT;
-	else if (!strcmp(s, "oneHalvingDoubling"))
-		*a = CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING;
-	else if (!strcmp(s, "doubleBinaryTree"))
-		*a = CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE;
-	else
-		return -1;
-	return 0;
-}
-
 static int system_parse(chakra_sim_system *sys, const char *path, const char *text, size_t len,
                      char *err)
 {
@@ -726,12 +705,13 @@ static int system_parse(chakra_sim_system *sys, const char *path, const char *te
 				if (e->items[x].is_str != 1)
 					rc = fail(err, "%s:%lu: key '%s': entry %zu is not a string", path,
 					          e->line, e->key, x);
-				else if (alg_from_name(e->items[x].str, &sys->impl[k][x]))
-					rc = fail(err, "%s:%lu: key '%s': unknown algorithm '%s' (ring, "
-					          "direct, halvingDoubling, doubleBinaryTree, oneRing, oneDirect, "
-					          "oneHalvingDoubling)", path, e->line, e->key, e->items[x].str);
-				else if (x > 0 && sys->impl[k][x] >= CHAKRA_SIM_ALG_ONE_RING &&
-				         sys->impl[k][0] < CHAKRA_SIM_ALG_ONE_RING)
+				else if (!chakra__sim_coll_named(e->items[x].str, &sys->impl[k][x])) {
+					char names[256];
+					chakra__sim_coll_names(names, sizeof names);
+					rc = fail(err, "%s:%lu: key '%s': unknown algorithm '%s' (%s)", path,
+					          e->line, e->key, e->items[x].str, names);
+				} else if (x > 0 && chakra__sim_alg_flat(sys->impl[k][x]) &&
+				           !chakra__sim_alg_flat(sys->impl[k][0]))
 					/* ASTRA-sim stops its dimensions at the first flat ring
 					 * (a mix it does not define otherwise) */
 					rc = fail(err, "%s:%lu: key '%s': '%s' (one flat ring over every "

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "coll/coll.h"
 #include "sim_engine_impl.h"
 
 static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
@@ -285,8 +286,8 @@ static void astra_group_ring(sim_phase *ph, int nph)
 {
 	for (int q = 0; q < nph; q++) {
 		ph[q].e = ASTRA_LOCAL_DELAY;
-		if (ph[q].cls == SIM_CLS_DIRECT)
-			ph[q].round = (uint64_t)ph[q].P * ph[q].n;
+		if (ph[q].coll->group_ring)
+			ph[q].coll->group_ring(&ph[q]);
 	}
 }
 
@@ -364,7 +365,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 	          ? CHAKRA_SIM_IMPL_REDUCE_SCATTER
 	          : type == CHAKRA_ALL_TO_ALL ? CHAKRA_SIM_IMPL_ALL_TO_ALL
 	                                       : CHAKRA_SIM_IMPL_ALL_REDUCE;
-	if (!grp && E->sys->n_impl[row] && E->sys->impl[row][0] >= CHAKRA_SIM_ALG_ONE_RING) {
+	if (!grp && E->sys->n_impl[row] && chakra__sim_alg_flat(E->sys->impl[row][0])) {
 		if (k != E->net->ndims) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): involved_dim picks "
 			                 "some dimensions, but %s runs over every NPU", u->rank,
@@ -458,7 +459,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		in->chunks = chunks;
 		in->nph = nph;
 		for (int q = 0; q < nph; q++)
-			E->tree_used |= ph[q].cls == SIM_CLS_TREE;
+			E->tree_used |= ph[q].coll->steps;
 		memcpy(in->ph, ph, sizeof ph);
 		in->refs = 0;
 	}
@@ -516,7 +517,7 @@ static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 {
 	const sim_phase *ph = &in->ph[p];
 	uint32_t n = ph->n;
-	int tree = ph->cls == SIM_CLS_TREE;
+	int tree = ph->coll->steps;
 	uint64_t per = tree ? chakra__sim_tree_steps(ph) : ph->K;
 	/* The bookkeeping is per member and message (tree: per step, 12
 	 * bytes); refuse what could not fit rather than thrash. */
@@ -646,7 +647,7 @@ static void proto_general(engine *E, phase_run *pr, uint32_t j, uint64_t t)
 	const sim_phase *ph = pr->ph;
 	pmember *m = &pr->m[j];
 	m->gen++;
-	if (ph->cls == SIM_CLS_DIRECT && ph->op == SIM_OP_AR && m->sent >= ph->K - (ph->n - 1)) {
+	if (ph->coll->halves && ph->op == SIM_OP_AR && m->sent >= ph->K - (ph->n - 1)) {
 		if (m->recv < ph->n - 1)
 			return;
 		for (uint32_t q = 0; q < ph->P && m->sent < ph->K && m->gen > m->sent; q++)
@@ -751,7 +752,7 @@ static int pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_
 {
 	switch (type) {
 	case EV_PGEN:
-		if (pr->ph->cls == SIM_CLS_TREE)
+		if (pr->ph->coll->steps)
 			member_done(E, pr, j, t); /* b = 1: the last step ended */
 		else
 			proto_general(E, pr, j, t);
@@ -760,7 +761,7 @@ static int pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_
 		proto_received(E, pr, j, t);
 		break;
 	case EV_PARR:
-		if (pr->ph->cls == SIM_CLS_TREE)
+		if (pr->ph->coll->steps)
 			tree_arrive(E, pr, j, b, t);
 		else
 			proto_arrive(E, pr, j, b, t);
@@ -818,7 +819,7 @@ static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 		}
 	}
 	uint32_t j = member_index(E, in, &in->ph[p], base, rank);
-	if (pr->ph->cls == SIM_CLS_TREE) {
+	if (pr->ph->coll->steps) {
 		tree_start(E, pr, j, E->now);
 		tree_advance(E, pr, j);
 	} else {
@@ -836,7 +837,7 @@ static int run_offline(engine *E, phase_run *pr, const uint64_t *start)
 	pr->h = &h;
 	uint32_t members = pr->mode == PR_SYMMETRIC ? 1 : pr->n;
 	for (uint32_t j = 0; j < members && !E->failed; j++) {
-		if (pr->ph->cls == SIM_CLS_TREE)
+		if (pr->ph->coll->steps)
 			tree_start(E, pr, j, start[j]);
 		else
 			proto_start(E, pr, j, start[j]);
@@ -865,13 +866,13 @@ static uint64_t symmetric_one(engine *E, const inst *in, const sim_phase *ph, ui
 	uint64_t T = sim_add(start, chakra__sim_pkt_delay(ph, E->sys, 0));
 	uint64_t D = 0;
 	for (uint64_t k = 0; k < ph->K; k++) {
-		if (ph->cls != SIM_CLS_RING || k == 0) {
+		if (!ph->coll->repeats || k == 0) {
 			uint32_t s = chakra__sim_pkt_src(ph, 0, k);
 			D = chakra__sim_unaware_delay(E->net, member_rank(E, in, ph, base, s), base,
 			                              (double)chakra__sim_pkt_bytes(ph, k));
 		}
 		uint64_t g = chakra__sim_pkt_delay(ph, E->sys, k + 1);
-		if (ph->cls == SIM_CLS_RING) {
+		if (ph->coll->repeats) {
 			/* Packets k+1 .. end of its half-round are alike. */
 			uint64_t q = (k + 1) % ph->round;
 			uint64_t last = q < ph->P ? k + 1 : (k + 1) - q + ph->round - 1;
@@ -904,7 +905,7 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 	/* Every member starts together and sees the same distances (a
 	 * dimension is vertex-transitive and the protocols treat members
 	 * alike): time member 0 only. */
-	int symmetric = same && ph->dim >= 0 && ph->cls != SIM_CLS_TREE;
+	int symmetric = same && ph->dim >= 0 && !ph->coll->steps;
 	uint64_t b = ((uint64_t)chunk << 32) | p << 1;
 	if (symmetric && ph->P == 1) { /* the common case: no bookkeeping at all */
 		uint64_t t = symmetric_one(E, in, ph, base, start[0]);

@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "coll/coll.h"
 #include "sim_engine_impl.h"
 
 /* A checked (class, name) of a group or (class, peer, direction). */
@@ -422,19 +423,17 @@ static uint64_t roles(engine *E, uint32_t m, const char *gname)
 	return set;
 }
 
-/* Which pairs of a group ring the algorithms can use: 1 neighbours, 2
- * every pair (direct), 4 halving-doubling partners, 8 tree links. */
+/* Which pairs of a group ring the algorithms can use (SIM_PAIRS_*). */
 static unsigned ring_pairs(engine *E)
 {
 	unsigned u = 0;
 	for (int row = 0; row < CHAKRA_SIM_IMPL_COUNT; row++) {
-		chakra_sim_algorithm a = E->sys->impl[row][0];
-		if (E->astra && E->sys->n_impl[row] > 1)
-			a = CHAKRA_SIM_ALG_RING;
-		if (a >= CHAKRA_SIM_ALG_ONE_RING)
-			a = (chakra_sim_algorithm)(a - CHAKRA_SIM_ALG_ONE_RING);
-		u |= a == CHAKRA_SIM_ALG_RING ? 1 : a == CHAKRA_SIM_ALG_DIRECT ? 2
-		     : a == CHAKRA_SIM_ALG_HALVING_DOUBLING ? 4 : 8;
+		/* (ASTRA-sim runs a group ring with a ring when the list names
+		 * more than one dimension, sim_phase.c) */
+		const sim_coll *c = E->astra && E->sys->n_impl[row] > 1
+		                            ? &chakra__sim_coll_ring
+		                            : chakra__sim_coll_of(E->sys->impl[row][0], NULL);
+		u |= c ? c->pairs : SIM_PAIRS_TREE;
 	}
 	return u;
 }
@@ -447,19 +446,20 @@ static int same_places(engine *E, const chakra_sim_group *g, const chakra_sim_gr
 	size_t n = g->n;
 	unsigned u = ring_pairs(E);
 	for (size_t i = 0; i < n; i++) {
-		if ((u & 1) && where(net, g->ranks[i], g->ranks[(i + 1) % n]) !=
-		                   where(net, ref->ranks[i], ref->ranks[(i + 1) % n]))
+		if ((u & SIM_PAIRS_NEIGHBOURS) &&
+		    where(net, g->ranks[i], g->ranks[(i + 1) % n]) !=
+		            where(net, ref->ranks[i], ref->ranks[(i + 1) % n]))
 			return 0;
-		if (u & 2)
+		if (u & SIM_PAIRS_ALL)
 			for (size_t j = 0; j < n; j++)
 				if (where(net, g->ranks[i], g->ranks[j]) != where(net, ref->ranks[i], ref->ranks[j]))
 					return 0;
-		if (u & 4)
+		if (u & SIM_PAIRS_HD)
 			for (size_t o = 1; o < n; o <<= 1)
 				if ((i ^ o) < n && where(net, g->ranks[i], g->ranks[i ^ o]) !=
 				                       where(net, ref->ranks[i], ref->ranks[i ^ o]))
 					return 0;
-		if ((u & 8) && i) /* heap parents, in both trees */
+		if ((u & SIM_PAIRS_TREE) && i) /* heap parents, in both trees */
 			for (int t = 0; t < 2; t++) {
 				size_t k = t ? n - 1 - i : i, pk = (k - 1) / 2;
 				if (!k)
