@@ -9,6 +9,7 @@
 
 #include "coll/coll.h"
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 static int set_err(chakra_sim *s, int code, const char *fmt, ...) SIM_PRINTF(3, 4);
 static int set_err(chakra_sim *s, int code, const char *fmt, ...)
@@ -50,13 +51,13 @@ int chakra_sim_options_init(chakra_sim_options *opts, unsigned version)
 
 static void results_clear(chakra_sim *s)
 {
-	free(s->res);
+	chakra_free(s->res);
 	s->res = NULL;
 	s->npus = 0;
 	s->finish = s->events = s->nodes = 0;
 	s->rules_used = CHAKRA_SIM_RULES_AUTO;
-	free(s->sym_cls);
-	free(s->sym_rep);
+	chakra_free(s->sym_cls);
+	chakra_free(s->sym_rep);
 	s->sym_cls = s->sym_rep = NULL;
 	s->sym_n = 0;
 	s->sym_note[0] = 0;
@@ -101,7 +102,7 @@ static int sim_new(chakra_sim **out, const chakra_sim_network *net,
 	if (!out)
 		return CHAKRA_EINVAL;
 	*out = NULL;
-	chakra_sim *s = calloc(1, sizeof *s);
+	chakra_sim *s = chakra_calloc(1, sizeof *s);
 	if (!s)
 		return CHAKRA_ENOMEM;
 	*out = s;
@@ -166,7 +167,7 @@ void chakra_sim_free(chakra_sim *s)
 	if (!s)
 		return;
 	results_clear(s);
-	free(s);
+	chakra_free(s);
 }
 
 /* A run on open feeders: every NPU's, or (sym) the representatives'. */
@@ -211,16 +212,16 @@ int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
 	if (!w)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_workload: NULL workload");
 	size_t n = chakra_workload_size(w);
-	chakra_feeder **f = malloc((n ? n : 1) * sizeof *f);
+	chakra_feeder **f = chakra_malloc((n ? n : 1) * sizeof *f);
 	if (!f)
 		return set_err(s, CHAKRA_ENOMEM, "out of memory");
 	for (size_t r = 0; r < n; r++)
 		if (!(f[r] = chakra_workload_feeder(w, r))) {
-			free(f);
+			chakra_free(f);
 			return set_err(s, CHAKRA_EIO, "%s", chakra_workload_errmsg(w));
 		}
 	int rc = chakra_sim_run(s, f, n);
-	free(f);
+	chakra_free(f);
 	return rc;
 }
 
@@ -245,7 +246,7 @@ static int run_reduced(chakra_sim *s, sim_workload *w, const sim_sym *sym, char 
 		} else if (quiet_first) {
 			s->opt.progress_cb = NULL; /* (told in the first) */
 		}
-		free(s->res);
+		chakra_free(s->res);
 		s->res = NULL;
 		s->finish = s->events = s->nodes = 0;
 		rc = run_feeders(s, w->f, w->map, sym);
@@ -306,7 +307,7 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 		} else {
 			snprintf(s->sym_note, sizeof s->sym_note, "%s%.480s",
 			         rc == CHAKRA_ESTATE ? "not symmetric: " : "the reduced run stopped: ", s->err);
-			free(s->res);
+			chakra_free(s->res);
 			s->res = NULL;
 			s->err[0] = 0;
 			s->warning[0] = 0;

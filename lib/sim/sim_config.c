@@ -18,6 +18,18 @@
 
 #include "jguard.h"
 #include "coll/coll.h"
+#include "../modmem.h"
+
+/* strndup through the allocator hook. */
+static char *mstrndup(const char *s, size_t len)
+{
+	char *d = chakra_malloc(len + 1);
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = 0;
+	}
+	return d;
+}
 
 #if defined(__GNUC__)
 #  define SIM_CFG_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -59,7 +71,7 @@ static char *slurp_text(const char *path, size_t *len, char *err, int *code)
 		return NULL;
 	}
 	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1);
+	char *buf = chakra_malloc(cap + 1);
 	for (;;) {
 		if (!buf) {
 			close(fd);
@@ -72,7 +84,7 @@ static char *slurp_text(const char *path, size_t *len, char *err, int *code)
 		if (got < 0) {
 			fail(err, "%s: %s", path, strerror(errno));
 			*code = errno == ENOMEM ? CHAKRA_ENOMEM : CHAKRA_EIO;
-			free(buf);
+			chakra_free(buf);
 			close(fd);
 			return NULL;
 		}
@@ -82,7 +94,7 @@ static char *slurp_text(const char *path, size_t *len, char *err, int *code)
 		if (n < cap)
 			continue;
 		if (cap >= SIM_CONFIG_MAX) {
-			free(buf);
+			chakra_free(buf);
 			close(fd);
 			fail(err, "%s: larger than %zu MiB: not a configuration file", path,
 			     SIM_CONFIG_MAX >> 20);
@@ -90,9 +102,9 @@ static char *slurp_text(const char *path, size_t *len, char *err, int *code)
 			return NULL;
 		}
 		cap *= 2;
-		char *nb = realloc(buf, cap + 1);
+		char *nb = chakra_realloc(buf, cap + 1);
 		if (!nb)
-			free(buf);
+			chakra_free(buf);
 		buf = nb;
 	}
 	close(fd);
@@ -115,7 +127,7 @@ typedef struct yval {
 static void yval_free(yval *v)
 {
 	for (int i = 0; i < v->n; i++)
-		free(v->s[i]);
+		chakra_free(v->s[i]);
 	v->n = 0;
 }
 
@@ -256,7 +268,7 @@ static int network_parse(chakra_sim_network *net, const char *path, const char *
 					          keys[cur], SIM_MAX_DIMS);
 				} else {
 					y->line[y->n] = line;
-					if (!(y->s[y->n] = strdup(s)))
+					if (!(y->s[y->n] = chakra__mstrdup(s)))
 						rc = nomem(err, path);
 					else
 						y->n++;
@@ -328,7 +340,7 @@ static int network_load(chakra_sim_network *net, const char *path, char *err)
 	if (!text)
 		return code;
 	int rc = network_parse(net, path, text, len, err);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 
@@ -392,19 +404,19 @@ static int jadd_item(jflat *j, jitem it)
 {
 	jentry *e = jcur(j);
 	if (!e || j->depth != 1) {
-		free(it.str);
+		chakra_free(it.str);
 		return 1; /* inside an ignored nested object */
 	}
 	if (j->list_depth > 1) {
-		free(it.str);
+		chakra_free(it.str);
 		e->is_object = 1; /* nested list: treated like a nested value */
 		return 1;
 	}
 	if (e->n == e->cap) {
 		size_t nc = e->cap ? e->cap * 2 : 8;
-		jitem *ni = realloc(e->items, nc * sizeof *ni);
+		jitem *ni = chakra_realloc(e->items, nc * sizeof *ni);
 		if (!ni) {
-			free(it.str);
+			chakra_free(it.str);
 			j->oom = 1;
 			return 0;
 		}
@@ -448,7 +460,7 @@ static int j_string(void *ctx, const unsigned char *s, size_t len)
 {
 	jitem it = { 0 };
 	it.is_str = 1;
-	it.str = strndup((const char *)s, len);
+	it.str = mstrndup((const char *)s, len);
 	if (!it.str) {
 		((jflat *)ctx)->oom = 1;
 		return 0;
@@ -480,7 +492,7 @@ static int j_map_key(void *ctx, const unsigned char *s, size_t len)
 		return 1;
 	if (j->n == j->cap) {
 		size_t nc = j->cap ? j->cap * 2 : 16;
-		jentry *ne = realloc(j->e, nc * sizeof *ne);
+		jentry *ne = chakra_realloc(j->e, nc * sizeof *ne);
 		if (!ne) {
 			j->oom = 1;
 			return 0;
@@ -490,7 +502,7 @@ static int j_map_key(void *ctx, const unsigned char *s, size_t len)
 	}
 	jentry *e = &j->e[j->n++];
 	memset(e, 0, sizeof *e);
-	e->key = strndup((const char *)s, len);
+	e->key = mstrndup((const char *)s, len);
 	e->line = jline(j);
 	if (!e->key)
 		j->oom = 1;
@@ -536,11 +548,11 @@ static void jflat_free(jflat *j)
 {
 	for (size_t i = 0; i < j->n; i++) {
 		for (size_t k = 0; k < j->e[i].n; k++)
-			free(j->e[i].items[k].str);
-		free(j->e[i].items);
-		free(j->e[i].key);
+			chakra_free(j->e[i].items[k].str);
+		chakra_free(j->e[i].items);
+		chakra_free(j->e[i].key);
 	}
-	free(j->e);
+	chakra_free(j->e);
 	memset(j, 0, sizeof *j);
 }
 
@@ -741,7 +753,7 @@ static int system_load(chakra_sim_system *sys, const char *path, char *err)
 	if (!text)
 		return code;
 	int rc = system_parse(sys, path, text, len, err);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 
@@ -752,10 +764,10 @@ void chakra_sim_groups_free(chakra_sim_groups *gs)
 	if (!gs)
 		return;
 	for (size_t i = 0; i < gs->n; i++) {
-		free(gs->g[i].name);
-		free(gs->g[i].ranks);
+		chakra_free(gs->g[i].name);
+		chakra_free(gs->g[i].ranks);
 	}
-	free(gs->g);
+	chakra_free(gs->g);
 	gs->g = NULL;
 	gs->n = 0;
 }
@@ -786,8 +798,8 @@ static int groups_parse(chakra_sim_groups *gs, const char *path, const char *tex
 	int rc = jflat_parse(&j, path, text, len, err);
 	if (rc)
 		return rc;
-	gs->g = calloc(j.n ? j.n : 1, sizeof *gs->g);
-	keyref *byname = malloc((j.n ? j.n : 1) * sizeof *byname);
+	gs->g = chakra_calloc(j.n ? j.n : 1, sizeof *gs->g);
+	keyref *byname = chakra_malloc((j.n ? j.n : 1) * sizeof *byname);
 	uint32_t *sorted = NULL;
 	size_t sorted_cap = 0;
 	if (!gs->g || !byname)
@@ -816,8 +828,8 @@ static int groups_parse(chakra_sim_groups *gs, const char *path, const char *tex
 			break;
 		}
 		chakra_sim_group *g = &gs->g[gs->n];
-		g->ranks = malloc(e->n * sizeof *g->ranks);
-		g->name = strdup(e->key);
+		g->ranks = chakra_malloc(e->n * sizeof *g->ranks);
+		g->name = chakra__mstrdup(e->key);
 		g->n = e->n;
 		gs->n++;
 		if (!g->ranks || !g->name) {
@@ -835,7 +847,7 @@ static int groups_parse(chakra_sim_groups *gs, const char *path, const char *tex
 		/* a rank listed twice: a sorted copy, not each against the ones
 		 * before it */
 		if (rc == 0 && e->n > sorted_cap) {
-			uint32_t *t = realloc(sorted, e->n * sizeof *t);
+			uint32_t *t = chakra_realloc(sorted, e->n * sizeof *t);
 			if (!t) {
 				rc = nomem(err, path);
 				break;
@@ -852,8 +864,8 @@ static int groups_parse(chakra_sim_groups *gs, const char *path, const char *tex
 					          e->line, e->key, sorted[x]);
 		}
 	}
-	free(byname);
-	free(sorted);
+	chakra_free(byname);
+	chakra_free(sorted);
 	jflat_free(&j);
 	if (rc)
 		chakra_sim_groups_free(gs);
@@ -868,7 +880,7 @@ static int groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus, c
 	if (!text)
 		return code;
 	int rc = groups_parse(gs, path, text, len, npus, err);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "chakra/chakra.h"
 #include "../heap.h"
 #include "sim_model.h"
+#include "../modmem.h"
 
 #if defined(__GNUC__)
 #  define SIM_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -69,12 +70,12 @@ static inline int fifo_push(fifo *q, qitem item)
 {
 	if (q->n == q->cap) {
 		size_t nc = q->cap ? q->cap * 2 : 8;
-		qitem *nb = malloc(nc * sizeof *nb);
+		qitem *nb = chakra_malloc(nc * sizeof *nb);
 		if (!nb)
 			return -1;
 		for (size_t i = 0; i < q->n; i++)
 			nb[i] = q->buf[(q->head + i) & (q->cap - 1)];
-		free(q->buf);
+		chakra_free(q->buf);
 		q->buf = nb;
 		q->cap = nc;
 		q->head = 0;
@@ -172,7 +173,7 @@ static inline int heap_push_reg(heap *h, uint64_t t, uint64_t reg, uint32_t type
 {
 	if (h->n == h->cap) {
 		size_t nc = h->cap ? h->cap * 2 : 256;
-		event *ne = realloc(h->e, nc * sizeof *ne);
+		event *ne = chakra_realloc(h->e, nc * sizeof *ne);
 		if (!ne)
 			return -1;
 		h->e = ne;

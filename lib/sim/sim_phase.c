@@ -19,6 +19,7 @@
 
 #include "coll/coll.h"
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
                               const uint64_t *start);
@@ -308,22 +309,22 @@ static inst *inst_new(engine *E, size_t slots)
 	if (in && in->slots >= slots) {
 		E->pool = in->next;
 	} else {
-		in = calloc(1, sizeof *in);
+		in = chakra_calloc(1, sizeof *in);
 		if (!in)
 			return NULL;
 		if (!slots) {
 		} else if (aware) {
-			in->run = malloc(slots * sizeof *in->run);
+			in->run = chakra_malloc(slots * sizeof *in->run);
 		} else {
-			in->start = malloc(slots * sizeof *in->start);
-			in->count = malloc(slots * sizeof *in->count);
+			in->start = chakra_malloc(slots * sizeof *in->start);
+			in->count = chakra_malloc(slots * sizeof *in->count);
 		}
 		in->slots = slots;
 		if (slots && (aware ? !in->run : !in->start || !in->count)) {
-			free(in->start);
-			free(in->count);
-			free(in->run);
-			free(in);
+			chakra_free(in->start);
+			chakra_free(in->count);
+			chakra_free(in->run);
+			chakra_free(in);
 			return NULL;
 		}
 	}
@@ -374,7 +375,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 			return;
 		}
 		if (!E->all.ranks) {
-			E->all.ranks = malloc((size_t)E->N * sizeof *E->all.ranks);
+			E->all.ranks = chakra_malloc((size_t)E->N * sizeof *E->all.ranks);
 			if (!E->all.ranks) {
 				chakra__sim_nomem(E);
 				return;
@@ -496,19 +497,19 @@ void chakra__sim_pr_free(engine *E, phase_run *pr)
 			NULL;
 	if (pr->mode == PR_AWARE)
 		inst_release(E, pr->in); /* (a run holds its instance: member_start) */
-	free(pr->fin);
-	free(pr->tie);
-	free(pr->same);
-	free(pr->rank);
-	free(pr->finish);
-	free(pr->m);
-	free(pr->early);
-	free(pr->started);
-	free(pr->p_last);
-	free(pr->done);
-	free(pr->arr_max);
-	free(pr->arr_cnt);
-	free(pr);
+	chakra_free(pr->fin);
+	chakra_free(pr->tie);
+	chakra_free(pr->same);
+	chakra_free(pr->rank);
+	chakra_free(pr->finish);
+	chakra_free(pr->m);
+	chakra_free(pr->early);
+	chakra_free(pr->started);
+	chakra_free(pr->p_last);
+	chakra_free(pr->done);
+	chakra_free(pr->arr_max);
+	chakra_free(pr->arr_cnt);
+	chakra_free(pr);
 }
 
 /* A run for n members (members: how many are simulated). */
@@ -529,9 +530,9 @@ static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 		                 tree ? "steps" : "messages", (double)E->opt->memory / 1048576.0);
 		return NULL;
 	}
-	phase_run *pr = calloc(1, sizeof *pr);
-	if (!pr || !(pr->rank = malloc(n * sizeof *pr->rank))) {
-		free(pr);
+	phase_run *pr = chakra_calloc(1, sizeof *pr);
+	if (!pr || !(pr->rank = chakra_malloc(n * sizeof *pr->rank))) {
+		chakra_free(pr);
 		chakra__sim_nomem(E);
 		return NULL;
 	}
@@ -552,18 +553,18 @@ static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 	int ok;
 	if (tree) {
 		pr->steps = per;
-		ok = (pr->started = calloc(members, sizeof *pr->started)) &&
-		     (pr->p_last = calloc(members, sizeof *pr->p_last)) &&
-		     (pr->done = calloc(members, sizeof *pr->done)) &&
-		     (pr->arr_max = calloc(per * members + 1, sizeof *pr->arr_max)) &&
-		     (pr->arr_cnt = calloc(per * members + 1, sizeof *pr->arr_cnt));
+		ok = (pr->started = chakra_calloc(members, sizeof *pr->started)) &&
+		     (pr->p_last = chakra_calloc(members, sizeof *pr->p_last)) &&
+		     (pr->done = chakra_calloc(members, sizeof *pr->done)) &&
+		     (pr->arr_max = chakra_calloc(per * members + 1, sizeof *pr->arr_max)) &&
+		     (pr->arr_cnt = chakra_calloc(per * members + 1, sizeof *pr->arr_cnt));
 	} else {
 		pr->words = (size_t)(per / 64 + 1);
-		ok = (pr->m = calloc(members, sizeof *pr->m)) &&
-		     (pr->early = calloc(pr->words * members, sizeof *pr->early));
+		ok = (pr->m = chakra_calloc(members, sizeof *pr->m)) &&
+		     (pr->early = chakra_calloc(pr->words * members, sizeof *pr->early));
 	}
 	if (ok && mode != PR_AWARE)
-		ok = (pr->finish = calloc(members, sizeof *pr->finish)) != NULL;
+		ok = (pr->finish = chakra_calloc(members, sizeof *pr->finish)) != NULL;
 	if (!ok) {
 		chakra__sim_pr_free(E, pr);
 		chakra__sim_nomem(E);
@@ -806,9 +807,9 @@ static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 		 * have left. */
 		in->refs++;
 		uint32_t n = in->ph[p].n;
-		if (E->sym && (!(pr->fin = calloc(n, sizeof *pr->fin)) ||
-		               !(pr->tie = malloc(5 * (size_t)n * sizeof *pr->tie)) ||
-		               !(pr->same = malloc(n * sizeof *pr->same)))) {
+		if (E->sym && (!(pr->fin = chakra_calloc(n, sizeof *pr->fin)) ||
+		               !(pr->tie = chakra_malloc(5 * (size_t)n * sizeof *pr->tie)) ||
+		               !(pr->same = chakra_malloc(n * sizeof *pr->same)))) {
 			chakra__sim_nomem(E);
 			return;
 		}
@@ -847,7 +848,7 @@ static int run_offline(engine *E, phase_run *pr, const uint64_t *start)
 		event ev = heap_pop(&h);
 		over = pr_event(E, pr, ev.type, ev.a, ev.b, ev.t);
 	}
-	free(h.e);
+	chakra_free(h.e);
 	pr->h = &E->h;
 	if (!E->failed && !over)
 		return chakra__sim_fail(E, "internal error: a collective phase stopped before its "
@@ -961,7 +962,7 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 void chakra__sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_run *pr,
                           p2p_op *op, uint32_t member, uint64_t step)
 {
-	msg *m = malloc(sizeof *m);
+	msg *m = chakra_malloc(sizeof *m);
 	if (!m) {
 		chakra__sim_nomem(E);
 		return;
@@ -1003,5 +1004,5 @@ void chakra__sim_on_hop(engine *E, msg *m)
 	} else {
 		chakra__sim_pr_event(E, pr, EV_PARR, m->member, m->step);
 	}
-	free(m);
+	chakra_free(m);
 }
