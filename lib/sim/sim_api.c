@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../opts.h"
 #include "coll/coll.h"
 #include "sim_engine_impl.h"
 #include "../modmem.h"
@@ -21,31 +22,54 @@ static int set_err(chakra_sim *s, int code, const char *fmt, ...)
 	return code;
 }
 
-/* The bytes of chakra_sim_options each version has (fields are only appended). */
-static size_t options_size(unsigned version)
-{
-	switch (version) {
-	case 1:
-		return offsetof(chakra_sim_options, memory);
-	case 2:
-		return offsetof(chakra_sim_options, rules);
-	case 3:
-		return offsetof(chakra_sim_options, no_symmetry);
-	case CHAKRA_SIM_OPTIONS_VERSION:
-		return sizeof(chakra_sim_options);
-	default:
-		return 0;
-	}
-}
+/* The bytes of chakra_sim_options each version has (fields are only
+ * appended), checked the one way (lib/opts.h). */
+static const size_t opts_size[CHAKRA_SIM_OPTIONS_VERSION + 1] = {
+	0, offsetof(chakra_sim_options, memory), offsetof(chakra_sim_options, rules),
+	offsetof(chakra_sim_options, no_symmetry), sizeof(chakra_sim_options)
+};
+static const chakra_sim_options opts_defaults = CHAKRA_SIM_OPTIONS_INIT;
 
 int chakra_sim_options_init(chakra_sim_options *opts, unsigned version)
 {
-	size_t size = options_size(version);
-	if (!opts || !size)
-		return CHAKRA_EINVAL;
-	chakra_sim_options def = CHAKRA_SIM_OPTIONS_INIT;
-	def.version = version;
-	memcpy(opts, &def, size);
+	return chakra__opts_init(opts, version, &opts_defaults, opts_size,
+	                         CHAKRA_SIM_OPTIONS_VERSION + 1);
+}
+
+/* The caller's groups and per-NPU arrays, copied into the handle so that
+ * nothing is kept by pointer (checked before: names and ranks present). */
+static int copy_inputs(chakra_sim *s)
+{
+	const chakra_sim_groups *gs = s->opt.groups;
+	uint32_t n = s->net.npus;
+	if (gs) {
+		chakra_sim_groups *c = &s->groups;
+		if (gs->n && !(c->g = chakra_calloc(gs->n, sizeof *c->g)))
+			return CHAKRA_ENOMEM;
+		for (size_t g = 0; g < gs->n; g++, c->n++) {
+			chakra_sim_group *d = &c->g[g];
+			if (!(d->name = chakra__mstrdup(gs->g[g].name)) ||
+			    !(d->ranks = chakra_malloc(gs->g[g].n * sizeof *d->ranks))) {
+				c->n++; /* (freed with the rest) */
+				return CHAKRA_ENOMEM;
+			}
+			memcpy(d->ranks, gs->g[g].ranks, gs->g[g].n * sizeof *d->ranks);
+			d->n = gs->g[g].n;
+		}
+		s->opt.groups = c;
+	}
+	if (s->opt.compute_scale) {
+		if (!(s->scale = chakra_malloc((size_t)n * sizeof *s->scale)))
+			return CHAKRA_ENOMEM;
+		memcpy(s->scale, s->opt.compute_scale, (size_t)n * sizeof *s->scale);
+		s->opt.compute_scale = s->scale;
+	}
+	if (s->opt.start_delay) {
+		if (!(s->delay = chakra_malloc((size_t)n * sizeof *s->delay)))
+			return CHAKRA_ENOMEM;
+		memcpy(s->delay, s->opt.start_delay, (size_t)n * sizeof *s->delay);
+		s->opt.start_delay = s->delay;
+	}
 	return 0;
 }
 
@@ -106,19 +130,14 @@ static int sim_new(chakra_sim **out, const chakra_sim_network *net,
 	if (!s)
 		return CHAKRA_ENOMEM;
 	*out = s;
-	chakra_sim_options def = CHAKRA_SIM_OPTIONS_INIT;
-	s->opt = def;
+	s->opt = opts_defaults;
 	if (!net || !sys)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: NULL network or system");
-	if (opts) {
-		/* Older versions are a prefix of this struct (fields only appended). */
-		size_t size = options_size(opts->version);
-		if (!size)
-			return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: options version %u, this "
-			               "library knows 1..%u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
-		memcpy(&s->opt, opts, size);
-		s->opt.version = CHAKRA_SIM_OPTIONS_VERSION;
-	}
+	if (chakra__opts_copy(&s->opt, sizeof s->opt, opts, &opts_defaults, opts_size,
+	                      CHAKRA_SIM_OPTIONS_VERSION + 1) < 0)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: options version %u, this "
+		               "library knows 1..%u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
+	s->opt.version = CHAKRA_SIM_OPTIONS_VERSION;
 	if (!s->opt.memory)
 		s->opt.memory = CHAKRA_SIM_DEFAULT_MEMORY;
 	if (s->opt.model != CHAKRA_SIM_UNAWARE && s->opt.model != CHAKRA_SIM_AWARE)
@@ -159,6 +178,8 @@ static int sim_new(chakra_sim **out, const chakra_sim_network *net,
 				               "in 0..%" PRIu32, gs->g[g].name, gs->g[g].ranks[j],
 				               s->net.npus - 1);
 	}
+	if (copy_inputs(s) < 0)
+		return set_err(s, CHAKRA_ENOMEM, "chakra_sim_new: out of memory");
 	return 0;
 }
 
@@ -167,6 +188,9 @@ void chakra_sim_free(chakra_sim *s)
 	if (!s)
 		return;
 	results_clear(s);
+	chakra_sim_groups_free(&s->groups);
+	chakra_free(s->scale);
+	chakra_free(s->delay);
 	chakra_free(s);
 }
 

@@ -26,7 +26,10 @@ struct chakra_sim {
 	int unusable;       /* chakra_sim_new failed: its error; every run refused */
 	chakra_sim_network net;
 	chakra_sim_system sys;
-	chakra_sim_options opt;
+	chakra_sim_options opt;     /* groups, compute_scale, start_delay: the copies below */
+	chakra_sim_groups groups;   /* the caller's groups, copied */
+	double *scale;              /* ... and per-NPU arrays (NULL: none given) */
+	uint64_t *delay;
 	char err[SIM_ERR_LEN];
 	chakra_sim_npu_result *res; /* npus entries after a successful run */
 	uint32_t npus;
