@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra-sim internals: the network models and the collectives, shared
  * by the engine and the white-box tests. Not a public interface.
- *   sim_config.c  network YAML, system JSON, communicator groups (public)
+ *   sim_config*.c network YAML, system JSON, communicator groups (public)
  *   sim_net.c     topology, the congestion-unaware delay, aware links
  *   sim_coll.c    collective phases and what the algorithms share
  *   coll/         one file per collective algorithm (coll/coll.h)
