@@ -7,7 +7,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../opts.h"
+#include "coll/coll.h"
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 static int set_err(chakra_sim *s, int code, const char *fmt, ...) SIM_PRINTF(3, 4);
 static int set_err(chakra_sim *s, int code, const char *fmt, ...)
@@ -19,43 +22,66 @@ static int set_err(chakra_sim *s, int code, const char *fmt, ...)
 	return code;
 }
 
-/* The bytes of chakra_sim_options each version has (fields are only appended). */
-static size_t options_size(unsigned version)
-{
-	switch (version) {
-	case 1:
-		return offsetof(chakra_sim_options, memory);
-	case 2:
-		return offsetof(chakra_sim_options, rules);
-	case 3:
-		return offsetof(chakra_sim_options, no_symmetry);
-	case CHAKRA_SIM_OPTIONS_VERSION:
-		return sizeof(chakra_sim_options);
-	default:
-		return 0;
-	}
-}
+/* The bytes of chakra_sim_options each version has (fields are only
+ * appended), checked the one way (lib/opts.h). */
+static const size_t opts_size[CHAKRA_SIM_OPTIONS_VERSION + 1] = {
+	0, offsetof(chakra_sim_options, memory), offsetof(chakra_sim_options, rules),
+	offsetof(chakra_sim_options, no_symmetry), sizeof(chakra_sim_options)
+};
+static const chakra_sim_options opts_defaults = CHAKRA_SIM_OPTIONS_INIT;
 
 int chakra_sim_options_init(chakra_sim_options *opts, unsigned version)
 {
-	size_t size = options_size(version);
-	if (!opts || !size)
-		return CHAKRA_EINVAL;
-	chakra_sim_options def = CHAKRA_SIM_OPTIONS_INIT;
-	def.version = version;
-	memcpy(opts, &def, size);
+	return chakra__opts_init(opts, version, &opts_defaults, opts_size,
+	                         CHAKRA_SIM_OPTIONS_VERSION + 1);
+}
+
+/* The caller's groups and per-NPU arrays, copied into the handle so that
+ * nothing is kept by pointer (checked before: names and ranks present). */
+static int copy_inputs(chakra_sim *s)
+{
+	const chakra_sim_groups *gs = s->opt.groups;
+	uint32_t n = s->net.npus;
+	if (gs) {
+		chakra_sim_groups *c = &s->groups;
+		if (gs->n && !(c->g = chakra_calloc(gs->n, sizeof *c->g)))
+			return CHAKRA_ENOMEM;
+		for (size_t g = 0; g < gs->n; g++, c->n++) {
+			chakra_sim_group *d = &c->g[g];
+			if (!(d->name = chakra__mstrdup(gs->g[g].name)) ||
+			    !(d->ranks = chakra_malloc(gs->g[g].n * sizeof *d->ranks))) {
+				c->n++; /* (freed with the rest) */
+				return CHAKRA_ENOMEM;
+			}
+			memcpy(d->ranks, gs->g[g].ranks, gs->g[g].n * sizeof *d->ranks);
+			d->n = gs->g[g].n;
+		}
+		s->opt.groups = c;
+	}
+	if (s->opt.compute_scale) {
+		if (!(s->scale = chakra_malloc((size_t)n * sizeof *s->scale)))
+			return CHAKRA_ENOMEM;
+		memcpy(s->scale, s->opt.compute_scale, (size_t)n * sizeof *s->scale);
+		s->opt.compute_scale = s->scale;
+	}
+	if (s->opt.start_delay) {
+		if (!(s->delay = chakra_malloc((size_t)n * sizeof *s->delay)))
+			return CHAKRA_ENOMEM;
+		memcpy(s->delay, s->opt.start_delay, (size_t)n * sizeof *s->delay);
+		s->opt.start_delay = s->delay;
+	}
 	return 0;
 }
 
 static void results_clear(chakra_sim *s)
 {
-	free(s->res);
+	chakra_free(s->res);
 	s->res = NULL;
 	s->npus = 0;
 	s->finish = s->events = s->nodes = 0;
 	s->rules_used = CHAKRA_SIM_RULES_AUTO;
-	free(s->sym_cls);
-	free(s->sym_rep);
+	chakra_free(s->sym_cls);
+	chakra_free(s->sym_rep);
 	s->sym_cls = s->sym_rep = NULL;
 	s->sym_n = 0;
 	s->sym_note[0] = 0;
@@ -100,23 +126,18 @@ static int sim_new(chakra_sim **out, const chakra_sim_network *net,
 	if (!out)
 		return CHAKRA_EINVAL;
 	*out = NULL;
-	chakra_sim *s = calloc(1, sizeof *s);
+	chakra_sim *s = chakra_calloc(1, sizeof *s);
 	if (!s)
 		return CHAKRA_ENOMEM;
 	*out = s;
-	chakra_sim_options def = CHAKRA_SIM_OPTIONS_INIT;
-	s->opt = def;
+	s->opt = opts_defaults;
 	if (!net || !sys)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: NULL network or system");
-	if (opts) {
-		/* Older versions are a prefix of this struct (fields only appended). */
-		size_t size = options_size(opts->version);
-		if (!size)
-			return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: options version %u, this "
-			               "library knows 1..%u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
-		memcpy(&s->opt, opts, size);
-		s->opt.version = CHAKRA_SIM_OPTIONS_VERSION;
-	}
+	if (chakra__opts_copy(&s->opt, sizeof s->opt, opts, &opts_defaults, opts_size,
+	                      CHAKRA_SIM_OPTIONS_VERSION + 1) < 0)
+		return set_err(s, CHAKRA_EINVAL, "chakra_sim_new: options version %u, this "
+		               "library knows 1..%u", opts->version, CHAKRA_SIM_OPTIONS_VERSION);
+	s->opt.version = CHAKRA_SIM_OPTIONS_VERSION;
 	if (!s->opt.memory)
 		s->opt.memory = CHAKRA_SIM_DEFAULT_MEMORY;
 	if (s->opt.model != CHAKRA_SIM_UNAWARE && s->opt.model != CHAKRA_SIM_AWARE)
@@ -143,7 +164,7 @@ static int sim_new(chakra_sim **out, const chakra_sim_network *net,
 			return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d has %d "
 			               "entries (1..%d)", k, s->sys.n_impl[k], CHAKRA_SIM_MAX_DIMS);
 		for (int d = 0; d < s->sys.n_impl[k]; d++)
-			if ((unsigned)s->sys.impl[k][d] > CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING)
+			if (!chakra__sim_coll_of(s->sys.impl[k][d], NULL))
 				return set_err(s, CHAKRA_ECONFIG, "system: implementation list %d entry %d: "
 				               "unknown algorithm %d", k, d, (int)s->sys.impl[k][d]);
 	}
@@ -157,6 +178,8 @@ static int sim_new(chakra_sim **out, const chakra_sim_network *net,
 				               "in 0..%" PRIu32, gs->g[g].name, gs->g[g].ranks[j],
 				               s->net.npus - 1);
 	}
+	if (copy_inputs(s) < 0)
+		return set_err(s, CHAKRA_ENOMEM, "chakra_sim_new: out of memory");
 	return 0;
 }
 
@@ -165,7 +188,10 @@ void chakra_sim_free(chakra_sim *s)
 	if (!s)
 		return;
 	results_clear(s);
-	free(s);
+	chakra_sim_groups_free(&s->groups);
+	chakra_free(s->scale);
+	chakra_free(s->delay);
+	chakra_free(s);
 }
 
 /* A run on open feeders: every NPU's, or (sym) the representatives'. */
@@ -210,16 +236,16 @@ int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w)
 	if (!w)
 		return set_err(s, CHAKRA_EINVAL, "chakra_sim_run_workload: NULL workload");
 	size_t n = chakra_workload_size(w);
-	chakra_feeder **f = malloc((n ? n : 1) * sizeof *f);
+	chakra_feeder **f = chakra_malloc((n ? n : 1) * sizeof *f);
 	if (!f)
 		return set_err(s, CHAKRA_ENOMEM, "out of memory");
 	for (size_t r = 0; r < n; r++)
 		if (!(f[r] = chakra_workload_feeder(w, r))) {
-			free(f);
+			chakra_free(f);
 			return set_err(s, CHAKRA_EIO, "%s", chakra_workload_errmsg(w));
 		}
 	int rc = chakra_sim_run(s, f, n);
-	free(f);
+	chakra_free(f);
 	return rc;
 }
 
@@ -244,7 +270,7 @@ static int run_reduced(chakra_sim *s, sim_workload *w, const sim_sym *sym, char 
 		} else if (quiet_first) {
 			s->opt.progress_cb = NULL; /* (told in the first) */
 		}
-		free(s->res);
+		chakra_free(s->res);
 		s->res = NULL;
 		s->finish = s->events = s->nodes = 0;
 		rc = run_feeders(s, w->f, w->map, sym);
@@ -305,7 +331,7 @@ int chakra_sim_run_prefix(chakra_sim *s, const char *prefix)
 		} else {
 			snprintf(s->sym_note, sizeof s->sym_note, "%s%.480s",
 			         rc == CHAKRA_ESTATE ? "not symmetric: " : "the reduced run stopped: ", s->err);
-			free(s->res);
+			chakra_free(s->res);
 			s->res = NULL;
 			s->err[0] = 0;
 			s->warning[0] = 0;

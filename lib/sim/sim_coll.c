@@ -30,69 +30,22 @@
  * Beyond the reference (same protocol): broadcast (n-1 x x), reduce (x,
  * processed), barrier (empty messages) on ring/direct/halvingDoubling,
  * all-to-all on halvingDoubling (x/2 to each partner). The double binary
- * tree is ours (steps, see sim_engine.c): two trees of x/2 each (member i
- * is node i of the first heap-ordered tree and node n-1-i of the second),
- * reduced up level by level, then broadcast down. */
-#include <math.h>
+ * tree is ours (steps, see sim_phase.c). Each algorithm's own part (its
+ * names, P, K, rounds, partners, sizes) is a table in lib/sim/coll/; this
+ * file holds what they share. */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "chakra/chakra.h"
-#include "sim_model.h"
+#include "coll/coll.h"
 
-static int fail(char *err, const char *fmt, ...)
+int chakra__sim_coll_fail(char *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(err, SIM_ERR_LEN, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-const char *chakra__sim_alg_name(chakra_sim_algorithm alg)
-{
-	switch (alg) {
-	case CHAKRA_SIM_ALG_RING: return "ring";
-	case CHAKRA_SIM_ALG_DIRECT: return "direct";
-	case CHAKRA_SIM_ALG_HALVING_DOUBLING: return "halvingDoubling";
-	case CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE: return "doubleBinaryTree";
-	case CHAKRA_SIM_ALG_ONE_RING: return "oneRing";
-	case CHAKRA_SIM_ALG_ONE_DIRECT: return "oneDirect";
-	case CHAKRA_SIM_ALG_ONE_HALVING_DOUBLING: return "oneHalvingDoubling";
-	}
-	return "?";
-}
-
-static uint32_t log2u(uint32_t n)
-{
-	uint32_t l = 0;
-	while ((1u << l) < n)
-		l++;
-	return l;
-}
-
-int chakra__sim_alg_check(chakra_sim_algorithm alg, sim_op op, uint32_t n, char *err)
-{
-	if (alg == CHAKRA_SIM_ALG_HALVING_DOUBLING && (n & (n - 1)))
-		return fail(err, "halvingDoubling needs a power-of-two number of NPUs, not %u", n);
-	if (alg == CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE && op != SIM_OP_AR && op != SIM_OP_REDUCE &&
-	    op != SIM_OP_BCAST && op != SIM_OP_BARRIER)
-		return fail(err, "doubleBinaryTree runs all-reduce, reduce, broadcast and barrier "
-		            "phases only (this collective needs a %s phase)",
-		            op == SIM_OP_RS ? "reduce-scatter" : op == SIM_OP_AG ? "all-gather"
-		                                                                  : "all-to-all");
-	return 0;
-}
-
-/* Depth of heap node k (root 0). */
-static uint32_t depth(uint32_t k)
-{
-	uint32_t d = 0;
-	while (k) {
-		k = (k - 1) / 2;
-		d++;
-	}
-	return d;
 }
 
 static chakra_sim_algorithm pick(const chakra_sim_system *sys, int impl, int slot,
@@ -140,35 +93,7 @@ static void protocol(sim_phase *p)
 	case SIM_OP_BCAST:
 		break;
 	}
-	switch (p->alg) {
-	case CHAKRA_SIM_ALG_RING:
-		p->cls = SIM_CLS_RING;
-		p->P = 1;
-		p->K = p->op == SIM_OP_AR ? 2 * (n - 1) : p->op == SIM_OP_A2A ? n * (n - 1) / 2 : n - 1;
-		p->round = n; /* 1 + (n-1) */
-		break;
-	case CHAKRA_SIM_ALG_DIRECT:
-		p->cls = SIM_CLS_DIRECT;
-		p->P = (uint32_t)(n - 1);
-		p->K = p->op == SIM_OP_AR ? 2 * (n - 1) : n - 1;
-		p->round = 2 * (n - 1);
-		break;
-	case CHAKRA_SIM_ALG_HALVING_DOUBLING:
-		p->cls = SIM_CLS_HD;
-		p->P = 1;
-		p->K = (p->op == SIM_OP_AR ? 2 : 1) * (uint64_t)log2u(p->n);
-		p->round = log2u(p->n); /* 1 + (log n - 1) */
-		if (p->op == SIM_OP_A2A)
-			p->msg = x / 2;
-		break;
-	default: /* (the flat-ring kinds are mapped to these before) */
-	case CHAKRA_SIM_ALG_DOUBLE_BINARY_TREE:
-		p->cls = SIM_CLS_TREE;
-		p->P = 0;
-		p->K = 0;
-		p->round = 1;
-		break;
-	}
+	p->coll->protocol(p);
 }
 
 static int add(sim_phase *out, int *np, const chakra_sim_network *net,
@@ -181,15 +106,20 @@ static int add(sim_phase *out, int *np, const chakra_sim_network *net,
 	const char *which;
 	chakra_sim_algorithm alg = pick(sys, impl, dim < 0 ? 0 : dim, &which);
 	if ((int)alg < 0)
-		return fail(err, "system key '%s' has no entry for dimension %d", which, dim);
-	if (alg >= CHAKRA_SIM_ALG_ONE_RING) /* the flat ring's own algorithm */
-		alg = (chakra_sim_algorithm)(alg - CHAKRA_SIM_ALG_ONE_RING);
-	if (chakra__sim_alg_check(alg, op, n, err))
+		return chakra__sim_coll_fail(err, "system key '%s' has no entry for dimension %d",
+		                             which, dim);
+	const sim_coll *c = chakra__sim_coll_of(alg, NULL);
+	if (!c)
+		return chakra__sim_coll_fail(err, "system key '%s' entry %d: unknown algorithm %d",
+		                             which, dim < 0 ? 0 : dim, (int)alg);
+	alg = c->alg; /* a flat spelling runs its algorithm's phase */
+	if (c->check && c->check(op, n, err))
 		return -1;
 	sim_phase *p = &out[(*np)++];
 	p->dim = dim;
 	p->op = op;
 	p->alg = alg;
+	p->coll = c;
 	p->n = n;
 	p->x = x;
 	p->e = sys->endpoint_delay;
@@ -296,84 +226,28 @@ int chakra__sim_coll_plan(const chakra_sim_network *net, const chakra_sim_system
 		}
 		return np;
 	default:
-		return fail(err, "comm_type %d (%s) is not simulated (all-reduce, reduce-scatter, "
-		            "all-gather, all-to-all, broadcast, reduce, barrier are)", comm_type,
-		            chakra_comm_type_name(comm_type) ? chakra_comm_type_name(comm_type) : "?");
+		return chakra__sim_coll_fail(err, "comm_type %d (%s) is not simulated (all-reduce, "
+		                             "reduce-scatter, all-gather, all-to-all, broadcast, reduce, "
+		                             "barrier are)", comm_type, chakra_comm_type_name(comm_type)
+		                             ? chakra_comm_type_name(comm_type) : "?");
 	}
 }
 
 /* ---------------- the protocol, packet by packet ---------------- */
 
-/* Halving-doubling: the partner distance and the size of packet k, as the
- * reference updates them after each packet (the offset doubles and the
- * size halves; all-reduce turns back at n; all-gather starts at n/2 and
- * halves the offset while the size doubles). */
-static void hd_packet(const sim_phase *ph, uint64_t k, uint32_t *off, uint64_t *bytes)
-{
-	if (ph->op != SIM_OP_AR && ph->op != SIM_OP_RS && ph->op != SIM_OP_AG) {
-		/* Ours: partners 1, 2, 4.. with a fixed size. */
-		*off = (uint32_t)1 << (k % log2u(ph->n));
-		*bytes = ph->msg;
-		return;
-	}
-	uint64_t o = ph->op == SIM_OP_AG ? ph->n / 2 : 1;
-	uint64_t m = ph->op == SIM_OP_AG ? ph->x : ph->x / 2;
-	int up = ph->op != SIM_OP_AG;
-	for (uint64_t i = 0; i < k; i++) {
-		if (up) {
-			o *= 2;
-			m /= 2;
-			if (o == ph->n && ph->op == SIM_OP_AR) {
-				up = 0;
-				o /= 2;
-				m *= 2;
-			}
-		} else {
-			o /= 2;
-			m *= 2;
-		}
-	}
-	*off = (uint32_t)o;
-	*bytes = m;
-}
-
 uint32_t chakra__sim_pkt_dest(const sim_phase *ph, uint32_t i, uint64_t k)
 {
-	uint32_t n = ph->n, off;
-	uint64_t b;
-	switch (ph->cls) {
-	case SIM_CLS_RING:
-		return i + 1 == n ? 0 : i + 1;
-	case SIM_CLS_DIRECT:
-		return (uint32_t)((i + 1 + k % (n - 1)) % n);
-	case SIM_CLS_HD:
-		hd_packet(ph, k, &off, &b);
-		return i ^ off;
-	}
-	return i;
+	return ph->coll->dest(ph, i, k);
 }
 
 uint32_t chakra__sim_pkt_src(const sim_phase *ph, uint32_t i, uint64_t k)
 {
-	uint32_t n = ph->n;
-	switch (ph->cls) {
-	case SIM_CLS_RING:
-		return i ? i - 1 : n - 1;
-	case SIM_CLS_DIRECT:
-		return (uint32_t)((i + n - 1 - k % (n - 1)) % n);
-	default:
-		return chakra__sim_pkt_dest(ph, i, k); /* partners are mutual */
-	}
+	return ph->coll->src(ph, i, k);
 }
 
 uint64_t chakra__sim_pkt_bytes(const sim_phase *ph, uint64_t k)
 {
-	if (ph->cls != SIM_CLS_HD)
-		return ph->msg;
-	uint32_t off;
-	uint64_t b;
-	hd_packet(ph, k, &off, &b);
-	return b;
+	return ph->coll->bytes ? ph->coll->bytes(ph, k) : ph->msg;
 }
 
 int chakra__sim_pkt_reduced(const sim_phase *ph, uint64_t k)
@@ -397,75 +271,4 @@ uint64_t chakra__sim_pkt_delay(const sim_phase *ph, const chakra_sim_system *sys
 	if (chakra__sim_pkt_reduced(ph, k))
 		d = sim_add(d, chakra__sim_reduce_cost(sys, chakra__sim_pkt_bytes(ph, k)));
 	return d;
-}
-
-/* ---------------- the double binary tree (steps) ---------------- */
-
-uint64_t chakra__sim_tree_steps(const sim_phase *ph)
-{
-	if (ph->n <= 1)
-		return 0;
-	uint64_t h = depth(ph->n - 1);
-	return ph->op == SIM_OP_AR || ph->op == SIM_OP_BARRIER ? 2 * h : h;
-}
-
-uint64_t chakra__sim_tree_bytes(const sim_phase *ph)
-{
-	return ph->op == SIM_OP_BARRIER ? 0 : ph->x / 2; /* each tree carries half */
-}
-
-/* Up (reduce) steps carry depth H-s to H-s-1; down steps d-1 to d. */
-static int tree_up(const sim_phase *ph, uint64_t s)
-{
-	return ph->op == SIM_OP_REDUCE ||
-	       ((ph->op == SIM_OP_AR || ph->op == SIM_OP_BARRIER) && s < depth(ph->n - 1));
-}
-
-int chakra__sim_tree_reduces(const sim_phase *ph, uint64_t s)
-{
-	return ph->op != SIM_OP_BARRIER && ph->op != SIM_OP_BCAST && tree_up(ph, s);
-}
-
-/* Tree neighbours of member i in step s, in both trees: senders to i
- * (want_src) or receivers from i. */
-static uint32_t tree_peers(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *out,
-                           int want_src)
-{
-	uint32_t n = ph->n, H = depth(n - 1), c = 0;
-	int up = tree_up(ph, s);
-	uint64_t down_s = up ? 0 : ph->op == SIM_OP_BCAST ? s : s - H;
-	for (int t = 0; t < 2; t++) {
-		uint32_t k = t ? n - 1 - i : i; /* i's node in tree t */
-		uint32_t dk = depth(k);
-		/* The level whose nodes send in this step. */
-		uint32_t send_depth = up ? H - (uint32_t)s : (uint32_t)down_s;
-		if (want_src) {
-			if (up && dk + 1 == send_depth) { /* my children send to me */
-				for (uint32_t ch = 2 * k + 1; ch <= 2 * k + 2 && ch < n; ch++)
-					out[c++] = t ? n - 1 - ch : ch;
-			} else if (!up && k && dk == send_depth + 1) { /* my parent sends */
-				uint32_t pk = (k - 1) / 2;
-				out[c++] = t ? n - 1 - pk : pk;
-			}
-		} else {
-			if (up && k && dk == send_depth) {
-				uint32_t pk = (k - 1) / 2;
-				out[c++] = t ? n - 1 - pk : pk;
-			} else if (!up && dk == send_depth) {
-				for (uint32_t ch = 2 * k + 1; ch <= 2 * k + 2 && ch < n; ch++)
-					out[c++] = t ? n - 1 - ch : ch;
-			}
-		}
-	}
-	return c;
-}
-
-uint32_t chakra__sim_tree_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *src)
-{
-	return tree_peers(ph, s, i, src, 1);
-}
-
-uint32_t chakra__sim_tree_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst)
-{
-	return tree_peers(ph, s, i, dst, 0);
 }

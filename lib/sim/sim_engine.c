@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 int chakra__sim_fail(engine *E, const char *fmt, ...)
 {
@@ -303,8 +304,8 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 		}
 	}
 	if (matched && E->sym && !chakra__sym_pair(E, send, matched)) {
-		free(matched); /* the run stops: neither op will complete */
-		free(send);
+		chakra_free(matched); /* the run stops: neither op will complete */
+		chakra_free(send);
 		return;
 	}
 	if (E->astra) {
@@ -313,8 +314,8 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 		if (E->sym)
 			chakra__sym_tie(E, send->rank, EV_HOP);
 		if (E->failed) {
-			free(matched);
-			free(send);
+			chakra_free(matched);
+			chakra_free(send);
 			return;
 		}
 		copy = *send; /* p2p_complete frees it */
@@ -341,7 +342,7 @@ void chakra__sim_p2p_arrived(engine *E, p2p_op *send)
 		}
 	}
 	/* No receive posted yet: remember the arrival. */
-	p2p_op *a = malloc(sizeof *a);
+	p2p_op *a = chakra_malloc(sizeof *a);
 	if (!a) {
 		chakra__sim_nomem(E);
 		return;
@@ -374,7 +375,7 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	chakra_node_comm_size(n, &size);
 	if (E->astra) /* Sys::front_end_sim_send/recv: native tags live below 5e8 */
 		tag %= 500000000;
-	p2p_op *op = calloc(1, sizeof *op);
+	p2p_op *op = chakra_calloc(1, sizeof *op);
 	if (!op) {
 		chakra__sim_nomem(E);
 		return;
@@ -390,7 +391,7 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 	op->is_send = is_send;
 	op->v0 = v0;
 	if (E->sym && !chakra__sym_p2p(E, u->rank, v0, op->peer, is_send)) {
-		free(op);
+		chakra_free(op);
 		return;
 	}
 	chakra__sim_comm_begin(E, u);
@@ -403,7 +404,7 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 			uint64_t d = op->peer == u->rank ? 0
 			             : chakra__sim_unaware_delay(E->net, u->rank, op->peer, op->bytes);
 			/* Arrival is handled as an event so that receives see it in time order. */
-			msg *m = malloc(sizeof *m);
+			msg *m = chakra_malloc(sizeof *m);
 			if (!m) {
 				chakra__sim_nomem(E);
 				return;
@@ -426,12 +427,12 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 			if (!a->next)
 				u->arrived_tail = pp;
 			if (E->sym && !chakra__sym_pair(E, a, op)) {
-				free(a);
-				free(op);
+				chakra_free(a);
+				chakra_free(op);
 				return;
 			}
 			recv_done(E, op, a->arrived);
-			free(a);
+			chakra_free(a);
 			return;
 		}
 	}
@@ -453,7 +454,7 @@ static void p2p_complete(engine *E, p2p_op *op)
 	u->p2p_inflight--;
 	chakra__sim_comm_end(E, u);
 	chakra__sim_out_timeline(E, u->rank, 1, n, op->start);
-	free(op);
+	chakra_free(op);
 	chakra__sim_complete(E, u, n);
 }
 
@@ -500,7 +501,7 @@ static void handle(engine *E, const event *ev)
 				if (!sim_simulated(E, r))
 					continue;
 				if (k == E->nreps) {
-					uint32_t *nr = realloc(E->reps, (k ? 2 * k : 8) * sizeof *nr);
+					uint32_t *nr = chakra_realloc(E->reps, (k ? 2 * k : 8) * sizeof *nr);
 					if (!nr) {
 						chakra__sim_nomem(E);
 						break;
@@ -539,7 +540,7 @@ static void handle(engine *E, const event *ev)
 		if (!E->failed)
 			p2p_complete(E, ev->p);
 		else
-			free(ev->p); /* popped: engine_free no longer sees it */
+			chakra_free(ev->p); /* popped: engine_free no longer sees it */
 		break;
 	case EV_COLL_DONE:
 		chakra__sim_finish_collective(E, npu_of(E, ev->a));
@@ -587,18 +588,18 @@ static void engine_free(engine *E)
 {
 	for (uint32_t i = 0; E->npu && i < E->nsim; i++) {
 		npu *u = &E->npu[i];
-		free(u->comp_q.buf);
-		free(u->coll_q.buf);
+		chakra_free(u->comp_q.buf);
+		chakra_free(u->coll_q.buf);
 		for (int s = 0; s <= SIM_MAX_DIMS; s++)
-			free(u->wait[s].buf);
-		free(u->seq_mask);
+			chakra_free(u->wait[s].buf);
+		chakra_free(u->seq_mask);
 		for (p2p_op *o = u->recvs, *nx; o; o = nx) {
 			nx = o->next;
-			free(o);
+			chakra_free(o);
 		}
 		for (p2p_op *o = u->arrived, *nx; o; o = nx) {
 			nx = o->next;
-			free(o);
+			chakra_free(o);
 		}
 		chakra__sim_astra_free(u);
 	}
@@ -607,36 +608,36 @@ static void engine_free(engine *E)
 		if (E->h.e[i].type == EV_HOP) {
 			msg *m = E->h.e[i].p;
 			if (!m->pr)
-				free(m->op); /* a send's op travels with its message */
-			free(m);
+				chakra_free(m->op); /* a send's op travels with its message */
+			chakra_free(m);
 		} else if (E->h.e[i].type == EV_P2P_SENT) {
-			free(E->h.e[i].p);
+			chakra_free(E->h.e[i].p);
 		}
 	}
 	while (E->runs)
 		chakra__sim_pr_free(E, E->runs);
-	free(E->h.e);
+	chakra_free(E->h.e);
 	for (int pass = 0; pass < 2; pass++)
 		for (inst *in = pass ? E->pool : E->live, *nx; in; in = nx) {
 			nx = in->next;
-			free(in->start);
-			free(in->count);
-			free(in->run);
-			free(in);
+			chakra_free(in->start);
+			chakra_free(in->count);
+			chakra_free(in->run);
+			chakra_free(in);
 		}
-	free(E->group_mask);
-	free(E->reps);
-	free(E->gname);
-	free(E->gpos_key);
-	free(E->gpos_val);
-	free(E->gpos_seq);
+	chakra_free(E->group_mask);
+	chakra_free(E->reps);
+	chakra_free(E->gname);
+	chakra_free(E->gpos_key);
+	chakra_free(E->gpos_val);
+	chakra_free(E->gpos_seq);
 	chakra__sym_free(E);
-	free(E->npu);
-	free(E->ring0);
-	free(E->tmp_src);
-	free(E->all.ranks);
-	free(E->tmp_a);
-	free(E->tmp_b);
+	chakra_free(E->npu);
+	chakra_free(E->ring0);
+	chakra_free(E->tmp_src);
+	chakra_free(E->all.ranks);
+	chakra_free(E->tmp_a);
+	chakra_free(E->tmp_b);
 	chakra__sim_links_free(E->links);
 }
 
@@ -709,11 +710,11 @@ static int groups_index(engine *E)
 		;
 	for (E->gpos_cap = 16; E->gpos_cap < 2 * members; E->gpos_cap *= 2)
 		;
-	E->gname = calloc(E->gname_cap, sizeof *E->gname);
-	E->gpos_key = malloc(E->gpos_cap * sizeof *E->gpos_key);
-	E->gpos_val = malloc(E->gpos_cap * sizeof *E->gpos_val);
-	E->gpos_seq = calloc(E->gpos_cap, sizeof *E->gpos_seq);
-	E->group_mask = malloc(gs->n * sizeof *E->group_mask);
+	E->gname = chakra_calloc(E->gname_cap, sizeof *E->gname);
+	E->gpos_key = chakra_malloc(E->gpos_cap * sizeof *E->gpos_key);
+	E->gpos_val = chakra_malloc(E->gpos_cap * sizeof *E->gpos_val);
+	E->gpos_seq = chakra_calloc(E->gpos_cap, sizeof *E->gpos_seq);
+	E->group_mask = chakra_malloc(gs->n * sizeof *E->group_mask);
 	if (!E->gname || !E->gpos_key || !E->gpos_val || !E->gpos_seq || !E->group_mask)
 		return chakra__sim_nomem(E);
 	memset(E->gpos_val, 0xff, E->gpos_cap * sizeof *E->gpos_val);
@@ -779,13 +780,13 @@ int chakra__sim_engine_run_ex(chakra_sim *S, chakra_feeder *const *feeders, int 
 	E.sym_outputs = sym && S->sym_outputs;
 	E.nsim = sym ? sym->nclasses : E.N;
 
-	E.npu = calloc(E.nsim, sizeof *E.npu);
-	E.tmp_src = malloc((size_t)E.N * sizeof *E.tmp_src);
-	E.tmp_a = malloc((size_t)E.N * sizeof *E.tmp_a);
-	E.tmp_b = malloc((size_t)E.N * sizeof *E.tmp_b);
+	E.npu = chakra_calloc(E.nsim, sizeof *E.npu);
+	E.tmp_src = chakra_malloc((size_t)E.N * sizeof *E.tmp_src);
+	E.tmp_a = chakra_malloc((size_t)E.N * sizeof *E.tmp_a);
+	E.tmp_b = chakra_malloc((size_t)E.N * sizeof *E.tmp_b);
 	if (opt->model == CHAKRA_SIM_AWARE)
 		E.links = chakra__sim_links_new(net);
-	E.ring0 = malloc((size_t)E.N * (size_t)(net->ndims ? net->ndims : 1) * sizeof *E.ring0);
+	E.ring0 = chakra_malloc((size_t)E.N * (size_t)(net->ndims ? net->ndims : 1) * sizeof *E.ring0);
 	for (uint32_t r = 0; E.ring0 && r < E.N; r++)
 		for (int d = 0; d < net->ndims; d++)
 			E.ring0[(size_t)r * (size_t)net->ndims + (size_t)d] =
@@ -802,7 +803,7 @@ int chakra__sim_engine_run_ex(chakra_sim *S, chakra_feeder *const *feeders, int 
 		npu *u = &E.npu[i];
 		u->f = feeders[i];
 		u->rank = r;
-		u->seq_mask = calloc((size_t)1 << net->ndims, sizeof *u->seq_mask);
+		u->seq_mask = chakra_calloc((size_t)1 << net->ndims, sizeof *u->seq_mask);
 		u->tie[0] = UINT64_MAX;
 		if (!u->seq_mask || (astra && chakra__sim_astra_init(u)))
 			chakra__sim_nomem(&E);
@@ -839,7 +840,7 @@ int chakra__sim_engine_run_ex(chakra_sim *S, chakra_feeder *const *feeders, int 
 	if (!E.failed && sym && (E.odd_types || E.cpu_comm || E.odd_coll || E.no_roofline))
 		chakra__sym_fail(&E, "a warning names the first rank that met its node");
 	if (!E.failed) {
-		S->res = calloc(E.N, sizeof *S->res);
+		S->res = chakra_calloc(E.N, sizeof *S->res);
 		if (!S->res)
 			chakra__sim_nomem(&E);
 		for (uint32_t r = 0; r < E.N && S->res; r++) {

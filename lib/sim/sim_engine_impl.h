@@ -13,6 +13,7 @@
 #include "chakra/chakra.h"
 #include "../heap.h"
 #include "sim_model.h"
+#include "../modmem.h"
 
 #if defined(__GNUC__)
 #  define SIM_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -25,7 +26,10 @@ struct chakra_sim {
 	int unusable;       /* chakra_sim_new failed: its error; every run refused */
 	chakra_sim_network net;
 	chakra_sim_system sys;
-	chakra_sim_options opt;
+	chakra_sim_options opt;     /* groups, compute_scale, start_delay: the copies below */
+	chakra_sim_groups groups;   /* the caller's groups, copied */
+	double *scale;              /* ... and per-NPU arrays (NULL: none given) */
+	uint64_t *delay;
 	char err[SIM_ERR_LEN];
 	chakra_sim_npu_result *res; /* npus entries after a successful run */
 	uint32_t npus;
@@ -69,12 +73,12 @@ static inline int fifo_push(fifo *q, qitem item)
 {
 	if (q->n == q->cap) {
 		size_t nc = q->cap ? q->cap * 2 : 8;
-		qitem *nb = malloc(nc * sizeof *nb);
+		qitem *nb = chakra_malloc(nc * sizeof *nb);
 		if (!nb)
 			return -1;
 		for (size_t i = 0; i < q->n; i++)
 			nb[i] = q->buf[(q->head + i) & (q->cap - 1)];
-		free(q->buf);
+		chakra_free(q->buf);
 		q->buf = nb;
 		q->cap = nc;
 		q->head = 0;
@@ -172,7 +176,7 @@ static inline int heap_push_reg(heap *h, uint64_t t, uint64_t reg, uint32_t type
 {
 	if (h->n == h->cap) {
 		size_t nc = h->cap ? h->cap * 2 : 256;
-		event *ne = realloc(h->e, nc * sizeof *ne);
+		event *ne = chakra_realloc(h->e, nc * sizeof *ne);
 		if (!ne)
 			return -1;
 		h->e = ne;

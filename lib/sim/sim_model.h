@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libchakra-sim internals: the network models and the collectives, shared
  * by the engine and the white-box tests. Not a public interface.
- *   sim_config.c  network YAML, system JSON, communicator groups (public)
+ *   sim_config*.c network YAML, system JSON, communicator groups (public)
  *   sim_net.c     topology, the congestion-unaware delay, aware links
- *   sim_coll.c    collective phases and algorithm steps
+ *   sim_coll.c    collective phases and what the algorithms share
+ *   coll/         one file per collective algorithm (coll/coll.h)
  *   sim_engine.c  the feeder loop, per-NPU resources, send/recv, outputs
  *   sim_phase.c   collectives in the engine: matching, chunk servers,
  *                 phase timing (closed form / message events)
@@ -95,9 +96,8 @@ typedef enum sim_op {
 	SIM_OP_BARRIER
 } sim_op;
 
-/* How a phase's members exchange messages (sim_coll.c): the reference's
- * packet protocol (ring, direct, halving-doubling) or our tree steps. */
-enum { SIM_CLS_RING = 0, SIM_CLS_DIRECT, SIM_CLS_HD, SIM_CLS_TREE };
+/* A collective algorithm's table of parts (coll/coll.h). */
+typedef struct sim_coll sim_coll;
 /* Which packets are processed (reduced) when they become ready. */
 enum { SIM_REDUCE_NONE = 0, SIM_REDUCE_TOGGLE, SIM_REDUCE_ALL };
 
@@ -109,7 +109,7 @@ typedef struct sim_phase {
 	uint32_t n;         /* members */
 	uint64_t x;         /* bytes of this chunk entering the phase */
 	/* The protocol (see sim_coll.c): */
-	uint8_t cls;        /* SIM_CLS_* */
+	const sim_coll *coll; /* alg's table */
 	uint8_t reduce;     /* SIM_REDUCE_* */
 	uint32_t P;         /* packets inserted at the start */
 	uint64_t K;         /* messages each member sends */
@@ -133,7 +133,7 @@ int chakra__sim_coll_plan(const chakra_sim_network *net, const chakra_sim_system
                           int comm_type, uint64_t chunk_bytes, const int *dims, int k,
                           uint32_t gn, sim_phase *out, char *err);
 
-/* The protocol, packet k of member i (classes ring, direct, HD): who it
+/* The protocol, packet k of member i (the packet algorithms): who it
  * goes to, whose message its receive expects, its bytes, whether it is
  * processed, and how long after its insertion it is ready. */
 uint32_t chakra__sim_pkt_dest(const sim_phase *ph, uint32_t i, uint64_t k);
@@ -144,7 +144,7 @@ uint64_t chakra__sim_pkt_delay(const sim_phase *ph, const chakra_sim_system *sys
 /* Local-memory cost of reducing one message: 3 * trunc(bytes / lbw). */
 uint64_t chakra__sim_reduce_cost(const chakra_sim_system *sys, uint64_t bytes);
 
-/* The double binary tree, in steps: count, bytes per message, whether
+/* The double binary tree, in steps (coll/double_binary_tree.c): count, bytes per message, whether
  * step s is reduced, and member i's senders / receivers in step s. */
 uint64_t chakra__sim_tree_steps(const sim_phase *ph);
 uint64_t chakra__sim_tree_bytes(const sim_phase *ph);
@@ -152,10 +152,7 @@ int chakra__sim_tree_reduces(const sim_phase *ph, uint64_t s);
 uint32_t chakra__sim_tree_sources(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *src);
 uint32_t chakra__sim_tree_dests(const sim_phase *ph, uint64_t s, uint32_t i, uint32_t *dst);
 
-/* Checks an algorithm fits n members and the operation (halving-doubling:
- * a power of two; double binary tree: all-reduce, reduce, broadcast,
- * barrier). */
-int chakra__sim_alg_check(chakra_sim_algorithm alg, sim_op op, uint32_t n, char *err);
+/* The system JSON's name of an algorithm ("?" for none). */
 const char *chakra__sim_alg_name(chakra_sim_algorithm alg);
 
 #endif

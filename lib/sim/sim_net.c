@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "sim_model.h"
+#include "../modmem.h"
 
 uint32_t chakra__sim_coord(const chakra_sim_network *net, uint32_t rank, int d)
 {
@@ -56,7 +57,7 @@ struct sim_links {
 
 sim_links *chakra__sim_links_new(const chakra_sim_network *net)
 {
-	sim_links *l = calloc(1, sizeof *l);
+	sim_links *l = chakra_calloc(1, sizeof *l);
 	if (!l)
 		return NULL;
 	l->net = net;
@@ -70,9 +71,9 @@ sim_links *chakra__sim_links_new(const chakra_sim_network *net)
 		total += (size_t)net->npus * l->slots[d];
 	}
 	l->total = total;
-	l->free_at = calloc(total ? total : 1, sizeof *l->free_at);
+	l->free_at = chakra_calloc(total ? total : 1, sizeof *l->free_at);
 	if (!l->free_at) {
-		free(l);
+		chakra_free(l);
 		return NULL;
 	}
 	return l;
@@ -92,8 +93,8 @@ void chakra__sim_links_free(sim_links *l)
 {
 	if (!l)
 		return;
-	free(l->free_at);
-	free(l);
+	chakra_free(l->free_at);
+	chakra_free(l);
 }
 
 uint64_t chakra__sim_links_step(sim_links *l, sim_hop *h, double bytes, uint64_t t, int *done)

@@ -17,7 +17,9 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "coll/coll.h"
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32_t base,
                               const uint64_t *start);
@@ -285,8 +287,8 @@ static void astra_group_ring(sim_phase *ph, int nph)
 {
 	for (int q = 0; q < nph; q++) {
 		ph[q].e = ASTRA_LOCAL_DELAY;
-		if (ph[q].cls == SIM_CLS_DIRECT)
-			ph[q].round = (uint64_t)ph[q].P * ph[q].n;
+		if (ph[q].coll->group_ring)
+			ph[q].coll->group_ring(&ph[q]);
 	}
 }
 
@@ -307,22 +309,22 @@ static inst *inst_new(engine *E, size_t slots)
 	if (in && in->slots >= slots) {
 		E->pool = in->next;
 	} else {
-		in = calloc(1, sizeof *in);
+		in = chakra_calloc(1, sizeof *in);
 		if (!in)
 			return NULL;
 		if (!slots) {
 		} else if (aware) {
-			in->run = malloc(slots * sizeof *in->run);
+			in->run = chakra_malloc(slots * sizeof *in->run);
 		} else {
-			in->start = malloc(slots * sizeof *in->start);
-			in->count = malloc(slots * sizeof *in->count);
+			in->start = chakra_malloc(slots * sizeof *in->start);
+			in->count = chakra_malloc(slots * sizeof *in->count);
 		}
 		in->slots = slots;
 		if (slots && (aware ? !in->run : !in->start || !in->count)) {
-			free(in->start);
-			free(in->count);
-			free(in->run);
-			free(in);
+			chakra_free(in->start);
+			chakra_free(in->count);
+			chakra_free(in->run);
+			chakra_free(in);
 			return NULL;
 		}
 	}
@@ -364,7 +366,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 	          ? CHAKRA_SIM_IMPL_REDUCE_SCATTER
 	          : type == CHAKRA_ALL_TO_ALL ? CHAKRA_SIM_IMPL_ALL_TO_ALL
 	                                       : CHAKRA_SIM_IMPL_ALL_REDUCE;
-	if (!grp && E->sys->n_impl[row] && E->sys->impl[row][0] >= CHAKRA_SIM_ALG_ONE_RING) {
+	if (!grp && E->sys->n_impl[row] && chakra__sim_alg_flat(E->sys->impl[row][0])) {
 		if (k != E->net->ndims) {
 			chakra__sim_fail(E, "rank %" PRIu32 " node %" PRIu64 " (%s): involved_dim picks "
 			                 "some dimensions, but %s runs over every NPU", u->rank,
@@ -373,7 +375,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 			return;
 		}
 		if (!E->all.ranks) {
-			E->all.ranks = malloc((size_t)E->N * sizeof *E->all.ranks);
+			E->all.ranks = chakra_malloc((size_t)E->N * sizeof *E->all.ranks);
 			if (!E->all.ranks) {
 				chakra__sim_nomem(E);
 				return;
@@ -458,7 +460,7 @@ void chakra__sim_start_collective(engine *E, npu *u, const chakra_node *n)
 		in->chunks = chunks;
 		in->nph = nph;
 		for (int q = 0; q < nph; q++)
-			E->tree_used |= ph[q].cls == SIM_CLS_TREE;
+			E->tree_used |= ph[q].coll->steps;
 		memcpy(in->ph, ph, sizeof ph);
 		in->refs = 0;
 	}
@@ -495,19 +497,19 @@ void chakra__sim_pr_free(engine *E, phase_run *pr)
 			NULL;
 	if (pr->mode == PR_AWARE)
 		inst_release(E, pr->in); /* (a run holds its instance: member_start) */
-	free(pr->fin);
-	free(pr->tie);
-	free(pr->same);
-	free(pr->rank);
-	free(pr->finish);
-	free(pr->m);
-	free(pr->early);
-	free(pr->started);
-	free(pr->p_last);
-	free(pr->done);
-	free(pr->arr_max);
-	free(pr->arr_cnt);
-	free(pr);
+	chakra_free(pr->fin);
+	chakra_free(pr->tie);
+	chakra_free(pr->same);
+	chakra_free(pr->rank);
+	chakra_free(pr->finish);
+	chakra_free(pr->m);
+	chakra_free(pr->early);
+	chakra_free(pr->started);
+	chakra_free(pr->p_last);
+	chakra_free(pr->done);
+	chakra_free(pr->arr_max);
+	chakra_free(pr->arr_cnt);
+	chakra_free(pr);
 }
 
 /* A run for n members (members: how many are simulated). */
@@ -516,7 +518,7 @@ static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 {
 	const sim_phase *ph = &in->ph[p];
 	uint32_t n = ph->n;
-	int tree = ph->cls == SIM_CLS_TREE;
+	int tree = ph->coll->steps;
 	uint64_t per = tree ? chakra__sim_tree_steps(ph) : ph->K;
 	/* The bookkeeping is per member and message (tree: per step, 12
 	 * bytes); refuse what could not fit rather than thrash. */
@@ -528,9 +530,9 @@ static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 		                 tree ? "steps" : "messages", (double)E->opt->memory / 1048576.0);
 		return NULL;
 	}
-	phase_run *pr = calloc(1, sizeof *pr);
-	if (!pr || !(pr->rank = malloc(n * sizeof *pr->rank))) {
-		free(pr);
+	phase_run *pr = chakra_calloc(1, sizeof *pr);
+	if (!pr || !(pr->rank = chakra_malloc(n * sizeof *pr->rank))) {
+		chakra_free(pr);
 		chakra__sim_nomem(E);
 		return NULL;
 	}
@@ -551,18 +553,18 @@ static phase_run *pr_new(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 	int ok;
 	if (tree) {
 		pr->steps = per;
-		ok = (pr->started = calloc(members, sizeof *pr->started)) &&
-		     (pr->p_last = calloc(members, sizeof *pr->p_last)) &&
-		     (pr->done = calloc(members, sizeof *pr->done)) &&
-		     (pr->arr_max = calloc(per * members + 1, sizeof *pr->arr_max)) &&
-		     (pr->arr_cnt = calloc(per * members + 1, sizeof *pr->arr_cnt));
+		ok = (pr->started = chakra_calloc(members, sizeof *pr->started)) &&
+		     (pr->p_last = chakra_calloc(members, sizeof *pr->p_last)) &&
+		     (pr->done = chakra_calloc(members, sizeof *pr->done)) &&
+		     (pr->arr_max = chakra_calloc(per * members + 1, sizeof *pr->arr_max)) &&
+		     (pr->arr_cnt = chakra_calloc(per * members + 1, sizeof *pr->arr_cnt));
 	} else {
 		pr->words = (size_t)(per / 64 + 1);
-		ok = (pr->m = calloc(members, sizeof *pr->m)) &&
-		     (pr->early = calloc(pr->words * members, sizeof *pr->early));
+		ok = (pr->m = chakra_calloc(members, sizeof *pr->m)) &&
+		     (pr->early = chakra_calloc(pr->words * members, sizeof *pr->early));
 	}
 	if (ok && mode != PR_AWARE)
-		ok = (pr->finish = calloc(members, sizeof *pr->finish)) != NULL;
+		ok = (pr->finish = chakra_calloc(members, sizeof *pr->finish)) != NULL;
 	if (!ok) {
 		chakra__sim_pr_free(E, pr);
 		chakra__sim_nomem(E);
@@ -646,7 +648,7 @@ static void proto_general(engine *E, phase_run *pr, uint32_t j, uint64_t t)
 	const sim_phase *ph = pr->ph;
 	pmember *m = &pr->m[j];
 	m->gen++;
-	if (ph->cls == SIM_CLS_DIRECT && ph->op == SIM_OP_AR && m->sent >= ph->K - (ph->n - 1)) {
+	if (ph->coll->halves && ph->op == SIM_OP_AR && m->sent >= ph->K - (ph->n - 1)) {
 		if (m->recv < ph->n - 1)
 			return;
 		for (uint32_t q = 0; q < ph->P && m->sent < ph->K && m->gen > m->sent; q++)
@@ -751,7 +753,7 @@ static int pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_
 {
 	switch (type) {
 	case EV_PGEN:
-		if (pr->ph->cls == SIM_CLS_TREE)
+		if (pr->ph->coll->steps)
 			member_done(E, pr, j, t); /* b = 1: the last step ended */
 		else
 			proto_general(E, pr, j, t);
@@ -760,7 +762,7 @@ static int pr_event(engine *E, phase_run *pr, uint32_t type, uint32_t j, uint64_
 		proto_received(E, pr, j, t);
 		break;
 	case EV_PARR:
-		if (pr->ph->cls == SIM_CLS_TREE)
+		if (pr->ph->coll->steps)
 			tree_arrive(E, pr, j, b, t);
 		else
 			proto_arrive(E, pr, j, b, t);
@@ -805,9 +807,9 @@ static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 		 * have left. */
 		in->refs++;
 		uint32_t n = in->ph[p].n;
-		if (E->sym && (!(pr->fin = calloc(n, sizeof *pr->fin)) ||
-		               !(pr->tie = malloc(5 * (size_t)n * sizeof *pr->tie)) ||
-		               !(pr->same = malloc(n * sizeof *pr->same)))) {
+		if (E->sym && (!(pr->fin = chakra_calloc(n, sizeof *pr->fin)) ||
+		               !(pr->tie = chakra_malloc(5 * (size_t)n * sizeof *pr->tie)) ||
+		               !(pr->same = chakra_malloc(n * sizeof *pr->same)))) {
 			chakra__sim_nomem(E);
 			return;
 		}
@@ -818,7 +820,7 @@ static void member_start(engine *E, inst *in, uint32_t chunk, uint32_t p, uint32
 		}
 	}
 	uint32_t j = member_index(E, in, &in->ph[p], base, rank);
-	if (pr->ph->cls == SIM_CLS_TREE) {
+	if (pr->ph->coll->steps) {
 		tree_start(E, pr, j, E->now);
 		tree_advance(E, pr, j);
 	} else {
@@ -836,7 +838,7 @@ static int run_offline(engine *E, phase_run *pr, const uint64_t *start)
 	pr->h = &h;
 	uint32_t members = pr->mode == PR_SYMMETRIC ? 1 : pr->n;
 	for (uint32_t j = 0; j < members && !E->failed; j++) {
-		if (pr->ph->cls == SIM_CLS_TREE)
+		if (pr->ph->coll->steps)
 			tree_start(E, pr, j, start[j]);
 		else
 			proto_start(E, pr, j, start[j]);
@@ -846,7 +848,7 @@ static int run_offline(engine *E, phase_run *pr, const uint64_t *start)
 		event ev = heap_pop(&h);
 		over = pr_event(E, pr, ev.type, ev.a, ev.b, ev.t);
 	}
-	free(h.e);
+	chakra_free(h.e);
 	pr->h = &E->h;
 	if (!E->failed && !over)
 		return chakra__sim_fail(E, "internal error: a collective phase stopped before its "
@@ -865,13 +867,13 @@ static uint64_t symmetric_one(engine *E, const inst *in, const sim_phase *ph, ui
 	uint64_t T = sim_add(start, chakra__sim_pkt_delay(ph, E->sys, 0));
 	uint64_t D = 0;
 	for (uint64_t k = 0; k < ph->K; k++) {
-		if (ph->cls != SIM_CLS_RING || k == 0) {
+		if (!ph->coll->repeats || k == 0) {
 			uint32_t s = chakra__sim_pkt_src(ph, 0, k);
 			D = chakra__sim_unaware_delay(E->net, member_rank(E, in, ph, base, s), base,
 			                              (double)chakra__sim_pkt_bytes(ph, k));
 		}
 		uint64_t g = chakra__sim_pkt_delay(ph, E->sys, k + 1);
-		if (ph->cls == SIM_CLS_RING) {
+		if (ph->coll->repeats) {
 			/* Packets k+1 .. end of its half-round are alike. */
 			uint64_t q = (k + 1) % ph->round;
 			uint64_t last = q < ph->P ? k + 1 : (k + 1) - q + ph->round - 1;
@@ -904,7 +906,7 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 	/* Every member starts together and sees the same distances (a
 	 * dimension is vertex-transitive and the protocols treat members
 	 * alike): time member 0 only. */
-	int symmetric = same && ph->dim >= 0 && ph->cls != SIM_CLS_TREE;
+	int symmetric = same && ph->dim >= 0 && !ph->coll->steps;
 	uint64_t b = ((uint64_t)chunk << 32) | p << 1;
 	if (symmetric && ph->P == 1) { /* the common case: no bookkeeping at all */
 		uint64_t t = symmetric_one(E, in, ph, base, start[0]);
@@ -960,7 +962,7 @@ static void run_phase_unaware(engine *E, inst *in, uint32_t chunk, uint32_t p, u
 void chakra__sim_send_msg(engine *E, uint32_t from, uint32_t to, double bytes, phase_run *pr,
                           p2p_op *op, uint32_t member, uint64_t step)
 {
-	msg *m = malloc(sizeof *m);
+	msg *m = chakra_malloc(sizeof *m);
 	if (!m) {
 		chakra__sim_nomem(E);
 		return;
@@ -1002,5 +1004,5 @@ void chakra__sim_on_hop(engine *E, msg *m)
 	} else {
 		chakra__sim_pr_event(E, pr, EV_PARR, m->member, m->step);
 	}
-	free(m);
+	chakra_free(m);
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 /* ---------------- ready nodes, lowest id first ---------------- */
 
@@ -41,7 +42,7 @@ static int nheap_push(nheap *h, const chakra_node *n)
 {
 	if (h->n == h->cap) {
 		size_t nc = h->cap ? h->cap * 2 : 16;
-		void *na = realloc(h->a, nc * sizeof(nitem));
+		void *na = chakra_realloc(h->a, nc * sizeof(nitem));
 		if (!na)
 			return -1;
 		h->a = na;
@@ -119,7 +120,7 @@ static size_t slot_for(engine *E, npu *u, const chakra_node *n)
 			return u->last_slot = s;
 	if (u->nslots == u->capslots) {
 		size_t nc = u->capslots * 2;
-		aslot *ns = realloc(u->slots, nc * sizeof *ns);
+		aslot *ns = chakra_realloc(u->slots, nc * sizeof *ns);
 		if (!ns)
 			return (size_t)-1;
 		u->slots = ns;
@@ -382,8 +383,8 @@ int chakra__sim_astra_diagnose(engine *E, npu *u)
 void chakra__sim_astra_free(npu *u)
 {
 	for (size_t s = 0; s < u->nslots; s++)
-		free(u->slots[s].ready.a);
-	free(u->slots);
+		chakra_free(u->slots[s].ready.a);
+	chakra_free(u->slots);
 	u->slots = NULL;
 	u->nslots = u->capslots = 0;
 }
@@ -391,7 +392,7 @@ void chakra__sim_astra_free(npu *u)
 int chakra__sim_astra_init(npu *u)
 {
 	u->capslots = 8;
-	u->slots = calloc(u->capslots, sizeof *u->slots);
+	u->slots = chakra_calloc(u->capslots, sizeof *u->slots);
 	if (!u->slots)
 		return -1;
 	u->nslots = SLOT_NONE + 1;

@@ -28,7 +28,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "coll/coll.h"
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 /* A checked (class, name) of a group or (class, peer, direction). */
 typedef struct sym_seen {
@@ -88,14 +90,14 @@ int chakra__sym_fail(engine *E, const char *fmt, ...)
 
 int chakra__sym_init(engine *E)
 {
-	struct sym_state *ss = calloc(1, sizeof *ss);
+	struct sym_state *ss = chakra_calloc(1, sizeof *ss);
 	if (!ss)
 		return chakra__sim_nomem(E);
 	E->ss = ss;
 	ss->out_t = UINT64_MAX;
 	if (E->opt->model == CHAKRA_SIM_AWARE) {
 		size_t n = chakra__sim_links_count(E->links);
-		ss->link = malloc(5 * (n ? n : 1) * sizeof *ss->link);
+		ss->link = chakra_malloc(5 * (n ? n : 1) * sizeof *ss->link);
 		if (!ss->link)
 			return chakra__sim_nomem(E);
 		memset(ss->link, 0xff, 5 * (n ? n : 1) * sizeof *ss->link);
@@ -109,20 +111,20 @@ void chakra__sym_free(engine *E)
 	if (!ss)
 		return;
 	for (int d = 0; d < SIM_MAX_DIMS; d++)
-		free(ss->dim[d]);
+		chakra_free(ss->dim[d]);
 	for (size_t i = 0; i < ss->nseen; i++)
-		free(ss->seen[i].name);
-	free(ss->seen);
-	free(ss->seen_h);
+		chakra_free(ss->seen[i].name);
+	chakra_free(ss->seen);
+	chakra_free(ss->seen_h);
 	for (size_t i = 0; i < ss->rcap; i++)
 		if (ss->ring[i] && ss->ring[i] != RING_TOMB) {
-			free(ss->ring[i]->start);
-			free(ss->ring[i]);
+			chakra_free(ss->ring[i]->start);
+			chakra_free(ss->ring[i]);
 		}
-	free(ss->ring);
-	free(ss->link);
-	free(ss->gmark);
-	free(ss);
+	chakra_free(ss->ring);
+	chakra_free(ss->link);
+	chakra_free(ss->gmark);
+	chakra_free(ss);
 	E->ss = NULL;
 }
 
@@ -258,7 +260,7 @@ static int seen(engine *E, uint64_t a, uint64_t b, const char *name, size_t len)
 	}
 	if (2 * (ss->nseen + 1) > ss->hcap) {
 		size_t nc = ss->hcap ? ss->hcap * 2 : 64;
-		uint64_t *nh = calloc(nc, sizeof *nh);
+		uint64_t *nh = chakra_calloc(nc, sizeof *nh);
 		if (!nh)
 			return chakra__sim_nomem(E);
 		for (size_t i = 0; i < ss->nseen; i++) {
@@ -270,13 +272,13 @@ static int seen(engine *E, uint64_t a, uint64_t b, const char *name, size_t len)
 				at = (at + 1) & (nc - 1);
 			nh[at] = i + 1;
 		}
-		free(ss->seen_h);
+		chakra_free(ss->seen_h);
 		ss->seen_h = nh;
 		ss->hcap = nc;
 	}
 	if (ss->nseen == ss->capseen) {
 		size_t nc = ss->capseen ? ss->capseen * 2 : 16;
-		sym_seen *n = realloc(ss->seen, nc * sizeof *n);
+		sym_seen *n = chakra_realloc(ss->seen, nc * sizeof *n);
 		if (!n)
 			return chakra__sim_nomem(E);
 		ss->seen = n;
@@ -287,7 +289,7 @@ static int seen(engine *E, uint64_t a, uint64_t b, const char *name, size_t len)
 	s->b = b;
 	s->name = NULL;
 	if (name) {
-		if (!(s->name = malloc(len + 1)))
+		if (!(s->name = chakra_malloc(len + 1)))
 			return chakra__sim_nomem(E);
 		memcpy(s->name, name, len);
 		s->name[len] = 0;
@@ -342,11 +344,11 @@ static int dim_classes(engine *E, int d)
 	const sim_sym *S = E->sym;
 	const chakra_sim_network *net = E->net;
 	uint32_t C = S->nclasses, n = net->size[d], st = net->stride[d];
-	uint8_t *st8 = calloc(C, 1);
-	uint32_t *model = malloc(C * sizeof *model);
+	uint8_t *st8 = chakra_calloc(C, 1);
+	uint32_t *model = chakra_malloc(C * sizeof *model);
 	if (!st8 || !model) {
-		free(st8);
-		free(model);
+		chakra_free(st8);
+		chakra_free(model);
 		return chakra__sim_nomem(E);
 	}
 	for (uint32_t c = 0; c < C; c++)
@@ -384,7 +386,7 @@ static int dim_classes(engine *E, int d)
 		}
 		st8[c] = alone ? 2 : complete ? 1 : 3;
 	}
-	free(model);
+	chakra_free(model);
 	E->ss->dim[d] = st8;
 	return 0;
 }
@@ -422,19 +424,17 @@ static uint64_t roles(engine *E, uint32_t m, const char *gname)
 	return set;
 }
 
-/* Which pairs of a group ring the algorithms can use: 1 neighbours, 2
- * every pair (direct), 4 halving-doubling partners, 8 tree links. */
+/* Which pairs of a group ring the algorithms can use (SIM_PAIRS_*). */
 static unsigned ring_pairs(engine *E)
 {
 	unsigned u = 0;
 	for (int row = 0; row < CHAKRA_SIM_IMPL_COUNT; row++) {
-		chakra_sim_algorithm a = E->sys->impl[row][0];
-		if (E->astra && E->sys->n_impl[row] > 1)
-			a = CHAKRA_SIM_ALG_RING;
-		if (a >= CHAKRA_SIM_ALG_ONE_RING)
-			a = (chakra_sim_algorithm)(a - CHAKRA_SIM_ALG_ONE_RING);
-		u |= a == CHAKRA_SIM_ALG_RING ? 1 : a == CHAKRA_SIM_ALG_DIRECT ? 2
-		     : a == CHAKRA_SIM_ALG_HALVING_DOUBLING ? 4 : 8;
+		/* (ASTRA-sim runs a group ring with a ring when the list names
+		 * more than one dimension, sim_phase.c) */
+		const sim_coll *c = E->astra && E->sys->n_impl[row] > 1
+		                            ? &chakra__sim_coll_ring
+		                            : chakra__sim_coll_of(E->sys->impl[row][0], NULL);
+		u |= c ? c->pairs : SIM_PAIRS_TREE;
 	}
 	return u;
 }
@@ -447,19 +447,20 @@ static int same_places(engine *E, const chakra_sim_group *g, const chakra_sim_gr
 	size_t n = g->n;
 	unsigned u = ring_pairs(E);
 	for (size_t i = 0; i < n; i++) {
-		if ((u & 1) && where(net, g->ranks[i], g->ranks[(i + 1) % n]) !=
-		                   where(net, ref->ranks[i], ref->ranks[(i + 1) % n]))
+		if ((u & SIM_PAIRS_NEIGHBOURS) &&
+		    where(net, g->ranks[i], g->ranks[(i + 1) % n]) !=
+		            where(net, ref->ranks[i], ref->ranks[(i + 1) % n]))
 			return 0;
-		if (u & 2)
+		if (u & SIM_PAIRS_ALL)
 			for (size_t j = 0; j < n; j++)
 				if (where(net, g->ranks[i], g->ranks[j]) != where(net, ref->ranks[i], ref->ranks[j]))
 					return 0;
-		if (u & 4)
+		if (u & SIM_PAIRS_HD)
 			for (size_t o = 1; o < n; o <<= 1)
 				if ((i ^ o) < n && where(net, g->ranks[i], g->ranks[i ^ o]) !=
 				                       where(net, ref->ranks[i], ref->ranks[i ^ o]))
 					return 0;
-		if ((u & 8) && i) /* heap parents, in both trees */
+		if ((u & SIM_PAIRS_TREE) && i) /* heap parents, in both trees */
 			for (int t = 0; t < 2; t++) {
 				size_t k = t ? n - 1 - i : i, pk = (k - 1) / 2;
 				if (!k)
@@ -498,7 +499,7 @@ int chakra__sym_group(engine *E, uint32_t rank, const char *pg, size_t len,
 			return 0;
 		}
 	struct sym_state *ss = E->ss;
-	if (!ss->gmark && !(ss->gmark = calloc(gs->n, sizeof *ss->gmark))) {
+	if (!ss->gmark && !(ss->gmark = chakra_calloc(gs->n, sizeof *ss->gmark))) {
 		chakra__sim_nomem(E);
 		return 0;
 	}
@@ -635,7 +636,7 @@ int chakra__sym_same(engine *E, const inst *in, const sim_phase *ph, uint32_t ba
 	size_t cap = 128;
 	while (cap < 2 * (size_t)n)
 		cap *= 2;
-	uint64_t *h = malloc(cap * sizeof *h);
+	uint64_t *h = chakra_malloc(cap * sizeof *h);
 	if (!h)
 		return chakra__sim_nomem(E);
 	memset(h, 0xff, cap * sizeof *h);
@@ -648,7 +649,7 @@ int chakra__sym_same(engine *E, const inst *in, const sim_phase *ph, uint32_t ba
 			h[at] = (uint64_t)c << 32 | j;
 		same[j] = (uint32_t)h[at];
 	}
-	free(h);
+	chakra_free(h);
 	return 0;
 }
 
@@ -689,7 +690,7 @@ sym_ring *chakra__sym_ring(engine *E, const inst *in, uint32_t chunk, uint32_t p
 		size_t nc = ss->rcap ? ss->rcap : 64;
 		while (2 * (ss->rlive + 1) > nc / 2)
 			nc *= 2;
-		sym_ring **nr = calloc(nc, sizeof *nr);
+		sym_ring **nr = chakra_calloc(nc, sizeof *nr);
 		if (!nr) {
 			chakra__sim_nomem(E);
 			return NULL;
@@ -703,15 +704,15 @@ sym_ring *chakra__sym_ring(engine *E, const inst *in, uint32_t chunk, uint32_t p
 				at = (at + 1) & (nc - 1);
 			nr[at] = r;
 		}
-		free(ss->ring);
+		chakra_free(ss->ring);
 		ss->ring = nr;
 		ss->rcap = nc;
 		ss->rused = ss->rlive;
 	}
-	sym_ring *r = calloc(1, sizeof *r);
+	sym_ring *r = chakra_calloc(1, sizeof *r);
 	uint32_t n = in->ph[p].n;
-	if (!r || !(r->start = malloc((n ? n : 1) * sizeof *r->start))) {
-		free(r);
+	if (!r || !(r->start = chakra_malloc((n ? n : 1) * sizeof *r->start))) {
+		chakra_free(r);
 		chakra__sim_nomem(E);
 		return NULL;
 	}
@@ -741,8 +742,8 @@ void chakra__sym_ring_drop(engine *E, sym_ring *r)
 			ss->rlive--;
 			break;
 		}
-	free(r->start);
-	free(r);
+	chakra_free(r->start);
+	chakra_free(r);
 }
 
 /* ---------------- rank maps ---------------- */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sim_engine_impl.h"
+#include "../modmem.h"
 
 /* What a feeder costs whatever its window (structures, first blocks), and
  * what each node read ahead costs beyond its message bytes (queue record,
@@ -166,10 +167,10 @@ void chakra__sim_workload_close_feeders(sim_workload *w)
 		chakra_feeder_close(w->f[r]);
 		if (w->src[r].fd >= 0)
 			close(w->src[r].fd);
-		free(w->src[r].name);
+		chakra_free(w->src[r].name);
 	}
-	free(w->f);
-	free(w->src);
+	chakra_free(w->f);
+	chakra_free(w->src);
 	w->f = NULL;
 	w->src = NULL;
 	w->nf = 0;
@@ -179,7 +180,7 @@ void chakra__sim_workload_close(sim_workload *w)
 {
 	chakra__sim_workload_close_feeders(w);
 	chakra_rank_map_free(w->map);
-	free(w->prefix);
+	chakra_free(w->prefix);
 	memset(w, 0, sizeof *w);
 }
 
@@ -188,10 +189,10 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 {
 	memset(w, 0, sizeof *w);
 	size_t plen = strlen(prefix) + 32;
-	char *path = malloc(plen);
-	w->prefix = strdup(prefix);
+	char *path = chakra_malloc(plen);
+	w->prefix = chakra__mstrdup(prefix);
 	if (!path || !w->prefix) {
-		free(path);
+		chakra_free(path);
 		snprintf(err, errlen, "%s: out of memory", prefix);
 		chakra__sim_workload_close(w);
 		return CHAKRA_ENOMEM;
@@ -206,13 +207,13 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 		if (!mp) {
 			snprintf(err, errlen, "%s: no workload: neither %s.0.et, %s.0.et.gz nor %s.ranks "
 			         "exists", prefix, prefix, prefix, prefix);
-			free(path);
+			chakra_free(path);
 			chakra__sim_workload_close(w);
 			return CHAKRA_ENOTFOUND;
 		}
 		int rc = chakra_rank_map_load(&w->map, mp, err, errlen);
 		if (rc < 0) {
-			free(path);
+			chakra_free(path);
 			chakra__sim_workload_close(w);
 			return rc;
 		}
@@ -222,7 +223,7 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 	double node_bytes;
 	if (sample_node_bytes(path_of(w, 0, path, plen), &node_bytes, &w->recorded) < 0) {
 		snprintf(err, errlen, "%s: out of memory", prefix);
-		free(path);
+		chakra_free(path);
 		chakra__sim_workload_close(w);
 		return CHAKRA_ENOMEM;
 	}
@@ -242,7 +243,7 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 		else
 			w->window_cut = 1;
 	}
-	free(path);
+	chakra_free(path);
 	return 0;
 }
 
@@ -251,11 +252,11 @@ int chakra__sim_workload_feeders(chakra_sim *S, sim_workload *w, const sim_sym *
 {
 	size_t nf = sym ? sym->nclasses : w->n;
 	size_t plen = strlen(w->prefix) + 32;
-	char *path = malloc(plen);
-	w->f = calloc(nf ? nf : 1, sizeof *w->f);
-	w->src = calloc(nf ? nf : 1, sizeof *w->src);
+	char *path = chakra_malloc(plen);
+	w->f = chakra_calloc(nf ? nf : 1, sizeof *w->f);
+	w->src = chakra_calloc(nf ? nf : 1, sizeof *w->src);
 	if (!path || !w->f || !w->src) {
-		free(path);
+		chakra_free(path);
 		snprintf(err, errlen, "%s: out of memory", w->prefix);
 		chakra__sim_workload_close_feeders(w);
 		return CHAKRA_ENOMEM;
@@ -280,7 +281,7 @@ int chakra__sim_workload_feeders(chakra_sim *S, sim_workload *w, const sim_sym *
 		sim_src *s = &w->src[i];
 		const char *p = path_of(w, r, path, plen);
 		s->chunk = w->chunk;
-		s->name = strdup(p);
+		s->name = chakra__mstrdup(p);
 		if (!s->name) {
 			snprintf(err, errlen, "%s: out of memory", w->prefix);
 			rc = CHAKRA_ENOMEM;
@@ -301,7 +302,7 @@ int chakra__sim_workload_feeders(chakra_sim *S, sim_workload *w, const sim_sym *
 			snprintf(err, errlen, "rank %zu: %s", r,
 			         w->f[i] ? chakra_feeder_errmsg(w->f[i]) : chakra_strerror(rc));
 	}
-	free(path);
+	chakra_free(path);
 	if (rc < 0)
 		chakra__sim_workload_close_feeders(w);
 	return rc < 0 ? rc : 0;
@@ -311,10 +312,10 @@ int chakra__sim_workload_feeders(chakra_sim *S, sim_workload *w, const sim_sym *
 
 void chakra__sim_sym_free(sim_sym *sym)
 {
-	free(sym->cls);
-	free(sym->rep);
-	free(sym->first);
-	free(sym->members);
+	chakra_free(sym->cls);
+	chakra_free(sym->rep);
+	chakra_free(sym->first);
+	chakra_free(sym->members);
 	memset(sym, 0, sizeof *sym);
 }
 
@@ -374,14 +375,14 @@ typedef struct fkey {
 static int file_classes(sim_workload *w, uint32_t *cls, uint32_t *ncls, char *err, size_t errlen)
 {
 	size_t n = w->n, plen = strlen(w->prefix) + 32, cap = (size_t)1 << 20;
-	char *path = malloc(plen), *other = malloc(plen), *buf = malloc(cap);
-	fkey *k = calloc(n, sizeof *k);
-	uint32_t *rep = malloc(n * sizeof *rep);
+	char *path = chakra_malloc(plen), *other = chakra_malloc(plen), *buf = chakra_malloc(cap);
+	fkey *k = chakra_calloc(n, sizeof *k);
+	uint32_t *rep = chakra_malloc(n * sizeof *rep);
 	size_t hcap = 16;
 	while (hcap < 2 * n)
 		hcap *= 2;
-	uint32_t *h = calloc(hcap, sizeof *h);  /* (dev, ino): rank + 1 */
-	uint32_t *h2 = calloc(hcap, sizeof *h2); /* (size, hash): class + 1 */
+	uint32_t *h = chakra_calloc(hcap, sizeof *h);  /* (dev, ino): rank + 1 */
+	uint32_t *h2 = chakra_calloc(hcap, sizeof *h2); /* (size, hash): class + 1 */
 	int rc = 0;
 	if (!path || !other || !buf || !k || !rep || !h || !h2) {
 		snprintf(err, errlen, "%s: out of memory", w->prefix);
@@ -441,13 +442,13 @@ static int file_classes(sim_workload *w, uint32_t *cls, uint32_t *ncls, char *er
 		cls[r] = k[r].cls;
 	}
 out:
-	free(path);
-	free(other);
-	free(buf);
-	free(k);
-	free(rep);
-	free(h);
-	free(h2);
+	chakra_free(path);
+	chakra_free(other);
+	chakra_free(buf);
+	chakra_free(k);
+	chakra_free(rep);
+	chakra_free(h);
+	chakra_free(h2);
 	return rc;
 }
 
@@ -460,7 +461,7 @@ int chakra__sim_classes(chakra_sim *S, sim_workload *w, sim_sym *sym, char *note
 		snprintf(note, notelen, "one NPU");
 		return 1;
 	}
-	uint32_t *base = malloc(n * sizeof *base), nb = 0;
+	uint32_t *base = chakra_malloc(n * sizeof *base), nb = 0;
 	if (!base) {
 		snprintf(err, errlen, "%s: out of memory", w->prefix);
 		return CHAKRA_ENOMEM;
@@ -476,12 +477,12 @@ int chakra__sim_classes(chakra_sim *S, sim_workload *w, sim_sym *sym, char *note
 	/* Ranks with another start delay or compute scale run otherwise: a
 	 * class of their own. Classes are numbered by their lowest rank. */
 	sym->n = (uint32_t)n;
-	sym->cls = malloc(n * sizeof *sym->cls);
-	sym->rep = malloc(n * sizeof *sym->rep);
+	sym->cls = chakra_malloc(n * sizeof *sym->cls);
+	sym->rep = chakra_malloc(n * sizeof *sym->rep);
 	size_t hcap = 16;
 	while (hcap < 2 * n)
 		hcap *= 2;
-	uint32_t *h = calloc(hcap, sizeof *h);
+	uint32_t *h = chakra_calloc(hcap, sizeof *h);
 	if (rc == 0 && (!sym->cls || !sym->rep || !h)) {
 		snprintf(err, errlen, "%s: out of memory", w->prefix);
 		rc = CHAKRA_ENOMEM;
@@ -512,16 +513,16 @@ int chakra__sim_classes(chakra_sim *S, sim_workload *w, sim_sym *sym, char *note
 		}
 		sym->cls[r] = c;
 	}
-	free(h);
-	free(base);
+	chakra_free(h);
+	chakra_free(base);
 	if (rc == 0 && sym->nclasses == n) {
 		snprintf(note, notelen, "every NPU runs a trace of its own");
 		rc = 1;
 	}
 	if (rc == 0) {
 		/* Each class's ranks, in rank order. */
-		sym->first = calloc((size_t)sym->nclasses + 1, sizeof *sym->first);
-		sym->members = malloc(n * sizeof *sym->members);
+		sym->first = chakra_calloc((size_t)sym->nclasses + 1, sizeof *sym->first);
+		sym->members = chakra_malloc(n * sizeof *sym->members);
 		if (!sym->first || !sym->members) {
 			snprintf(err, errlen, "%s: out of memory", w->prefix);
 			rc = CHAKRA_ENOMEM;
@@ -530,7 +531,7 @@ int chakra__sim_classes(chakra_sim *S, sim_workload *w, sim_sym *sym, char *note
 				sym->first[sym->cls[r] + 1]++;
 			for (uint32_t c = 0; c < sym->nclasses; c++)
 				sym->first[c + 1] += sym->first[c];
-			uint32_t *fill = malloc((size_t)sym->nclasses * sizeof *fill);
+			uint32_t *fill = chakra_malloc((size_t)sym->nclasses * sizeof *fill);
 			if (!fill) {
 				snprintf(err, errlen, "%s: out of memory", w->prefix);
 				rc = CHAKRA_ENOMEM;
@@ -538,7 +539,7 @@ int chakra__sim_classes(chakra_sim *S, sim_workload *w, sim_sym *sym, char *note
 				memcpy(fill, sym->first, (size_t)sym->nclasses * sizeof *fill);
 				for (size_t r = 0; r < n; r++)
 					sym->members[fill[sym->cls[r]]++] = (uint32_t)r;
-				free(fill);
+				chakra_free(fill);
 			}
 		}
 	}

@@ -5,7 +5,9 @@
  * paths, cycles), the converter (a PyTorch ET and a Kineto trace, gzip,
  * through YAJL), synth (fit, the model as JSON and back), perf (load and
  * run), the replay report (JSON through YAJL, text), the JSON codec (an ET
- * to JSON and back) and the trace checks (deep). Each run ends in
+ * to JSON and back), the trace checks (deep) and the simulator (network
+ * YAML, system JSON, groups, runs over a workload prefix, both network
+ * models, with and without the symmetry reduction). Each run ends in
  * success or in CHAKRA_ENOMEM, and leaves no block behind; the hook's
  * blocks are offset (oomhook.h), so one freed by the C library's free
  * crashes. */
@@ -19,6 +21,7 @@
 #include <chakra/experimental/jsonet.h>
 #include <chakra/experimental/perf.h>
 #include <chakra/experimental/replay.h>
+#include <chakra/experimental/sim.h>
 #include <chakra/experimental/synth.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -184,6 +187,38 @@ static int scenario_check(void)
 	return rc == 1 ? CHAKRA_ECORRUPT : rc;
 }
 
+static char sim_net[4096], sim_sys[4096], sim_prefix[4096];
+
+static int scenario_sim(void)
+{
+	chakra_sim_network net;
+	chakra_sim_system sys;
+	chakra_sim_groups gs = { NULL, 0 };
+	char err[512];
+	static const char groups[] = "{\"1\": [0, 1], \"2\": [2, 3], \"3\": [3, 2, 1, 0]}";
+	int rc = chakra_sim_network_load(&net, sim_net, err, sizeof err);
+	if (rc == 0)
+		rc = chakra_sim_system_load(&sys, sim_sys, err, sizeof err);
+	if (rc == 0)
+		rc = chakra_sim_groups_parse(&gs, "groups.json", groups, sizeof groups - 1, 4, err,
+		                             sizeof err);
+	for (int v = 0; v < 3 && rc == 0; v++) {
+		chakra_sim_options o = CHAKRA_SIM_OPTIONS_INIT;
+		o.groups = &gs;
+		o.model = v == 1 ? CHAKRA_SIM_AWARE : CHAKRA_SIM_UNAWARE;
+		o.no_symmetry = v == 2;
+		chakra_sim *s = NULL;
+		rc = chakra_sim_new(&s, &net, &sys, &o);
+		if (rc == 0)
+			rc = chakra_sim_run_prefix(s, sim_prefix);
+		if (rc == 0 && chakra_sim_finish(s) == 0)
+			rc = CHAKRA_ECORRUPT; /* the all-reduce takes time */
+		chakra_sim_free(s);
+	}
+	chakra_sim_groups_free(&gs);
+	return rc;
+}
+
 typedef struct scen {
 	const char *name;
 	int (*run)(void);
@@ -209,6 +244,11 @@ int main(void)
 	         shared_path("data/pytorch/hta-simple-add/benchmark_simple_add_trace.json.gz"));
 	et_json = et;
 	kineto_json = kin;
+	need_data("data/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et");
+	snprintf(sim_net, sizeof sim_net, "%s", shared_path("data/astra-sim/network/Ring_4npus.yml"));
+	snprintf(sim_sys, sizeof sim_sys, "%s", shared_path("data/astra-sim/system/Ring_4chunks.json"));
+	snprintf(sim_prefix, sizeof sim_prefix, "%s",
+	         shared_path("data/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce"));
 	/* a trace with compute and collective nodes (perf and synth read both) */
 	{
 		chakra_writer *w;
@@ -254,6 +294,7 @@ int main(void)
 		{ "replay report, JSON + text", scenario_replay_report },
 		{ "jsonet, ET -> JSON -> ET", scenario_jsonet },
 		{ "check, deep", scenario_check },
+		{ "sim, configs + runs", scenario_sim },
 	};
 	chakra_allocator a = { CHAKRA_ALLOCATOR_VERSION, t_malloc, t_realloc, t_free, NULL };
 	CHECK(chakra_set_allocator(&a) == 0);

@@ -18,7 +18,7 @@ flags="-std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=integer,float-cast-overflow,unde
  -fno-sanitize-recover=all -Iinclude -Ilib/sim -Ilib/json -Itests $(pkg-config --cflags yajl yaml-0.1)"
 fails=0
 for t in units engine api hostile rules; do
-	if ! clang $flags -DCHAKRA_SHARED="\"$PWD/tests\"" lib/sim/*.c lib/json/jguard.c tests/sim/test_sim_$t.c \
+	if ! clang $flags -DCHAKRA_SHARED="\"$PWD/tests\"" lib/sim/*.c lib/sim/coll/*.c lib/json/jguard.c tests/sim/test_sim_$t.c \
 		-L"$lib" -Wl,-rpath,"$lib" -lchakra $(pkg-config --libs yajl yaml-0.1) -lm \
 		-o "$out/t_$t" 2>"$out/cc.log"; then
 		echo "FAIL compile test_sim_$t:"; tail -20 "$out/cc.log"; fails=$((fails + 1)); continue

@@ -163,6 +163,40 @@ int main(void)
 	chakra_sim_free(sim);
 	chakra_sim_free(NULL);
 	CHECK(chakra_sim_network_parse(NULL, "x", "", 0, err, sizeof err) == CHAKRA_EINVAL);
+	/* Nothing kept by pointer: the groups and the per-NPU arrays are
+	 * copied by chakra_sim_new, so the caller may change or free them
+	 * before the run (valgrind and ASan see a read of freed groups). */
+	{
+		uint64_t delay[8] = { 0 }, ref;
+		double scale[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+		chakra_sim_groups gs;
+		static const char gtext[] = "{\"1\": [0, 1, 2, 3], \"2\": [4, 5, 6, 7]}";
+		delay[3] = 5000;
+		chakra_sim_options c = CHAKRA_SIM_OPTIONS_INIT;
+		c.start_delay = delay;
+		c.compute_scale = scale;
+		CHECK(chakra_sim_new(&sim, &net, &sys, &c) == 0);
+		CHECK(chakra_sim_run_prefix(sim, micro("all_reduce", 8)) == 0);
+		ref = chakra_sim_finish(sim);
+		CHECK_EQ_U(ref, 64440 + 5000);
+		chakra_sim_free(sim);
+		CHECK(chakra_sim_groups_parse(&gs, "g.json", gtext, sizeof gtext - 1, 8, err,
+		                              sizeof err) == 0);
+		c.groups = &gs;
+		CHECK(chakra_sim_new(&sim, &net, &sys, &c) == 0);
+		delay[3] = 0;
+		scale[0] = 1e9;
+		chakra_sim_groups_free(&gs);
+		CHECK_MSG(chakra_sim_run_prefix(sim, micro("all_reduce", 8)) == 0, "%s",
+		          chakra_sim_errmsg(sim));
+		CHECK_EQ_U(chakra_sim_finish(sim), ref);
+		chakra_sim_free(sim);
+		/* an unknown options version is refused, naming it */
+		c.version = 99;
+		CHECK(chakra_sim_new(&sim, &net, &sys, &c) == CHAKRA_EINVAL &&
+		      strstr(chakra_sim_errmsg(sim), "version 99"));
+		chakra_sim_free(sim);
+	}
 	/* A tiny error buffer still gets a terminated prefix of the message. */
 	char tiny[8];
 	CHECK(chakra_sim_network_parse(&net, "net.yml", "topology: [ Ring ]\n", 19, tiny,

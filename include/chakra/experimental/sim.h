@@ -23,21 +23,17 @@
  * the derived fields). The engine reports through callbacks (node events,
  * timeline spans, per-NPU finish, progress), never to a FILE.
  *
- * Built as its own library, libchakra-sim (pkg-config chakra-sim), because
- * its parsers use libyaml and YAJL and the core libchakra stays free of
- * them. Experimental: names and structs may change between minor versions;
- * define CHAKRA_EXPERIMENTAL to use this header. */
+ * Its parsers use libyaml and YAJL, which the core libchakra stays free
+ * of: the module links from libchakra-experimental.a (pkg-config
+ * chakra-experimental), and Python loads it as libchakra-sim.so.
+ * Experimental: names and structs may change in any release; define
+ * CHAKRA_EXPERIMENTAL to use this header (chakra/experimental.h). */
 #ifndef CHAKRA_EXPERIMENTAL_SIM_H
 #define CHAKRA_EXPERIMENTAL_SIM_H
 
-#ifndef CHAKRA_EXPERIMENTAL
-#error "chakra/experimental/sim.h is experimental: define CHAKRA_EXPERIMENTAL to use it"
-#endif
-
+#include "chakra/experimental.h"
 #include <stddef.h>
 #include <stdint.h>
-
-#include "chakra/chakra.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -118,25 +114,25 @@ typedef struct chakra_sim_groups {
 /* Parsers: 0, or CHAKRA_ECONFIG (CHAKRA_EIO for a file that cannot be
  * read, CHAKRA_ENOMEM) with a message in err naming the file (`name` for
  * text), the line and the key. */
-CHAKRA_API int chakra_sim_network_load(chakra_sim_network *net, const char *path, char *err,
+CHAKRA_EXPERIMENTAL_API int chakra_sim_network_load(chakra_sim_network *net, const char *path, char *err,
                                        size_t errlen);
-CHAKRA_API int chakra_sim_network_parse(chakra_sim_network *net, const char *name,
+CHAKRA_EXPERIMENTAL_API int chakra_sim_network_parse(chakra_sim_network *net, const char *name,
                                         const char *text, size_t len, char *err,
                                         size_t errlen);
 /* Checks a network filled by hand and sets npus and stride. */
-CHAKRA_API int chakra_sim_network_check(chakra_sim_network *net, char *err, size_t errlen);
-CHAKRA_API int chakra_sim_system_load(chakra_sim_system *sys, const char *path, char *err,
+CHAKRA_EXPERIMENTAL_API int chakra_sim_network_check(chakra_sim_network *net, char *err, size_t errlen);
+CHAKRA_EXPERIMENTAL_API int chakra_sim_system_load(chakra_sim_system *sys, const char *path, char *err,
                                       size_t errlen);
-CHAKRA_API int chakra_sim_system_parse(chakra_sim_system *sys, const char *name,
+CHAKRA_EXPERIMENTAL_API int chakra_sim_system_parse(chakra_sim_system *sys, const char *name,
                                        const char *text, size_t len, char *err,
                                        size_t errlen);
-CHAKRA_API int chakra_sim_groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus,
+CHAKRA_EXPERIMENTAL_API int chakra_sim_groups_load(chakra_sim_groups *gs, const char *path, uint32_t npus,
                                       char *err, size_t errlen);
-CHAKRA_API int chakra_sim_groups_parse(chakra_sim_groups *gs, const char *name,
+CHAKRA_EXPERIMENTAL_API int chakra_sim_groups_parse(chakra_sim_groups *gs, const char *name,
                                        const char *text, size_t len, uint32_t npus, char *err,
                                        size_t errlen);
-CHAKRA_API void chakra_sim_groups_free(chakra_sim_groups *gs);
-CHAKRA_API const chakra_sim_group *chakra_sim_groups_find(const chakra_sim_groups *gs,
+CHAKRA_EXPERIMENTAL_API void chakra_sim_groups_free(chakra_sim_groups *gs);
+CHAKRA_EXPERIMENTAL_API const chakra_sim_group *chakra_sim_groups_find(const chakra_sim_groups *gs,
                                                           const char *name, size_t len);
 
 /* ---------------- the engine ---------------- */
@@ -239,16 +235,19 @@ typedef struct chakra_sim_options {
 	  (chakra_deps)0, 0, NULL, NULL, NULL, NULL, NULL, 0, \
 	  CHAKRA_SIM_RULES_AUTO, CHAKRA_SIM_DURATIONS_DEFAULT, 0, 0 }
 /* Same as CHAKRA_SIM_OPTIONS_INIT, for callers that cannot use the macro
- * (any version from 1 up: the fields that version has). */
-CHAKRA_API int chakra_sim_options_init(chakra_sim_options *opts, unsigned version);
+ * (any version from 1 up: the fields that version has); CHAKRA_EINVAL for
+ * NULL or a version this library does not know. */
+CHAKRA_EXPERIMENTAL_API int chakra_sim_options_init(chakra_sim_options *opts, unsigned version);
 
 /* A simulator for one network and system (both copied; checked here).
- * opts may be NULL (defaults); it is copied, but groups and the per-NPU
- * arrays are used in place and must outlive the runs. On an error *out
- * may still be set: read chakra_sim_errmsg, then free it. */
-CHAKRA_API int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
+ * opts may be NULL (defaults); it is copied with what it points to: the
+ * groups and the per-NPU arrays (compute_scale and start_delay, one entry
+ * per NPU of the network), so nothing the caller passed is kept by
+ * pointer. A version this library does not know is CHAKRA_EINVAL. On an
+ * error *out may still be set: read chakra_sim_errmsg, then free it. */
+CHAKRA_EXPERIMENTAL_API int chakra_sim_new(chakra_sim **out, const chakra_sim_network *net,
                               const chakra_sim_system *sys, const chakra_sim_options *opts);
-CHAKRA_API void chakra_sim_free(chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API void chakra_sim_free(chakra_sim *s);
 
 /* Simulate one feeder per NPU (n = the network's NPUs), freshly opened in
  * pull style; the feeders are consumed, not closed. 0 or a negative
@@ -256,47 +255,47 @@ CHAKRA_API void chakra_sim_free(chakra_sim *s);
  * options stay the caller's: for stock ASTRA-sim's cycles under its rules,
  * open them with CHAKRA_DEPS_BOTH and a window that covers the trace, as
  * chakra_sim_run_prefix does. */
-CHAKRA_API int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n);
-CHAKRA_API int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w);
+CHAKRA_EXPERIMENTAL_API int chakra_sim_run(chakra_sim *s, chakra_feeder *const *feeders, size_t n);
+CHAKRA_EXPERIMENTAL_API int chakra_sim_run_workload(chakra_sim *s, chakra_workload *w);
 /* Opens PREFIX.0.et .. PREFIX.{N-1}.et (or .et.gz), or the rank map
  * PREFIX.ranks (or PREFIX itself: a rank map), with the options' deps and
  * window, runs, closes. Ranks in classes (the same file or bytes, or the
  * same class of a rank map; the same start delay and compute scale) are
  * simulated one per class when the reduction finds their interactions
  * equivalent, else every NPU is (chakra_sim_symmetry says why). */
-CHAKRA_API int chakra_sim_run_prefix(chakra_sim *s, const char *prefix);
+CHAKRA_EXPERIMENTAL_API int chakra_sim_run_prefix(chakra_sim *s, const char *prefix);
 
-CHAKRA_API const char *chakra_sim_errmsg(const chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API const char *chakra_sim_errmsg(const chakra_sim *s);
 /* What the last successful run wants the user to know (e.g. nodes whose
  * type is outside NodeType, simulated as taking no time), or NULL. */
-CHAKRA_API const char *chakra_sim_warning(const chakra_sim *s);
-CHAKRA_API uint32_t chakra_sim_npus(const chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API const char *chakra_sim_warning(const chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_npus(const chakra_sim *s);
 /* The latest finish over all NPUs. */
-CHAKRA_API uint64_t chakra_sim_finish(const chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_sim_finish(const chakra_sim *s);
 /* NPU npu's result (NULL when out of range or before a successful run). */
-CHAKRA_API const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu);
-CHAKRA_API uint64_t chakra_sim_nodes(const chakra_sim *s);   /* nodes simulated */
+CHAKRA_EXPERIMENTAL_API const chakra_sim_npu_result *chakra_sim_npu(const chakra_sim *s, uint32_t npu);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_sim_nodes(const chakra_sim *s);   /* nodes simulated */
 /* The rules the last run followed (ASTRA_SIM or MODEL; AUTO before a run). */
-CHAKRA_API chakra_sim_rules chakra_sim_rules_used(const chakra_sim *s);
-CHAKRA_API uint64_t chakra_sim_events(const chakra_sim *s);  /* engine events processed */
+CHAKRA_EXPERIMENTAL_API chakra_sim_rules chakra_sim_rules_used(const chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_sim_events(const chakra_sim *s);  /* engine events processed */
 /* The read-ahead window each rank's feeder had in the last
  * chakra_sim_run_prefix: nodes (returned), bytes held (*window_bytes) and
  * input read size (*read_bytes), chosen from the memory budget. */
-CHAKRA_API uint64_t chakra_sim_window(const chakra_sim *s, uint64_t *window_bytes,
+CHAKRA_EXPERIMENTAL_API uint64_t chakra_sim_window(const chakra_sim *s, uint64_t *window_bytes,
                                       size_t *read_bytes);
 /* The last run's symmetry reduction: the NPUs it simulated (one per class,
  * or every NPU), and why it simulated every NPU when it did (NULL when it
  * simulated one per class, or the run was not chakra_sim_run_prefix). */
-CHAKRA_API uint32_t chakra_sim_classes(const chakra_sim *s);
-CHAKRA_API const char *chakra_sim_symmetry(const chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_classes(const chakra_sim *s);
+CHAKRA_EXPERIMENTAL_API const char *chakra_sim_symmetry(const chakra_sim *s);
 /* Was npu simulated in the last run (a representative, or every NPU)?
  * Known from the start of chakra_sim_run_prefix's run, before the first
  * callback, so an output can name the NPUs it will hear of. */
-CHAKRA_API int chakra_sim_simulated(const chakra_sim *s, uint32_t npu);
+CHAKRA_EXPERIMENTAL_API int chakra_sim_simulated(const chakra_sim *s, uint32_t npu);
 /* npu's class in the last run and the NPU simulated for it (its lowest
  * rank); the class is npu itself when every NPU was simulated. */
-CHAKRA_API uint32_t chakra_sim_class_of(const chakra_sim *s, uint32_t npu);
-CHAKRA_API uint32_t chakra_sim_representative(const chakra_sim *s, uint32_t npu);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_class_of(const chakra_sim *s, uint32_t npu);
+CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_representative(const chakra_sim *s, uint32_t npu);
 
 #ifdef __cplusplus
 }

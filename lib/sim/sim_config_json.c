@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The flat JSON reader under the system and group files (YAJL through
+ * lib/json's guarded allocator): one object of scalars and flat lists,
+ * each top-level key recorded with its line and values. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jguard.h"
+#include "sim_config.h"
+
+/* Line of the parser's position (counted on from the last call: keys come
+ * in order, so the whole file is scanned once). */
+static unsigned long jline(jflat *j)
+{
+	size_t off = j->base + yajl_get_bytes_consumed(j->h);
+	if (off < j->line_off) {
+		j->line_off = 0;
+		j->line_no = 1;
+	}
+	for (size_t i = j->line_off; i < off && j->text[i]; i++)
+		j->line_no += j->text[i] == '\n';
+	j->line_off = off;
+	return j->line_no;
+}
+
+static jentry *jcur(jflat *j)
+{
+	return j->n ? &j->e[j->n - 1] : NULL;
+}
+
+static int jadd_item(jflat *j, jitem it)
+{
+	jentry *e = jcur(j);
+	if (!e || j->depth != 1) {
+		chakra_free(it.str);
+		return 1; /* inside an ignored nested object */
+	}
+	if (j->list_depth > 1) {
+		chakra_free(it.str);
+		e->is_object = 1; /* nested list: treated like a nested value */
+		return 1;
+	}
+	if (e->n == e->cap) {
+		size_t nc = e->cap ? e->cap * 2 : 8;
+		jitem *ni = chakra_realloc(e->items, nc * sizeof *ni);
+		if (!ni) {
+			chakra_free(it.str);
+			j->oom = 1;
+			return 0;
+		}
+		e->items = ni;
+		e->cap = nc;
+	}
+	e->items[e->n++] = it;
+	return 1;
+}
+
+static int j_null(void *ctx)
+{
+	jitem it = { 0 };
+	it.is_str = -1;
+	return jadd_item(ctx, it);
+}
+
+static int j_bool(void *ctx, int b)
+{
+	jitem it = { 0 };
+	it.is_bool = 1;
+	it.num = b;
+	it.is_int = 1;
+	return jadd_item(ctx, it);
+}
+
+static int j_number(void *ctx, const char *s, size_t len)
+{
+	char buf[64];
+	jitem it = { 0 };
+	if (len >= sizeof buf)
+		len = sizeof buf - 1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	it.num = strtod(buf, NULL);
+	it.is_int = !strpbrk(buf, ".eE");
+	return jadd_item(ctx, it);
+}
+
+static int j_string(void *ctx, const unsigned char *s, size_t len)
+{
+	jitem it = { 0 };
+	it.is_str = 1;
+	it.str = mstrndup((const char *)s, len);
+	if (!it.str) {
+		((jflat *)ctx)->oom = 1;
+		return 0;
+	}
+	return jadd_item(ctx, it);
+}
+
+static int j_start_map(void *ctx)
+{
+	jflat *j = ctx;
+	if (j->depth == 0 && j->n == 0 && !j->bad_top) {
+		j->depth = 1;
+		return 1;
+	}
+	if (j->depth == 1 && jcur(j))
+		jcur(j)->is_object = 1;
+	if (j->depth + j->list_depth >= SIM_CONFIG_DEPTH) {
+		j->too_deep = 1;
+		return 0;
+	}
+	j->depth++;
+	return 1;
+}
+
+static int j_map_key(void *ctx, const unsigned char *s, size_t len)
+{
+	jflat *j = ctx;
+	if (j->depth != 1)
+		return 1;
+	if (j->n == j->cap) {
+		size_t nc = j->cap ? j->cap * 2 : 16;
+		jentry *ne = chakra_realloc(j->e, nc * sizeof *ne);
+		if (!ne) {
+			j->oom = 1;
+			return 0;
+		}
+		j->e = ne;
+		j->cap = nc;
+	}
+	jentry *e = &j->e[j->n++];
+	memset(e, 0, sizeof *e);
+	e->key = mstrndup((const char *)s, len);
+	e->line = jline(j);
+	if (!e->key)
+		j->oom = 1;
+	return e->key != NULL;
+}
+
+static int j_end_map(void *ctx)
+{
+	((jflat *)ctx)->depth--;
+	return 1;
+}
+
+static int j_start_array(void *ctx)
+{
+	jflat *j = ctx;
+	if (j->depth == 0) {
+		j->bad_top = 1;
+		j->bad_line = jline(j);
+		return 0;
+	}
+	if (j->depth == 1 && j->list_depth == 0 && jcur(j))
+		jcur(j)->is_list = 1;
+	if (j->depth + j->list_depth >= SIM_CONFIG_DEPTH) {
+		j->too_deep = 1;
+		return 0;
+	}
+	j->list_depth++;
+	return 1;
+}
+
+static int j_end_array(void *ctx)
+{
+	((jflat *)ctx)->list_depth--;
+	return 1;
+}
+
+static const yajl_callbacks jcb = {
+	j_null, j_bool, NULL, NULL, j_number, j_string,
+	j_start_map, j_map_key, j_end_map, j_start_array, j_end_array
+};
+
+void chakra__sim_jflat_free(jflat *j)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		for (size_t k = 0; k < j->e[i].n; k++)
+			chakra_free(j->e[i].items[k].str);
+		chakra_free(j->e[i].items);
+		chakra_free(j->e[i].key);
+	}
+	chakra_free(j->e);
+	memset(j, 0, sizeof *j);
+}
+
+int chakra__sim_jflat_parse(jflat *j, const char *path, const char *text, size_t len, char *err)
+{
+	memset(j, 0, sizeof *j);
+	j->text = text;
+	j->line_no = 1;
+	if (len > SIM_CONFIG_MAX)
+		return fail(err, "%s: larger than %zu MiB: not a configuration file", path,
+		            SIM_CONFIG_MAX >> 20);
+	/* YAJL does not check its own allocations: a failure jumps back here
+	 * (jguard.h), every block YAJL held is freed and its state dropped. */
+	chakra__jg *a = chakra__jg_new();
+	if (!a)
+		return nomem(err, path);
+	if (setjmp(a->fail)) {
+		chakra__jg_release(a);
+		jflat_free(j);
+		return nomem(err, path);
+	}
+	j->h = yajl_alloc(&jcb, &a->funcs, j);
+	yajl_status st = yajl_parse(j->h, (const unsigned char *)text, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(j->h);
+	int rc = 0;
+	if (j->oom) {
+		rc = nomem(err, path);
+	} else if (j->too_deep) {
+		rc = fail(err, "%s:%lu: nested deeper than %d levels", path, jline(j),
+		          SIM_CONFIG_DEPTH);
+	} else if (j->bad_top) {
+		rc = fail(err, "%s:%lu: expected a JSON object at the top level", path, j->bad_line);
+	} else if (st != yajl_status_ok) {
+		size_t off = yajl_get_bytes_consumed(j->h);
+		unsigned long line = 1;
+		for (size_t i = 0; i < off && i < len; i++)
+			line += text[i] == '\n';
+		unsigned char *msg = yajl_get_error(j->h, 0, NULL, 0);
+		rc = fail(err, "%s:%lu: JSON syntax error: %s", path, line,
+		          msg ? (const char *)msg : "invalid");
+		if (msg)
+			yajl_free_error(j->h, msg);
+	} else if (j->depth != 0 || (j->n == 0 && len && !memchr(text, '{', len))) {
+		rc = fail(err, "%s:1: expected a JSON object", path);
+	}
+	yajl_free(j->h);
+	j->h = NULL;
+	chakra__jg_free(a);
+	if (rc)
+		jflat_free(j);
+	return rc;
+}
