@@ -357,22 +357,3 @@ void tool_out_abort(tool_out *o)
 	chakra__out_abort(o);
 }
 
-void tool_rank_map_file(FILE *f, const char *map_path, const char *file)
-{
-	const char *ms = strrchr(map_path, '/'), *fs = strrchr(file, '/');
-	size_t md = ms ? (size_t)(ms - map_path) + 1 : 0, fd = fs ? (size_t)(fs - file) + 1 : 0;
-	if (md == fd && !strncmp(map_path, file, md))
-		file += fd; /* (the same folder: the name alone, so the files can move together) */
-	int quote = !*file || strpbrk(file, " \t\r\n\"#\\") != NULL;
-	if (!quote) {
-		fputs(file, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *c = file; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fputc('\\', f);
-		fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
-	}
-	fputc('"', f);
-}

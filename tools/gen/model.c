@@ -405,9 +405,7 @@ int cmd_generate_model(int argc, char **argv)
 		else
 			tool_err("out of memory");
 	} else {
-		gen_write_opts o = { cli.out, cli.no_groups ? "" : cli.groups, NULL, cli.force,
-			                 cli.gzip, cli.rank_map };
-		rc = gen_graph_write(&g, &o);
+		rc = gen_cli_write(&g, &cli, NULL);
 	}
 	gen_graph_free(&g);
 	free(L);
