@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cbprintf.h"
 #include "../modmem.h"
 #include "../opts.h"
 
@@ -38,36 +39,34 @@ int chakra_astralog_options_init(chakra_astralog_options *opts, unsigned version
 	return chakra__opts_init(opts, version, &defaults, opt_sizes, 2);
 }
 
-static const char oom_msg[] = "out of memory";
+/* chakra_write_cb appending to log->err. */
+static int err_append(void *data, const void *buf, size_t len)
+{
+	chakra_astralog *t = data;
+	size_t have = t->err ? strlen(t->err) : 0;
+	char *n = chakra_realloc(t->err, have + len + 1);
+	if (!n)
+		return -1;
+	memcpy(n + have, buf, len);
+	n[have + len] = 0;
+	t->err = n;
+	return 0;
+}
 
 /* "NAME:LINE: what" into log->err; returns rc. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static int fail(chakra_astralog *log, int rc, uint64_t lineno, const char *fmt, ...)
+static int fail(chakra_astralog *t, int rc, uint64_t lineno, const char *fmt, ...)
 {
-	chakra_free(log->err);
-	log->err = NULL;
-	char what[256], *w = what;
+	chakra_free(t->err);
+	t->err = NULL;
+	chakra__cbout o = { err_append, t, 0 };
+	chakra__cbprintf(&o, "%s:%llu: ", t->name, (unsigned long long)lineno);
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(what, sizeof what, fmt, ap);
+	chakra__vcbprintf(&o, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return rc;
-	if ((size_t)n >= sizeof what) { /* a long field name: in full */
-		if (!(w = chakra_malloc((size_t)n + 1)))
-			return rc;
-		va_start(ap, fmt);
-		vsnprintf(w, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	int m = snprintf(NULL, 0, "%s:%llu: %s", log->name, (unsigned long long)lineno, w);
-	if (m >= 0 && (log->err = chakra_malloc((size_t)m + 1)))
-		snprintf(log->err, (size_t)m + 1, "%s:%llu: %s", log->name, (unsigned long long)lineno,
-		         w);
-	if (w != what)
-		chakra_free(w);
 	return rc;
 }
 
@@ -134,7 +133,7 @@ static int show(size_t left)
 }
 
 #define LINE_ERR(...) fail(t, CHAKRA_ECORRUPT, lineno, __VA_ARGS__)
-#define LINE_OOM() fail(t, CHAKRA_ENOMEM, lineno, "%s", oom_msg)
+#define LINE_OOM() fail(t, CHAKRA_ENOMEM, lineno, "out of memory")
 
 /* Where the event starts in a line with a logger prefix ("[time] [level]
  * <name>: issue,..."): "issue," or "callback," after a space, ':', ']' or

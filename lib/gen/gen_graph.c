@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "chakra/chakra.h"
+#include "../cbprintf.h"
 #include "../modmem.h"
 #include "../outfile.h"
 
@@ -15,27 +16,15 @@ void gen_err(const gen_sink *s, const char *fmt, ...)
 {
 	if (!s || !s->cb)
 		return;
-	char small[512], *p = small;
+	chakra__cbout o = { s->cb, s->data, 0 };
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
+	chakra__vcbprintf(&o, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof small) { /* a long message: formatted again in full */
-		p = chakra_malloc((size_t)n + 1);
-		if (!p) {
-			static const char oom[] = "out of memory";
-			s->cb(s->data, oom, sizeof oom - 1);
-			return;
-		}
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+	if (o.rc == CHAKRA_ENOMEM) {
+		static const char oom[] = "out of memory";
+		s->cb(s->data, oom, sizeof oom - 1);
 	}
-	s->cb(s->data, p, (size_t)n);
-	if (p != small)
-		chakra_free(p);
 }
 
 /* The output rule's calls with their message to the sink: 0 or rc. */
