@@ -87,10 +87,6 @@ int tool_out_commit_set(tool_out *outs, size_t n);
  * to call after commit (does nothing) or on a zeroed struct. */
 void tool_out_abort(tool_out *o);
 
-/* A rank map (docs/feeder.md): the class file's name as a token of the map
- * (quoted when it has blanks, quotes or '#'), relative to the map's folder
- * when both share it. */
-void tool_rank_map_file(FILE *f, const char *map_path, const char *file);
 
 /* Install the handlers that remove every temporary (ours and the library
  * modules') on SIGINT, SIGTERM, SIGHUP and SIGPIPE, then let the signal

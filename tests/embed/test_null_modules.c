@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The NULL rule of chakra.h for the experimental modules (sim, perf,
- * convert, synth, replay, graph, predict): every function with its handle, or each
+ * convert, synth, replay, graph, predict, astralog): every function with its handle, or each
  * pointer argument it cannot do without, given as NULL. A call that
  * crashes names itself (the step is printed from the signal handler);
  * chakra_sim_* and chakra_perf_* calls on a handle whose creation failed
@@ -16,6 +16,7 @@
 #define CHAKRA_EXPERIMENTAL
 #endif
 #include "chakra/chakra.h"
+#include "chakra/experimental/astralog.h"
 #include "chakra/experimental/convert.h"
 #include "chakra/experimental/graph.h"
 #include "chakra/experimental/perf.h"
@@ -283,6 +284,40 @@ int main(void)
 	CHECK(T(chakra_graph_parents(NULL, 0, &edges)) == 0);
 	CHECK(T(chakra_graph_children(NULL, 0, &edges)) == CHAKRA_EINVAL);
 	EINVAL_(chakra_graph_has_cycle(NULL, CHAKRA_GRAPH_BOTH));
+
+	/* ---- astralog ---- */
+	{
+		chakra_astralog *log = NULL;
+		chakra_astralog_options ao = CHAKRA_ASTRALOG_OPTIONS_INIT;
+		uint32_t lanes;
+		size_t n = 1;
+		uint64_t first = 1;
+		EINVAL_(chakra_astralog_options_init(NULL, CHAKRA_ASTRALOG_OPTIONS_VERSION));
+		EINVAL_(chakra_astralog_options_init(&ao, 0));
+		EINVAL_(chakra_astralog_new(&ao, NULL));
+		ao.npus = 0;
+		EINVAL_(chakra_astralog_new(&ao, &log));
+		CHECK(log == NULL);
+		T(chakra_astralog_free(NULL));
+		EINVAL_(chakra_astralog_line(NULL, "issue", 5, 1));
+		EINVAL_(chakra_astralog_lanes(NULL, &lanes));
+		CHECK(T(chakra_astralog_events(NULL, &n)) == NULL && n == 0);
+		n = 1;
+		CHECK(T(chakra_astralog_issues(NULL, &n)) == NULL && n == 0);
+		CHECK(strcmp(T(chakra_astralog_names(NULL, &n)), "") == 0 && n == 0);
+		CHECK(T(chakra_astralog_skipped(NULL, &first)) == 0 && first == 0);
+		CHECK(strcmp(T(chakra_astralog_errmsg(NULL)), "") == 0);
+		ao.npus = 1;
+		CHECK(T(chakra_astralog_new(NULL, &log)) == 0);
+		EINVAL_(chakra_astralog_line(log, NULL, 3, 1));
+		EINVAL_(chakra_astralog_lanes(log, NULL));
+		CHECK(T(chakra_astralog_line(log, "issue,npu_id=0", 14, 7)) == CHAKRA_ECORRUPT);
+		CHECK_MSG(strcmp(chakra_astralog_errmsg(log),
+		                 "<log>:7: missing field(s): cycle node_id node_name (format: "
+		                 "issue,npu_id=N,cycle=C,node_id=I,node_name=S)") == 0,
+		          "%s", chakra_astralog_errmsg(log));
+		chakra_astralog_free(log);
+	}
 
 	/* ---- predict ---- */
 	{

@@ -5,9 +5,12 @@
  * paths, cycles), the converter (a PyTorch ET and a Kineto trace, gzip,
  * through YAJL), synth (fit, the model as JSON and back), perf (load and
  * run), the replay report (JSON through YAJL, text), the JSON codec (an ET
- * to JSON and back), the trace checks (deep) and the simulator (network
+ * to JSON and back), the trace checks (deep), the simulator (network
  * YAML, system JSON, groups, runs over a workload prefix, both network
- * models, with and without the symmetry reduction). Each run ends in
+ * models, with and without the symmetry reduction), the event log (lines
+ * of both formats, lanes) and the text-workload converter (a
+ * hybrid-parallel MLP as four ranks' ETs and their groups, written under
+ * the output rule). Each run ends in
  * success or in CHAKRA_ENOMEM, and leaves no block behind; the hook's
  * blocks are offset (oomhook.h), so one freed by the C library's free
  * crashes. */
@@ -15,8 +18,10 @@
 #define CHAKRA_EXPERIMENTAL
 #endif
 #include <chakra/chakra.h>
+#include <chakra/experimental/astralog.h>
 #include <chakra/experimental/check.h>
 #include <chakra/experimental/convert.h>
+#include <chakra/experimental/gen.h>
 #include <chakra/experimental/graph.h>
 #include <chakra/experimental/jsonet.h>
 #include <chakra/experimental/perf.h>
@@ -41,7 +46,8 @@
 
 static tbuf trace;          /* a generated trace, in memory */
 static char trace_path[96]; /* ... and as a file */
-static const char *et_json, *kineto_json;
+static const char *et_json, *kineto_json, *text_wl;
+static char gen_prefix[96];
 
 static int scenario_graph(void)
 {
@@ -219,6 +225,62 @@ static int scenario_sim(void)
 	return rc;
 }
 
+/* An event log: Chakra's lines and ASTRA-sim's (with its logger prefix and
+ * a line that is not an event), overlapping nodes on two NPUs, one issue
+ * left open. */
+static int scenario_astralog(void)
+{
+	static const char *lines[] = {
+		"issue,npu_id=0,cycle=0,node_id=1,node_name=gemm, fused",
+		("[2024-05-01T10:00:00+0000] [D] <workload>: issue,sys->id=0, tick=5, node->id=2, "
+		 "node->name=allreduce, node->type=7"),
+		"[2024-05-01T10:00:00+0000] [I] <sys>: not an event",
+		"issue,npu_id=1,cycle=2,node_id=1,node_name=gemm",
+		"callback,npu_id=0,cycle=9,node_id=1,node_name=gemm, fused",
+		"callback,npu_id=0,cycle=12,node_id=2,node_name=allreduce",
+		"issue,npu_id=0,cycle=12,node_id=1,node_name=gemm again",
+		"callback,npu_id=1,cycle=30,node_id=1,node_name=gemm",
+		"issue,npu_id=1,cycle=31,node_id=4,node_name=open",
+	};
+	chakra_astralog_options o;
+	int rc = chakra_astralog_options_init(&o, CHAKRA_ASTRALOG_OPTIONS_VERSION);
+	if (rc < 0)
+		return rc;
+	o.npus = 2;
+	o.name = "events.log";
+	chakra_astralog *log;
+	if ((rc = chakra_astralog_new(&o, &log)) < 0)
+		return rc;
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0] && rc == 0; i++)
+		rc = chakra_astralog_line(log, lines[i], strlen(lines[i]), i + 1);
+	uint32_t lanes = 0;
+	if (rc == 0)
+		rc = chakra_astralog_lanes(log, &lanes);
+	size_t n_ev = 0, n_iss = 0;
+	chakra_astralog_events(log, &n_ev);
+	chakra_astralog_issues(log, &n_iss);
+	if (rc == 0 && (n_ev != 3 || n_iss != 5 || lanes != 2 ||
+	                chakra_astralog_skipped(log, NULL) != 1))
+		rc = CHAKRA_ECORRUPT; /* a clean run parses the same */
+	if (rc < 0 && rc != CHAKRA_ENOMEM)
+		fprintf(stderr, "astralog: %s\n", chakra_astralog_errmsg(log));
+	chakra_astralog_free(log);
+	return rc;
+}
+
+static int scenario_gen(void)
+{
+	chakra_gen_options o;
+	int rc = chakra_gen_options_init(&o, CHAKRA_GEN_OPTIONS_VERSION);
+	if (rc < 0)
+		return rc;
+	o.npus = 4;
+	o.force = 1; /* each run writes the same files again */
+	chakra_gen_text_options t = CHAKRA_GEN_TEXT_OPTIONS_INIT;
+	t.passes = 2;
+	return chakra_gen_text(text_wl, gen_prefix, &o, &t);
+}
+
 typedef struct scen {
 	const char *name;
 	int (*run)(void);
@@ -237,6 +299,7 @@ static int convert_kineto(void)
 int main(void)
 {
 	need_data("data/pytorch/hta-simple-add/benchmark_simple_add_et.json.gz");
+	need_data("data/astra-sim/text_workloads/MLP_HybridParallel_Data_Model.txt");
 	static char et[4096], kin[4096];
 	snprintf(et, sizeof et, "%s",
 	         shared_path("data/pytorch/hta-simple-add/benchmark_simple_add_et.json.gz"));
@@ -249,6 +312,10 @@ int main(void)
 	snprintf(sim_sys, sizeof sim_sys, "%s", shared_path("data/astra-sim/system/Ring_4chunks.json"));
 	snprintf(sim_prefix, sizeof sim_prefix, "%s",
 	         shared_path("data/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce"));
+	static char wl[4096];
+	snprintf(wl, sizeof wl, "%s",
+	         shared_path("data/astra-sim/text_workloads/MLP_HybridParallel_Data_Model.txt"));
+	text_wl = wl;
 	/* a trace with compute and collective nodes (perf and synth read both) */
 	{
 		chakra_writer *w;
@@ -280,6 +347,7 @@ int main(void)
 	snprintf(dir, sizeof dir, "/tmp/chakra-oom-mod-XXXXXX");
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(trace_path, sizeof trace_path, "%s/t.0.et", dir);
+	snprintf(gen_prefix, sizeof gen_prefix, "%s/g", dir);
 	FILE *f = fopen(trace_path, "wb");
 	CHECK(f && fwrite(trace.p, 1, trace.len, f) == trace.len);
 	if (f)
@@ -295,6 +363,8 @@ int main(void)
 		{ "jsonet, ET -> JSON -> ET", scenario_jsonet },
 		{ "check, deep", scenario_check },
 		{ "sim, configs + runs", scenario_sim },
+		{ "astralog, lines + lanes", scenario_astralog },
+		{ "gen, text workload -> 4 ETs", scenario_gen },
 	};
 	chakra_allocator a = { CHAKRA_ALLOCATOR_VERSION, t_malloc, t_realloc, t_free, NULL };
 	CHECK(chakra_set_allocator(&a) == 0);
@@ -331,7 +401,14 @@ int main(void)
 	chakra_set_allocator(NULL);
 	printf("%lu runs\n", total_runs);
 	unlink(trace_path);
-	rmdir(dir);
+	static const char *const gen_files[] = { "g.0.et", "g.1.et", "g.2.et", "g.3.et",
+		                                     "g.comm_groups.json" };
+	for (size_t i = 0; i < sizeof gen_files / sizeof gen_files[0]; i++) {
+		char p[160];
+		snprintf(p, sizeof p, "%s/%s", dir, gen_files[i]);
+		unlink(p);
+	}
+	CHECK_MSG(rmdir(dir) == 0, "%s: a file left behind", dir);
 	free(trace.p);
 	(void)tbuild;
 	return check_done();

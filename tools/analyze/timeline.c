@@ -28,7 +28,10 @@
 #include "../common.h"
 #include "opts.h"
 #include "jsonout.h"
-#include "tlog.h"
+#ifndef CHAKRA_EXPERIMENTAL
+#define CHAKRA_EXPERIMENTAL
+#endif
+#include "chakra/experimental/astralog.h"
 
 static void meta_event(yajl_gen g, const char *what, uint64_t pid, uint64_t tid, int has_tid,
                        const char *name_key, const char *name, int64_t sort)
@@ -51,21 +54,26 @@ static void meta_event(yajl_gen g, const char *what, uint64_t pid, uint64_t tid,
 	yajl_gen_map_close(g);
 }
 
-static void write_json(tlog *t, FILE *f, double per_us, double ghz, const uint32_t *lanes)
+static void write_json(const chakra_astralog *t, const char *file, uint64_t npus, FILE *f,
+                       double per_us, double ghz, const uint32_t *lanes)
 {
+	size_t n_ev, n_iss;
+	const chakra_astralog_event *ev = chakra_astralog_events(t, &n_ev);
+	const chakra_astralog_issue *iss = chakra_astralog_issues(t, &n_iss);
+	const char *pool = chakra_astralog_names(t, NULL);
 	yajl_gen g = jo_open(f, 0);
 	yajl_gen_map_open(g);
 	jo_kv_str(g, "displayTimeUnit", "ns");
 	jo_str(g, "otherData");
 	yajl_gen_map_open(g);
-	jo_kv_str(g, "source", t->file);
+	jo_kv_str(g, "source", file);
 	jo_str(g, "frequency_ghz");
 	jo_fixed(g, ghz);
 	yajl_gen_map_close(g);
 	jo_str(g, "traceEvents");
 	yajl_gen_array_open(g);
 	char buf[64];
-	for (uint64_t npu = 0; npu < t->npus; npu++) {
+	for (uint64_t npu = 0; npu < npus; npu++) {
 		snprintf(buf, sizeof buf, "NPU %llu", (unsigned long long)npu);
 		meta_event(g, "process_name", npu, 0, 0, "name", buf, 0);
 		meta_event(g, "process_sort_index", npu, 0, 0, "sort_index", NULL, (int64_t)npu);
@@ -74,11 +82,11 @@ static void write_json(tlog *t, FILE *f, double per_us, double ghz, const uint32
 			meta_event(g, "thread_name", npu, l, 1, "name", buf, 0);
 		}
 	}
-	for (size_t i = 0; i < t->n_ev; i++) {
-		const tl_event *e = &t->ev[i];
+	for (size_t i = 0; i < n_ev; i++) {
+		const chakra_astralog_event *e = &ev[i];
 		yajl_gen_map_open(g);
 		jo_str(g, "name");
-		jo_strn(g, t->pool + e->name_off, e->name_len);
+		jo_strn(g, pool + e->name_off, e->name_len);
 		jo_kv_str(g, "cat", "node");
 		jo_kv_str(g, "ph", "X");
 		jo_str(g, "ts");
@@ -96,13 +104,13 @@ static void write_json(tlog *t, FILE *f, double per_us, double ghz, const uint32
 		yajl_gen_map_close(g);
 	}
 	/* Issues that never completed: instant events, so they stay visible. */
-	for (size_t i = 0; i < t->n_iss; i++) {
-		const tl_issue *is = &t->iss[i];
+	for (size_t i = 0; i < n_iss; i++) {
+		const chakra_astralog_issue *is = &iss[i];
 		if (!is->open)
 			continue;
 		yajl_gen_map_open(g);
 		jo_str(g, "name");
-		jo_strn(g, t->pool + is->name_off, is->name_len);
+		jo_strn(g, pool + is->name_off, is->name_len);
 		jo_kv_str(g, "cat", "unfinished");
 		jo_kv_str(g, "ph", "i");
 		jo_kv_str(g, "s", "p");
@@ -205,13 +213,19 @@ int cmd_timeline(int argc, char **argv)
 			fclose(in);
 		return 1;
 	}
-	tlog t;
+	const char *file = strcmp(input, "-") ? input : "<stdin>";
+	chakra_astralog *t = NULL;
+	chakra_astralog_options lo = CHAKRA_ASTRALOG_OPTIONS_INIT;
+	lo.npus = npus;
+	lo.name = file;
 	int rc = 1;
 	uint32_t *lanes = NULL;
 	char *line = NULL;
 	size_t cap = 0;
-	if (tlog_init(&t, strcmp(input, "-") ? input : "<stdin>", npus) < 0)
+	if (chakra_astralog_new(&lo, &t) < 0) {
+		tool_err("out of memory");
 		goto out;
+	}
 	ssize_t n;
 	uint64_t lineno = 0;
 	tool_progress prog;
@@ -222,64 +236,69 @@ int cmd_timeline(int argc, char **argv)
 	while ((n = getline(&line, &cap, in)) > 0) {
 		lineno++;
 		if ((size_t)n != strlen(line)) {
-			tool_err("%s:%llu: NUL byte in the line", t.file, (unsigned long long)lineno);
+			tool_err("%s:%llu: NUL byte in the line", file, (unsigned long long)lineno);
 			goto out;
 		}
-		if (tlog_line(&t, line, (size_t)n, lineno) < 0)
+		if (chakra_astralog_line(t, line, (size_t)n, lineno) < 0) {
+			tool_err("%s", chakra_astralog_errmsg(t));
 			goto out;
+		}
 		if ((lineno & 4095) == 0)
 			tool_progress_update(&prog, lineno);
 		errno = 0;
 	}
 	tool_progress_end(&prog);
 	if (ferror(in) || errno == ENOMEM) {
-		tool_err("%s: %s after line %llu: %s", t.file, errno == ENOMEM ? "out of memory"
+		tool_err("%s: %s after line %llu: %s", file, errno == ENOMEM ? "out of memory"
 		         : "read error", (unsigned long long)lineno, strerror(errno ? errno : EIO));
 		goto out;
 	}
-	if (t.skipped && !t.n_iss) {
+	size_t n_iss, n_ev;
+	const chakra_astralog_issue *iss = chakra_astralog_issues(t, &n_iss);
+	uint64_t first_skipped, skipped = chakra_astralog_skipped(t, &first_skipped);
+	if (skipped && !n_iss) {
 		tool_err("%s: no issue/callback events: %llu lines with a logger prefix hold other "
-		         "messages (first: line %llu)", t.file, (unsigned long long)t.skipped,
-		         (unsigned long long)t.first_skipped);
+		         "messages (first: line %llu)", file, (unsigned long long)skipped,
+		         (unsigned long long)first_skipped);
 		goto out;
 	}
-	if (t.skipped)
+	if (skipped)
 		fprintf(stderr, "chakra: %s: note: %llu log lines that are not issue/callback events "
 		                "skipped (first: line %llu)\n",
-		        t.file, (unsigned long long)t.skipped, (unsigned long long)t.first_skipped);
+		        file, (unsigned long long)skipped, (unsigned long long)first_skipped);
 	size_t unfinished = 0;
-	for (size_t i = 0; i < t.n_iss; i++) {
-		if (!t.iss[i].open)
+	for (size_t i = 0; i < n_iss; i++) {
+		if (!iss[i].open)
 			continue;
 		if (unfinished++ < 5)
 			fprintf(stderr, "chakra: %s:%llu: warning: node %llu issued on npu %u at cycle %llu "
 			                "never got a callback\n",
-			        t.file, (unsigned long long)t.iss[i].line,
-			        (unsigned long long)t.iss[i].node_id, t.iss[i].npu,
-			        (unsigned long long)t.iss[i].cycle);
+			        file, (unsigned long long)iss[i].line, (unsigned long long)iss[i].node_id,
+			        iss[i].npu, (unsigned long long)iss[i].cycle);
 	}
 	if (unfinished)
 		fprintf(stderr, "chakra: %s: warning: %zu issue(s) without a callback at the end of the "
 		                "log; written as instant events with args.unfinished = true\n",
-		        t.file, unfinished);
-	if (!t.n_iss)
-		fprintf(stderr, "chakra: %s: warning: no events in the log\n", t.file);
+		        file, unfinished);
+	if (!n_iss)
+		fprintf(stderr, "chakra: %s: warning: no events in the log\n", file);
 	uint32_t lanes_max;
 	lanes = calloc(npus, sizeof *lanes);
-	if (!lanes || tlog_lanes(&t, &lanes_max) < 0) {
+	if (!lanes || chakra_astralog_lanes(t, &lanes_max) < 0) {
 		tool_err("out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < t.n_ev; i++)
-		if (t.ev[i].lane + 1 > lanes[t.ev[i].npu])
-			lanes[t.ev[i].npu] = t.ev[i].lane + 1;
-	for (size_t i = 0; i < t.n_iss; i++)
-		if (t.iss[i].open && !lanes[t.iss[i].npu])
-			lanes[t.iss[i].npu] = 1;
+	const chakra_astralog_event *ev = chakra_astralog_events(t, &n_ev);
+	for (size_t i = 0; i < n_ev; i++)
+		if (ev[i].lane + 1 > lanes[ev[i].npu])
+			lanes[ev[i].npu] = ev[i].lane + 1;
+	for (size_t i = 0; i < n_iss; i++)
+		if (iss[i].open && !lanes[iss[i].npu])
+			lanes[iss[i].npu] = 1;
 	tool_out of;
 	if (tool_out_open(&of, out, force, inputs, 1) < 0)
 		goto out;
-	write_json(&t, of.f, ghz * 1e3, ghz, lanes);
+	write_json(t, file, npus, of.f, ghz * 1e3, ghz, lanes);
 	if (tool_out_commit(&of) < 0)
 		goto out; /* reported; the temporary is gone, nothing was replaced */
 	rc = 0;
@@ -288,6 +307,6 @@ out:
 		fclose(in);
 	free(line);
 	free(lanes);
-	tlog_free(&t);
+	chakra_astralog_free(t);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "jsonout.h"
 #include "opts.h"
+#include "replay_out.h"
 
 int cmd_sim_replay(int argc, char **argv);
 
@@ -27,379 +28,11 @@ static int parse_factor(const char *cmd, const char *opt, const char *s, const c
 	return 0;
 }
 
-static void us_str(int64_t ns, char *buf, size_t cap)
-{
-	const char *sign = ns < 0 ? "-" : "";
-	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
-	snprintf(buf, cap, "%s%" PRIu64 ".%03" PRIu64, sign, a / 1000, a % 1000);
-}
-
-static void jo_us(yajl_gen g, const char *key, int64_t ns)
-{
-	char b[40];
-	us_str(ns, b, sizeof b);
-	jo_str(g, key);
-	yajl_gen_number(g, b, strlen(b));
-}
-
-static void jo_i64(yajl_gen g, const char *key, int64_t v)
-{
-	jo_str(g, key);
-	yajl_gen_integer(g, v);
-}
-
-static const char *res_name(const chakra_perf_resource_info *ri, char *buf, size_t cap)
-{
-	if (!ri->gpu)
-		snprintf(buf, cap, ri->id == -1 && ri->device == -1 ? "host" : "thread %" PRId64,
-		         ri->id);
-	else if (ri->device == -1)
-		snprintf(buf, cap, "%s", ri->id == -2 ? "comm" : "compute");
-	else
-		snprintf(buf, cap, "stream %" PRId64 " (device %" PRId64 ")", ri->id, ri->device);
-	return buf;
-}
-
 typedef struct opt_list {
 	const char **re;
 	double *f;
 	size_t n;
 } opt_list;
-
-/* By-kind totals of the critical path (ns): the ops' own time by op kind,
- * the lags by edge kind. */
-typedef struct path_sum {
-	int64_t own[CHAKRA_PERF_KIND_COUNT];
-	int64_t lag[CHAKRA_PERF_EDGE_KIND_COUNT];
-} path_sum;
-
-static void sum_path(const chakra_perf *r, path_sum *ps)
-{
-	memset(ps, 0, sizeof *ps);
-	const chakra_perf_segment *p = chakra_perf_path(r);
-	for (size_t i = 0; i < chakra_perf_path_length(r); i++) {
-		chakra_perf_op_info oi;
-		chakra_perf_op_info_of(r, p[i].op, &oi);
-		int64_t d = p[i].end_ns - p[i].start_ns;
-		if (p[i].is_lag)
-			ps->lag[p[i].via] += d;
-		else
-			ps->own[oi.kind] += d;
-	}
-}
-
-typedef struct between_res {
-	const char *name;
-	uint64_t skip;
-	size_t n, med;
-	const int64_t *it, *rec;
-	int64_t rec_med;
-} between_res;
-
-static void json_out(const chakra_perf *r, const between_res *bw)
-{
-	yajl_gen g = jo_open(stdout, 0);
-	if (!g)
-		return;
-	const chakra_perf_breakdown *bd = chakra_perf_breakdown_of(r, -1);
-	yajl_gen_map_open(g);
-	jo_us(g, "iteration_us", bd->iteration_ns);
-	jo_i64(g, "iteration_ns", bd->iteration_ns);
-	if (bw) {
-		/* the median over the windows; the rest describes that window */
-		jo_us(g, "recorded_us", bw->rec_med);
-		jo_kv_str(g, "between", bw->name);
-		jo_kv_u64(g, "skip", bw->skip);
-		jo_kv_u64(g, "reported_window", bw->skip + bw->med);
-		jo_us(g, "reported_window_recorded_us", bd->recorded_ns);
-		jo_str(g, "windows");
-		yajl_gen_array_open(g);
-		for (size_t w = 0; w < bw->n; w++) {
-			yajl_gen_map_open(g);
-			jo_kv_u64(g, "window", bw->skip + w);
-			jo_us(g, "iteration_us", bw->it[w]);
-			jo_us(g, "recorded_us", bw->rec[w]);
-			yajl_gen_map_close(g);
-		}
-		yajl_gen_array_close(g);
-	} else if (bd->recorded_ns)
-		jo_us(g, "recorded_us", bd->recorded_ns);
-	if (bd->recorded_ns)
-		jo_us(g, "replayed_window_us", bd->replayed_window_ns);
-	jo_kv_u64(g, "ranks", chakra_perf_ranks(r));
-	jo_kv_u64(g, "critical_rank", chakra_perf_critical_rank(r));
-	jo_kv_u64(g, "ops", chakra_perf_op_count(r));
-	jo_kv_u64(g, "edges", chakra_perf_edge_count(r));
-	jo_kv_u64(g, "iterations", chakra_perf_iterations(r));
-	jo_kv_u64(g, "inferred_thread_waits", chakra_perf_thread_waits(r));
-	jo_str(g, "breakdown");
-	yajl_gen_map_open(g);
-	jo_us(g, "gpu_compute_us", bd->gpu_compute_ns);
-	jo_us(g, "comm_exposed_us", bd->comm_exposed_ns);
-	jo_us(g, "cpu_bound_us", bd->cpu_bound_ns);
-	jo_us(g, "idle_us", bd->idle_ns);
-	jo_us(g, "comm_us", bd->comm_ns);
-	jo_us(g, "comm_overlapped_us", bd->comm_overlapped_ns);
-	yajl_gen_map_close(g);
-	jo_str(g, "per_rank");
-	yajl_gen_array_open(g);
-	for (uint32_t k = 0; k < chakra_perf_ranks(r); k++) {
-		const chakra_perf_breakdown *b = chakra_perf_breakdown_of(r, k);
-		if (!b)
-			continue;
-		yajl_gen_map_open(g);
-		jo_kv_u64(g, "rank", k);
-		if (b->recorded_ns)
-			jo_us(g, "recorded_us", b->recorded_ns);
-		jo_us(g, "gpu_compute_us", b->gpu_compute_ns);
-		jo_us(g, "comm_exposed_us", b->comm_exposed_ns);
-		jo_us(g, "cpu_bound_us", b->cpu_bound_ns);
-		jo_us(g, "idle_us", b->idle_ns);
-		jo_us(g, "comm_us", b->comm_ns);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	for (int gpu = 1; gpu >= 0; gpu--) {
-		jo_str(g, gpu ? "streams" : "threads");
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < chakra_perf_resource_count(r); i++) {
-			chakra_perf_resource_info ri;
-			char nb[64];
-			chakra_perf_resource_info_of(r, i, &ri);
-			if (ri.gpu != gpu || !ri.ops)
-				continue;
-			yajl_gen_map_open(g);
-			jo_kv_u64(g, "rank", ri.rank);
-			jo_kv_str(g, "name", res_name(&ri, nb, sizeof nb));
-			jo_i64(g, gpu ? "stream" : "tid", ri.id);
-			if (gpu)
-				jo_i64(g, "device", ri.device);
-			jo_kv_u64(g, "ops", ri.ops);
-			jo_us(g, "busy_us", ri.busy_ns);
-			if (gpu) {
-				jo_us(g, "launch_latency_us", ri.launch_latency_ns);
-				jo_us(g, "queue_gap_us", ri.queue_gap_ns);
-			}
-			yajl_gen_map_close(g);
-		}
-		yajl_gen_array_close(g);
-	}
-	path_sum ps;
-	sum_path(r, &ps);
-	jo_str(g, "critical_path");
-	yajl_gen_map_open(g);
-	jo_kv_u64(g, "segments", chakra_perf_path_length(r));
-	jo_str(g, "op_time_us");
-	yajl_gen_map_open(g);
-	for (int k = 0; k < CHAKRA_PERF_KIND_COUNT; k++)
-		if (k != CHAKRA_PERF_MARK)
-			jo_us(g, chakra_perf_kind_name(k), ps.own[k]);
-	yajl_gen_map_close(g);
-	jo_str(g, "wait_us");
-	yajl_gen_map_open(g);
-	for (int k = 0; k < CHAKRA_PERF_EDGE_KIND_COUNT; k++)
-		jo_us(g, chakra_perf_edge_kind_name(k), ps.lag[k]);
-	yajl_gen_map_close(g);
-	jo_str(g, "path");
-	yajl_gen_array_open(g);
-	const chakra_perf_segment *p = chakra_perf_path(r);
-	for (size_t i = 0; i < chakra_perf_path_length(r); i++) {
-		chakra_perf_op_info oi, fi;
-		chakra_perf_resource_info ri;
-		char nb[64];
-		chakra_perf_op_info_of(r, p[i].op, &oi);
-		chakra_perf_op_info_of(r, p[i].from_op, &fi);
-		chakra_perf_resource_info_of(r, oi.resource, &ri);
-		yajl_gen_map_open(g);
-		jo_kv_u64(g, "rank", oi.rank);
-		if (oi.kind == CHAKRA_PERF_MARK) {
-			jo_str(g, "id");
-			yajl_gen_null(g);
-		} else
-			jo_kv_u64(g, "id", oi.id);
-		jo_str(g, "name");
-		jo_strn(g, oi.name ? oi.name : "", oi.name ? oi.name_len : 0);
-		jo_kv_str(g, "kind", chakra_perf_kind_name(oi.kind));
-		jo_kv_str(g, "resource", res_name(&ri, nb, sizeof nb));
-		jo_kv_str(g, "segment", p[i].is_lag ? "wait" : "run");
-		jo_kv_str(g, "via", chakra_perf_edge_kind_name(p[i].via));
-		jo_str(g, "from");
-		if (p[i].via < 0 || fi.kind == CHAKRA_PERF_MARK)
-			yajl_gen_null(g);
-		else
-			yajl_gen_integer(g, (long long)fi.id);
-		jo_us(g, "start_us", p[i].start_ns);
-		jo_us(g, "end_us", p[i].end_ns);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_free(g);
-	fputc('\n', stdout);
-}
-
-typedef struct top {
-	uint64_t op;
-	int64_t t;
-} top;
-
-static int cmp_top(const void *a, const void *b)
-{
-	const top *x = a, *y = b;
-	return x->t > y->t ? -1 : x->t < y->t;
-}
-
-static void text_out(const chakra_perf *r, unsigned copies, size_t ntop, double secs)
-{
-	const chakra_perf_breakdown *bd = chakra_perf_breakdown_of(r, -1);
-	char a[40], b[40];
-	int64_t it = bd->iteration_ns;
-	us_str(it, a, sizeof a);
-	printf("replayed %u rank%s, %" PRIu64 " ops, %u iteration%s back to back (%.3f s)\n",
-	       chakra_perf_ranks(r), chakra_perf_ranks(r) == 1 ? "" : "s",
-	       chakra_perf_op_count(r), copies, copies == 1 ? "" : "s", secs);
-	printf("iteration       %14s us", a);
-	if (bd->recorded_ns) {
-		us_str(bd->recorded_ns, b, sizeof b);
-		printf("   (recorded %s us, %+.2f%%)", b,
-		       100.0 * (double)(it - bd->recorded_ns) / (double)bd->recorded_ns);
-	}
-	printf("\n");
-	if (bd->recorded_ns && copies > 1) {
-		/* the window once, from the state it was recorded in */
-		us_str(bd->replayed_window_ns, a, sizeof a);
-		printf("window once    %14s us   (%+.2f%% of the recording; the iteration above is the "
-		       "last of %u back to back)\n", a,
-		       100.0 * (double)(bd->replayed_window_ns - bd->recorded_ns) /
-		           (double)bd->recorded_ns, copies);
-	}
-	const struct {
-		const char *name;
-		int64_t v;
-	} rows[] = { { "gpu compute", bd->gpu_compute_ns }, { "comm exposed", bd->comm_exposed_ns },
-	             { "cpu bound", bd->cpu_bound_ns }, { "idle", bd->idle_ns },
-	             { "communication", bd->comm_ns }, { "  overlapped", bd->comm_overlapped_ns } };
-	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-		us_str(rows[i].v, a, sizeof a);
-		printf("  %-13s %14s us %6.1f%%\n", rows[i].name, a,
-		       it ? 100.0 * (double)rows[i].v / (double)it : 0.0);
-	}
-	for (size_t i = 0; i < chakra_perf_resource_count(r); i++) {
-		chakra_perf_resource_info ri;
-		char nb[64];
-		chakra_perf_resource_info_of(r, i, &ri);
-		if (!ri.ops)
-			continue;
-		us_str(ri.busy_ns, a, sizeof a);
-		printf("rank %u %-22s busy %14s us %6.1f%%  %" PRIu64 " ops\n", ri.rank,
-		       res_name(&ri, nb, sizeof nb), a,
-		       it ? 100.0 * (double)ri.busy_ns / (double)it : 0.0, ri.ops);
-	}
-	path_sum ps;
-	sum_path(r, &ps);
-	printf("critical path (rank %u): %zu segments;", chakra_perf_critical_rank(r),
-	       chakra_perf_path_length(r));
-	for (int k = 0; k < CHAKRA_PERF_KIND_COUNT; k++)
-		if (ps.own[k]) {
-			us_str(ps.own[k], a, sizeof a);
-			printf(" %s %s us,", chakra_perf_kind_name(k), a);
-		}
-	for (int k = 0; k < CHAKRA_PERF_EDGE_KIND_COUNT; k++)
-		if (ps.lag[k]) {
-			us_str(ps.lag[k], a, sizeof a);
-			printf(" %s wait %s us,", chakra_perf_edge_kind_name(k), a);
-		}
-	printf("\n");
-	size_t np = chakra_perf_path_length(r);
-	const chakra_perf_segment *p = chakra_perf_path(r);
-	top *t = np ? malloc(np * sizeof *t) : NULL;
-	if (!t)
-		return;
-	size_t nt = 0;
-	for (size_t i = 0; i < np; i++) {
-		if (p[i].is_lag)
-			continue;
-		chakra_perf_op_info oi;
-		chakra_perf_op_info_of(r, p[i].op, &oi);
-		if (oi.kind == CHAKRA_PERF_MARK)
-			continue;
-		t[nt].op = p[i].op;
-		t[nt++].t = p[i].end_ns - p[i].start_ns;
-	}
-	qsort(t, nt, sizeof *t, cmp_top);
-	for (size_t i = 0; i < nt && i < ntop; i++) {
-		chakra_perf_op_info oi;
-		chakra_perf_op_info_of(r, t[i].op, &oi);
-		us_str(t[i].t, a, sizeof a);
-		printf("  %12s us  rank %u node %" PRIu64 " %-6s %.*s\n", a, oi.rank, oi.id,
-		       chakra_perf_kind_name(oi.kind), (int)(oi.name_len > 70 ? 70 : oi.name_len),
-		       oi.name ? oi.name : "");
-	}
-	free(t);
-}
-
-/* Under the output rule (a temporary renamed when complete, -f to
- * replace, devices written into); the checks ran before the replay. Left
- * written and closed in *o: the caller commits it once the report is out,
- * so a run that fails after it leaves no timeline either. */
-static int timeline_out(const chakra_perf *r, const char *path, int force,
-                        const char *const *inputs, tool_out *o)
-{
-	if (tool_out_open(o, path, force, inputs, 4) < 0)
-		return -1;
-	FILE *f = o->f;
-	yajl_gen g = jo_open(f, 0);
-	if (!g) {
-		tool_out_abort(o);
-		return tool_err("out of memory");
-	}
-	yajl_gen_map_open(g);
-	jo_kv_str(g, "displayTimeUnit", "ns");
-	jo_str(g, "traceEvents");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < chakra_perf_resource_count(r); i++) {
-		chakra_perf_resource_info ri;
-		char nb[64];
-		chakra_perf_resource_info_of(r, i, &ri);
-		yajl_gen_map_open(g);
-		jo_kv_str(g, "ph", "M");
-		jo_kv_u64(g, "pid", ri.rank);
-		jo_kv_u64(g, "tid", i);
-		jo_kv_str(g, "name", "thread_name");
-		jo_str(g, "args");
-		yajl_gen_map_open(g);
-		jo_kv_str(g, "name", res_name(&ri, nb, sizeof nb));
-		yajl_gen_map_close(g);
-		yajl_gen_map_close(g);
-	}
-	for (uint64_t i = 0; i < chakra_perf_op_count(r) + 2 * chakra_perf_ranks(r); i++) {
-		chakra_perf_op_info oi;
-		if (chakra_perf_op_info_of(r, i, &oi) || oi.kind == CHAKRA_PERF_MARK)
-			continue;
-		yajl_gen_map_open(g);
-		jo_kv_str(g, "ph", "X");
-		jo_kv_u64(g, "pid", oi.rank);
-		jo_kv_u64(g, "tid", oi.resource);
-		jo_str(g, "ts");
-		jo_fixed(g, (double)oi.start_ns / 1000.0);
-		jo_str(g, "dur");
-		jo_fixed(g, (double)(oi.end_ns - oi.start_ns) / 1000.0);
-		jo_str(g, "name");
-		jo_strn(g, oi.name ? oi.name : "", oi.name ? oi.name_len : 0);
-		jo_kv_str(g, "cat", chakra_perf_kind_name(oi.kind));
-		jo_str(g, "args");
-		yajl_gen_map_open(g);
-		jo_kv_u64(g, "node_id", oi.id);
-		yajl_gen_map_close(g);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_free(g);
-	fputc('\n', f);
-	return tool_out_close(o) ? 1 : 0;
-}
 
 int cmd_sim_replay(int argc, char **argv)
 {
@@ -653,27 +286,27 @@ int cmd_sim_replay(int argc, char **argv)
 		chakra_perf_free(r);
 		r = d;
 		double secs = tool_now() - t0;
-		if (timeline && timeline_out(r, timeline, force, tl_in, &tlo))
+		if (timeline && replay_timeline_out(r, timeline, force, tl_in, &tlo))
 			goto out;
 		if (json) {
 			between_res bw = { between, skip, m, med, wit, wrec, rec_med };
-			json_out(r, &bw);
+			replay_json_out(r, &bw);
 		} else {
 			char a[40], b[40];
 			printf("%zu iterations between '%s' annotations (first %llu skipped):\n", m,
 			       between, (unsigned long long)skip);
 			for (size_t w = 0; w < m; w++) {
-				us_str(wit[w], a, sizeof a);
-				us_str(wrec[w], b, sizeof b);
+				replay_us_str(wit[w], a, sizeof a);
+				replay_us_str(wrec[w], b, sizeof b);
 				printf("  %4zu  predicted %14s us  recorded %14s us  %+.2f%%\n", skip + w,
 				       a, b, 100.0 * (double)(wit[w] - wrec[w]) / (double)wrec[w]);
 			}
-			us_str(wit[med], a, sizeof a);
-			us_str(rec_med, b, sizeof b);
+			replay_us_str(wit[med], a, sizeof a);
+			replay_us_str(rec_med, b, sizeof b);
 			printf("median: predicted %s us, recorded %s us (%+.2f%%); iteration %llu "
 			       "below:\n", a, b, 100.0 * (double)(wit[med] - rec_med) / (double)rec_med,
 			       (unsigned long long)(skip + med));
-			text_out(r, chakra_perf_iterations(r), (size_t)ntop, secs);
+			replay_text_out(r, chakra_perf_iterations(r), (size_t)ntop, secs);
 		}
 		rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
 		if (rc == 0 && timeline)
@@ -685,7 +318,7 @@ int cmd_sim_replay(int argc, char **argv)
 		goto out;
 	}
 	double secs = tool_now() - t0;
-	if (timeline && timeline_out(r, timeline, force, tl_in, &tlo))
+	if (timeline && replay_timeline_out(r, timeline, force, tl_in, &tlo))
 		goto out;
 	unsigned copies = chakra_perf_iterations(r);
 	if (chakra_perf_unknown_deps(r))
@@ -695,9 +328,9 @@ int cmd_sim_replay(int argc, char **argv)
 		fprintf(stderr, "chakra: warning: %" PRIu64 " dependencies against the recorded order "
 		        "of a thread or stream were ignored\n", chakra_perf_dropped_edges(r));
 	if (json)
-		json_out(r, NULL);
+		replay_json_out(r, NULL);
 	else
-		text_out(r, copies, (size_t)ntop, secs);
+		replay_text_out(r, copies, (size_t)ntop, secs);
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
 	if (rc == 0 && timeline)
 		rc = tool_out_commit(&tlo) ? 1 : 0;

@@ -31,6 +31,7 @@ from ._feeder import Feeder, Workload, DEPS, ORDERS
 from ._sim import sim, SimResult, NpuResult
 from ._jsonet import jsonize, pack
 from ._check import validate, ValidateResult, Finding
+from ._gen import convert_text
 
 __version__ = "%d.%d.%d" % BINDINGS_VERSION
 
@@ -45,6 +46,7 @@ __all__ = [
     "NodeType", "CommType", "AttrKind", "node_type_name", "comm_type_name", "attr_kind_name",
     "infer_kind", "library_version", "library_path", "DEPS", "ORDERS",
     "sim", "SimResult", "NpuResult", "jsonize", "pack", "validate", "ValidateResult", "Finding",
+    "convert_text",
     "ChakraError", "ChakraIOError", "NoMemoryError", "InvalidArgumentError", "TruncatedError",
     "CorruptError", "TooBigError", "NoMetadataError", "GzipError", "NotFoundError",
     "KindError", "RangeError", "DuplicateIdError", "MissingDependencyError", "CycleError",

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ASTRA-sim 1.0 text workloads: header line, layer count, one layer a line.
  * Fields are separated by any whitespace (files mix tabs, spaces, CRLF). */
-#include "textwl.h"
+#include "gen_impl.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "common.h"
+#include "chakra/chakra.h"
+#include "../modmem.h"
 
 static const char *const policy_names[] = {
 	[TP_NONE] = "NONE",
@@ -80,6 +82,27 @@ static int tokenize(char *line, char **tok, int cap)
 	return n;
 }
 
+/* An input that is not there or is a directory, in the words every
+ * command uses. */
+static int input_missing(const gen_sink *E, const char *path)
+{
+	struct stat st;
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT)
+			gen_err(E, "%s: no such file or directory", path);
+		else
+			gen_err(E, "%s: cannot open: %s", path, strerror(errno));
+		return 1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		gen_err(E, "%s: is a directory", path);
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_u64(const char *s, uint64_t *out)
 {
 	if (*s < '0' || *s > '9')
@@ -105,6 +128,7 @@ static int parse_i64(const char *s, int64_t *out)
 }
 
 typedef struct lines {
+	const gen_sink *E;
 	FILE *f;
 	const char *path;
 	char *buf;
@@ -121,7 +145,7 @@ static int next_line(lines *L, char **tok, int cap)
 			return 0;
 		L->no++;
 		if (memchr(L->buf, '\0', (size_t)n)) {
-			tool_err("%s:%d: NUL byte: not a text workload", L->path, L->no);
+			gen_err(L->E, "%s:%d: NUL byte: not a text workload", L->path, L->no);
 			return -1;
 		}
 		int k = tokenize(L->buf, tok, cap);
@@ -135,26 +159,26 @@ static int parse_list(const lines *L, char **tok, int ntok, int *i, const char *
                       text_workload *w, int which)
 {
 	if (*i >= ntok || strcmp(tok[*i], key)) {
-		tool_err("%s:%d: expected '%s' in the header of %s", L->path, L->no, key,
+		gen_err(L->E, "%s:%d: expected '%s' in the header of %s", L->path, L->no, key,
 		         text_policy_name(w->policy));
 		return -1;
 	}
 	(*i)++;
 	int64_t count;
 	if (*i >= ntok || parse_i64(tok[*i], &count) < 0 || count < 0) {
-		tool_err("%s:%d: '%s' must be followed by a count", L->path, L->no, key);
+		gen_err(L->E, "%s:%d: '%s' must be followed by a count", L->path, L->no, key);
 		return -1;
 	}
 	(*i)++;
 	for (int64_t k = 0; k < count; k++, (*i)++) {
 		int64_t layer;
 		if (*i >= ntok || parse_i64(tok[*i], &layer) < 0) {
-			tool_err("%s:%d: '%s' lists %lld layers but %lld are given", L->path, L->no,
+			gen_err(L->E, "%s:%d: '%s' lists %lld layers but %lld are given", L->path, L->no,
 			         key, (long long)count, (long long)k);
 			return -1;
 		}
 		if (layer < 0 || (uint64_t)layer >= w->nlayers) {
-			tool_err("%s:%d: '%s' layer %lld is outside 0..%u", L->path, L->no, key,
+			gen_err(L->E, "%s:%d: '%s' layer %lld is outside 0..%u", L->path, L->no, key,
 			         (long long)layer, w->nlayers - 1);
 			return -1;
 		}
@@ -177,7 +201,7 @@ static int parse_layer(const lines *L, char **tok, int ntok, text_workload *w, t
 {
 	int want = w->policy == TP_HYBRID_CUSTOMIZED ? 13 : 12;
 	if (ntok != want) {
-		tool_err("%s:%d: a %s layer line has %d fields (name, reserved, then compute, comm "
+		gen_err(L->E, "%s:%d: a %s layer line has %d fields (name, reserved, then compute, comm "
 		         "type and comm size for forward, input gradient and weight gradient, update "
 		         "time%s); this one has %d",
 		         L->path, L->no, text_policy_name(w->policy), want,
@@ -186,32 +210,32 @@ static int parse_layer(const lines *L, char **tok, int ntok, text_workload *w, t
 	}
 	size_t nl = strlen(tok[0]);
 	if (nl >= sizeof l->name) {
-		tool_err("%s:%d: layer name longer than %zu bytes", L->path, L->no,
+		gen_err(L->E, "%s:%d: layer name longer than %zu bytes", L->path, L->no,
 		         sizeof l->name - 1);
 		return -1;
 	}
 	memcpy(l->name, tok[0], nl + 1);
 	int64_t reserved;
 	if (parse_i64(tok[1], &reserved) < 0) {
-		tool_err("%s:%d: field 2 (%s) '%s' is not an integer", L->path, L->no, field_names[1],
+		gen_err(L->E, "%s:%d: field 2 (%s) '%s' is not an integer", L->path, L->no, field_names[1],
 		         tok[1]);
 		return -1;
 	}
 	for (int ph = 0; ph < 3; ph++) {
 		int f = 2 + ph * 3;
 		if (parse_u64(tok[f], &l->compute[ph]) < 0) {
-			tool_err("%s:%d: field %d (%s) '%s' is not a non-negative integer (cycles)",
+			gen_err(L->E, "%s:%d: field %d (%s) '%s' is not a non-negative integer (cycles)",
 			         L->path, L->no, f + 1, field_names[f], tok[f]);
 			return -1;
 		}
 		if (coll_from_name(tok[f + 1], &l->coll[ph]) < 0) {
-			tool_err("%s:%d: field %d (%s) '%s' is not one of NONE, ALLREDUCE, ALLGATHER, "
+			gen_err(L->E, "%s:%d: field %d (%s) '%s' is not one of NONE, ALLREDUCE, ALLGATHER, "
 			         "REDUCESCATTER, ALLTOALL",
 			         L->path, L->no, f + 2, field_names[f + 1], tok[f + 1]);
 			return -1;
 		}
 		if (parse_u64(tok[f + 2], &l->comm_size[ph]) < 0) {
-			tool_err("%s:%d: field %d (%s) '%s' is not a non-negative integer (bytes)",
+			gen_err(L->E, "%s:%d: field %d (%s) '%s' is not a non-negative integer (bytes)",
 			         L->path, L->no, f + 3, field_names[f + 2], tok[f + 2]);
 			return -1;
 		}
@@ -219,7 +243,7 @@ static int parse_layer(const lines *L, char **tok, int ntok, text_workload *w, t
 			l->coll[ph] = TC_NONE; /* nothing to move */
 	}
 	if (parse_u64(tok[11], &l->update) < 0) {
-		tool_err("%s:%d: field 12 (%s) '%s' is not a non-negative integer (cycles)", L->path,
+		gen_err(L->E, "%s:%d: field 12 (%s) '%s' is not a non-negative integer (cycles)", L->path,
 		         L->no, field_names[11], tok[11]);
 		return -1;
 	}
@@ -228,7 +252,7 @@ static int parse_layer(const lines *L, char **tok, int ntok, text_workload *w, t
 		l->policy = text_policy_from_name(tok[12]);
 		if (l->policy != TP_DATA && l->policy != TP_MODEL &&
 		    l->policy != TP_HYBRID_DATA_MODEL && l->policy != TP_HYBRID_MODEL_DATA) {
-			tool_err("%s:%d: field 13 (%s) '%s' must be DATA, MODEL, HYBRID_DATA_MODEL or "
+			gen_err(L->E, "%s:%d: field 13 (%s) '%s' must be DATA, MODEL, HYBRID_DATA_MODEL or "
 			         "HYBRID_MODEL_DATA",
 			         L->path, L->no, field_names[12], tok[12]);
 			return -1;
@@ -238,33 +262,33 @@ static int parse_layer(const lines *L, char **tok, int ntok, text_workload *w, t
 	return 0;
 }
 
-int text_workload_load(text_workload *w, const char *path)
+int text_workload_load(text_workload *w, const char *path, const gen_sink *E)
 {
 	memset(w, 0, sizeof *w);
 	w->mp_group = -1;
 	w->dlrm_last_bottom = -1;
-	lines L = { NULL, path, NULL, 0, 0 };
-	if (tool_input_missing(path))
-		return -1;
+	lines L = { E, NULL, path, NULL, 0, 0 };
+	if (input_missing(E, path))
+		return CHAKRA_EIO;
 	L.f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!L.f) {
-		tool_err("%s: cannot open: %s", path, strerror(errno));
-		return -1;
+		gen_err(E, "%s: cannot open: %s", path, strerror(errno));
+		return CHAKRA_EIO;
 	}
 	char *tok[64], *htok[64];
 	char *header = NULL;
 	int hline = 0, ntok, hn, count_line = 0;
-	int rc = -1;
+	int rc = CHAKRA_ECORRUPT;
 
 	hn = next_line(&L, tok, 64);
 	if (hn <= 0) {
 		if (hn == 0)
-			tool_err("%s:%d: empty file: expected the parallelism type (DATA, MODEL, "
+			gen_err(E, "%s:%d: empty file: expected the parallelism type (DATA, MODEL, "
 			         "HYBRID_...)", path, L.no);
 		goto out;
 	}
 	if (hn > 64) {
-		tool_err("%s:%d: header has too many fields (%d)", path, L.no, hn);
+		gen_err(E, "%s:%d: header has too many fields (%d)", path, L.no, hn);
 		goto out;
 	}
 	/* Keep the header: its lists name layers, checked once they are read. */
@@ -272,9 +296,10 @@ int text_workload_load(text_workload *w, const char *path)
 		size_t total = 0;
 		for (int i = 0; i < hn; i++)
 			total += strlen(tok[i]) + 1;
-		header = malloc(total);
+		header = chakra_malloc(total);
 		if (!header) {
-			tool_err("out of memory");
+			gen_err(E, "out of memory");
+			rc = CHAKRA_ENOMEM;
 			goto out;
 		}
 		char *p = header;
@@ -288,7 +313,7 @@ int text_workload_load(text_workload *w, const char *path)
 	}
 	w->policy = text_policy_from_name(htok[0]);
 	if (w->policy == TP_NONE) {
-		tool_err("%s:%d: unknown parallelism type '%s' (expected DATA, MODEL, "
+		gen_err(E, "%s:%d: unknown parallelism type '%s' (expected DATA, MODEL, "
 		         "HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, "
 		         "HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DLRM, HYBRID_DLRM_ENHANCED, "
 		         "HYBRID_CUSTOMIZED, MICRO or DISTRIBUTED_INFERENCE)",
@@ -299,19 +324,20 @@ int text_workload_load(text_workload *w, const char *path)
 	uint64_t nl;
 	if (ntok <= 0) {
 		if (ntok == 0)
-			tool_err("%s:%d: file ends before the layer count", path, L.no);
+			gen_err(E, "%s:%d: file ends before the layer count", path, L.no);
 		goto out;
 	}
 	if (ntok != 1 || parse_u64(tok[0], &nl) < 0 || nl == 0 || nl > 1000000) {
-		tool_err("%s:%d: expected the number of layers (1..1000000) alone on the line, got "
+		gen_err(E, "%s:%d: expected the number of layers (1..1000000) alone on the line, got "
 		         "'%s'%s",
 		         path, L.no, tok[0], ntok > 1 ? " and more" : "");
 		goto out;
 	}
 	w->nlayers = (uint32_t)nl;
-	w->layers = calloc(nl, sizeof *w->layers);
+	w->layers = chakra_calloc(nl, sizeof *w->layers);
 	if (!w->layers) {
-		tool_err("out of memory");
+		gen_err(E, "out of memory");
+		rc = CHAKRA_ENOMEM;
 		goto out;
 	}
 	/* Header options, now that the layer count is known. */
@@ -322,7 +348,7 @@ int text_workload_load(text_workload *w, const char *path)
 		if (w->policy == TP_HYBRID_TRANSFORMER || w->policy == TP_HYBRID_TRANSFORMER_FWD_IN_BCKWD) {
 			if (i + 1 >= hn || strcmp(htok[i], "model_parallel_NPU_group:") ||
 			    parse_i64(htok[i + 1], &w->mp_group) < 0 || w->mp_group < 1) {
-				tool_err("%s:%d: %s needs 'model_parallel_NPU_group: N' (N >= 1) after the "
+				gen_err(E, "%s:%d: %s needs 'model_parallel_NPU_group: N' (N >= 1) after the "
 				         "type",
 				         path, hline, htok[0]);
 				goto out;
@@ -337,13 +363,13 @@ int text_workload_load(text_workload *w, const char *path)
 			if (i < hn && !strcmp(htok[i], "DLRM_LAST_BOTTOM_LAYER:"))
 				i++;
 			if (i >= hn || parse_i64(htok[i], &w->dlrm_last_bottom) < 0) {
-				tool_err("%s:%d: %s needs the index of the last bottom-MLP layer after the "
+				gen_err(E, "%s:%d: %s needs the index of the last bottom-MLP layer after the "
 				         "type",
 				         path, hline, htok[0]);
 				goto out;
 			}
 			if (w->dlrm_last_bottom < 0 || (uint64_t)w->dlrm_last_bottom + 1 >= nl) {
-				tool_err("%s:%d: last bottom-MLP layer %lld must be in 0..%llu (a top layer "
+				gen_err(E, "%s:%d: last bottom-MLP layer %lld must be in 0..%llu (a top layer "
 				         "must follow it)",
 				         path, hline, (long long)w->dlrm_last_bottom,
 				         (unsigned long long)nl - 2);
@@ -352,7 +378,7 @@ int text_workload_load(text_workload *w, const char *path)
 			i++;
 		}
 		if (i < hn) {
-			tool_err("%s:%d: unexpected '%s' in the header of a %s workload", path, hline,
+			gen_err(E, "%s:%d: unexpected '%s' in the header of a %s workload", path, hline,
 			         htok[i], htok[0]);
 			goto out;
 		}
@@ -363,7 +389,7 @@ int text_workload_load(text_workload *w, const char *path)
 		if (ntok < 0)
 			goto out;
 		if (ntok == 0) {
-			tool_err("%s:%d: file ends after %u of the %u layers it declares", path, L.no, k,
+			gen_err(E, "%s:%d: file ends after %u of the %u layers it declares", path, L.no, k,
 			         w->nlayers);
 			goto out;
 		}
@@ -373,18 +399,19 @@ int text_workload_load(text_workload *w, const char *path)
 	ntok = next_line(&L, tok, 64);
 	if (ntok != 0) {
 		if (ntok > 0)
-			tool_err("%s:%d: extra line after the %u layers the file declares", path, L.no,
+			gen_err(E, "%s:%d: extra line after the %u layers the file declares", path, L.no,
 			         w->nlayers);
 		goto out;
 	}
 	if (ferror(L.f)) {
-		tool_err("%s: read error", path);
+		gen_err(E, "%s: read error", path);
+		rc = CHAKRA_EIO;
 		goto out;
 	}
 	rc = 0;
 out:
-	free(header);
-	free(L.buf);
+	chakra_free(header);
+	free(L.buf); /* getline's */
 	if (L.f && L.f != stdin)
 		fclose(L.f);
 	if (rc < 0)
@@ -394,7 +421,7 @@ out:
 
 void text_workload_free(text_workload *w)
 {
-	free(w->layers);
+	chakra_free(w->layers);
 	w->layers = NULL;
 	w->nlayers = 0;
 }

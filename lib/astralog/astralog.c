@@ -1,21 +1,85 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The timeline's event log (tlog.h). */
-#include "tlog.h"
+/* A simulator's event log (include/chakra/experimental/astralog.h): lines
+ * into issues and events per NPU, then lanes. */
+#include "chakra/experimental/astralog.h"
+#include "chakra/experimental/graph.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../cbprintf.h"
+#include "../modmem.h"
+#include "../opts.h"
 
+/* In an NPU's map, a node whose callback came: issued again is fine. */
 #define CLOSED (CHAKRA_GRAPH_NONE - 1)
+
+struct chakra_astralog {
+	char *name;
+	uint64_t npus;
+	uint64_t skipped, first_skipped; /* prefixed lines that are not events */
+	chakra_idmap **open; /* per NPU (made on first use): node_id -> issue index, or CLOSED */
+	chakra_astralog_issue *iss;
+	size_t n_iss, iss_cap;
+	chakra_astralog_event *ev;
+	size_t n_ev, ev_cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	char *err; /* the last message (the hook's), or NULL */
+};
+
+static const chakra_astralog_options defaults = CHAKRA_ASTRALOG_OPTIONS_INIT;
+static const size_t opt_sizes[] = { 0, sizeof(chakra_astralog_options) };
+
+int chakra_astralog_options_init(chakra_astralog_options *opts, unsigned version)
+{
+	return chakra__opts_init(opts, version, &defaults, opt_sizes, 2);
+}
+
+/* chakra_write_cb appending to log->err. */
+static int err_append(void *data, const void *buf, size_t len)
+{
+	chakra_astralog *t = data;
+	size_t have = t->err ? strlen(t->err) : 0;
+	char *n = chakra_realloc(t->err, have + len + 1);
+	if (!n)
+		return -1;
+	memcpy(n + have, buf, len);
+	n[have + len] = 0;
+	t->err = n;
+	return 0;
+}
+
+/* "NAME:LINE: what" into log->err; returns rc. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int fail(chakra_astralog *t, int rc, uint64_t lineno, const char *fmt, ...)
+{
+	chakra_free(t->err);
+	t->err = NULL;
+	chakra__cbout o = { err_append, t, 0 };
+	chakra__cbprintf(&o, "%s:%llu: ", t->name, (unsigned long long)lineno);
+	va_list ap;
+	va_start(ap, fmt);
+	chakra__vcbprintf(&o, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+const char *chakra_astralog_errmsg(const chakra_astralog *log)
+{
+	return !log ? "" : log->err ? log->err : "";
+}
 
 static int push(void **arr, size_t *n, size_t *cap, size_t elem)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 1024;
-		void *na = realloc(*arr, nc * elem);
+		void *na = chakra_realloc(*arr, nc * elem);
 		if (!na)
 			return -1;
 		*arr = na;
@@ -25,13 +89,13 @@ static int push(void **arr, size_t *n, size_t *cap, size_t elem)
 	return 0;
 }
 
-static long long pool_add(tlog *t, const char *s, size_t len)
+static long long pool_add(chakra_astralog *t, const char *s, size_t len)
 {
 	if (t->pool_len + len + 1 > t->pool_cap) {
 		size_t nc = t->pool_cap ? t->pool_cap : 4096;
 		while (nc < t->pool_len + len + 1)
 			nc *= 2;
-		char *np = realloc(t->pool, nc);
+		char *np = chakra_realloc(t->pool, nc);
 		if (!np)
 			return -1;
 		t->pool = np;
@@ -62,8 +126,14 @@ static int parse_dec(const char *s, size_t len, uint64_t *out)
 	return 0;
 }
 
-#define LINE_ERR(...) (fprintf(stderr, "chakra: %s:%llu: ", t->file, (unsigned long long)lineno), \
-                       fprintf(stderr, __VA_ARGS__), fputc('\n', stderr), -1)
+/* At most 40 bytes of what is left of the line, for messages. */
+static int show(size_t left)
+{
+	return (int)(left > 40 ? 40 : left);
+}
+
+#define LINE_ERR(...) fail(t, CHAKRA_ECORRUPT, lineno, __VA_ARGS__)
+#define LINE_OOM() fail(t, CHAKRA_ENOMEM, lineno, "out of memory")
 
 /* Where the event starts in a line with a logger prefix ("[time] [level]
  * <name>: issue,..."): "issue," or "callback," after a space, ':', ']' or
@@ -99,10 +169,12 @@ static int field_of(const char *f, size_t n)
 	return -1;
 }
 
-int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
+int chakra_astralog_line(chakra_astralog *t, const char *s, size_t len, uint64_t lineno)
 {
+	if (!t || (!s && len))
+		return CHAKRA_EINVAL;
 	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-		s[--len] = 0;
+		len--;
 	size_t k = 0;
 	while (k < len && isspace((unsigned char)s[k]))
 		k++;
@@ -118,7 +190,7 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 			return 0;
 		}
 		len -= (size_t)(ev - s);
-		s = (char *)ev;
+		s = ev;
 	}
 	const char *comma = memchr(s, ',', len);
 	size_t kl = comma ? (size_t)(comma - s) : len;
@@ -128,7 +200,8 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 	else if (kl == 8 && !memcmp(s, "callback", 8))
 		is_issue = 0;
 	else
-		return LINE_ERR("expected a line starting with 'issue,' or 'callback,', got '%.40s'", s);
+		return LINE_ERR("expected a line starting with 'issue,' or 'callback,', got '%.*s'",
+		                show(len), s);
 	uint64_t npu = 0, cycle = 0, node = 0, ntype = 0;
 	const char *name = NULL;
 	size_t name_len = 0;
@@ -141,7 +214,7 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 		const char *f = s + p;
 		const char *eq = memchr(f, '=', len - p);
 		if (!eq)
-			return LINE_ERR("field '%.40s' is not key=value", f);
+			return LINE_ERR("field '%.*s' is not key=value", show(len - p), f);
 		size_t fkl = (size_t)(eq - f);
 		int which = field_of(f, fkl);
 		if (which == 3) {
@@ -169,13 +242,13 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 		if (which < 0)
 			return LINE_ERR("unknown field '%.*s' (expected npu_id, cycle, node_id, node_name, or "
 			                "ASTRA-sim's sys->id, tick, node->id, node->name)",
-			                (int)(fkl > 40 ? 40 : fkl), f);
+			                show(fkl), f);
 		if (have[which])
 			return LINE_ERR("field '%.*s' given twice", (int)fkl, f);
 		uint64_t *dst = which == 0 ? &npu : which == 1 ? &cycle : which == 2 ? &node : &ntype;
 		if (parse_dec(eq + 1, vl, dst) < 0)
 			return LINE_ERR("%.*s: expected a non-negative integer, got '%.*s'", (int)fkl, f,
-			                (int)(vl > 40 ? 40 : vl), eq + 1);
+			                show(vl), eq + 1);
 		have[which] = 1;
 		p = (size_t)(eq + 1 - s) + vl;
 	}
@@ -189,7 +262,7 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 		return LINE_ERR("npu_id %llu is out of range: --npus is %llu", (unsigned long long)npu,
 		                (unsigned long long)t->npus);
 	if (!t->open[npu] && !(t->open[npu] = chakra_idmap_new(16)))
-		return LINE_ERR("out of memory");
+		return LINE_OOM();
 	chakra_idmap *m = t->open[npu];
 	uint32_t slot = chakra_idmap_get(m, node);
 	if (is_issue) {
@@ -201,35 +274,41 @@ int tlog_line(tlog *t, char *s, size_t len, uint64_t lineno)
 		if (t->n_iss >= CLOSED)
 			return LINE_ERR("too many issues");
 		long long off = pool_add(t, name, name_len);
-		if (off < 0 || push((void **)&t->iss, &t->n_iss, &t->iss_cap, sizeof *t->iss) < 0 ||
-		    chakra_idmap_set(m, node, (uint32_t)(t->n_iss - 1)) < 0)
-			return LINE_ERR("out of memory");
-		t->iss[t->n_iss - 1] = (tl_issue){ cycle, lineno, node, (size_t)off, name_len,
-		                                (uint32_t)npu, 1 };
+		if (off < 0 || push((void **)&t->iss, &t->n_iss, &t->iss_cap, sizeof *t->iss) < 0)
+			return LINE_OOM();
+		if (chakra_idmap_set(m, node, (uint32_t)(t->n_iss - 1)) < 0) {
+			t->n_iss--; /* not in the map: not an issue */
+			return LINE_OOM();
+		}
+		t->iss[t->n_iss - 1] = (chakra_astralog_issue){ cycle, lineno, node, (size_t)off,
+		                                                name_len, (uint32_t)npu, 1 };
 		return 0;
 	}
 	if (slot == CHAKRA_GRAPH_NONE || slot == CLOSED)
 		return LINE_ERR("callback of node %llu on npu %llu without an open issue",
 		                (unsigned long long)node, (unsigned long long)npu);
-	tl_issue *is = &t->iss[slot];
+	chakra_astralog_issue *is = &t->iss[slot];
 	if (cycle < is->cycle)
 		return LINE_ERR("callback of node %llu on npu %llu at cycle %llu is before its issue at "
 		                "cycle %llu (line %llu)",
 		                (unsigned long long)node, (unsigned long long)npu,
 		                (unsigned long long)cycle, (unsigned long long)is->cycle,
 		                (unsigned long long)is->line);
-	if (push((void **)&t->ev, &t->n_ev, &t->ev_cap, sizeof *t->ev) < 0 ||
-	    chakra_idmap_set(m, node, CLOSED) < 0)
-		return LINE_ERR("out of memory");
+	if (push((void **)&t->ev, &t->n_ev, &t->ev_cap, sizeof *t->ev) < 0)
+		return LINE_OOM();
+	if (chakra_idmap_set(m, node, CLOSED) < 0) {
+		t->n_ev--;
+		return LINE_OOM();
+	}
 	is->open = 0;
-	t->ev[t->n_ev - 1] = (tl_event){ is->cycle, cycle, node, is->line, is->name_off, is->name_len,
-	                              (uint32_t)npu, 0 };
+	t->ev[t->n_ev - 1] = (chakra_astralog_event){ is->cycle, cycle, node, is->line,
+	                                              is->name_off, is->name_len, (uint32_t)npu, 0 };
 	return 0;
 }
 
 static int ev_cmp(const void *a, const void *b)
 {
-	const tl_event *x = a, *y = b;
+	const chakra_astralog_event *x = a, *y = b;
 	if (x->npu != y->npu)
 		return x->npu < y->npu ? -1 : 1;
 	if (x->start != y->start)
@@ -250,11 +329,11 @@ static int lh_push(lheap *h, uint64_t key, uint32_t lane)
 {
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 16;
-		uint64_t *k = realloc(h->key, cap * sizeof *k);
+		uint64_t *k = chakra_realloc(h->key, cap * sizeof *k);
 		if (!k)
 			return -1;
 		h->key = k;
-		uint32_t *l = realloc(h->lane, cap * sizeof *l);
+		uint32_t *l = chakra_realloc(h->lane, cap * sizeof *l);
 		if (!l)
 			return -1;
 		h->lane = l;
@@ -298,8 +377,10 @@ static uint32_t lh_pop(lheap *h)
  * event has ended: lanes in use wait in a heap by end time, lanes free
  * again in a heap by number. Starts only grow, so a lane freed for one
  * event stays free for the next: O(n log n) in all. */
-int tlog_lanes(tlog *t, uint32_t *max_lanes)
+int chakra_astralog_lanes(chakra_astralog *t, uint32_t *max_lanes)
 {
+	if (!t || !max_lanes)
+		return CHAKRA_EINVAL;
 	lheap busy = { 0 }, idle = { 0 };
 	uint32_t nl = 0;
 	int rc = 0;
@@ -307,50 +388,93 @@ int tlog_lanes(tlog *t, uint32_t *max_lanes)
 	if (t->n_ev)
 		qsort(t->ev, t->n_ev, sizeof *t->ev, ev_cmp);
 	for (size_t i = 0; i < t->n_ev && rc == 0; i++) {
-		tl_event *e = &t->ev[i];
+		chakra_astralog_event *e = &t->ev[i];
 		if (i == 0 || e->npu != t->ev[i - 1].npu)
 			busy.n = idle.n = nl = 0;
-		while (busy.n && busy.key[0] <= e->start) {
+		while (busy.n && busy.key[0] <= e->start && rc == 0) {
 			uint32_t l = lh_pop(&busy);
 			if (lh_push(&idle, l, l) < 0)
-				rc = -1;
+				rc = CHAKRA_ENOMEM;
 		}
+		if (rc)
+			break;
 		uint32_t l = idle.n ? lh_pop(&idle) : nl++;
 		if (lh_push(&busy, e->end, l) < 0)
-			rc = -1;
+			rc = CHAKRA_ENOMEM;
 		e->lane = l;
 		if (l + 1 > *max_lanes)
 			*max_lanes = l + 1;
 	}
-	free(busy.key);
-	free(busy.lane);
-	free(idle.key);
-	free(idle.lane);
+	chakra_free(busy.key);
+	chakra_free(busy.lane);
+	chakra_free(idle.key);
+	chakra_free(idle.lane);
 	return rc;
 }
 
-
-int tlog_init(tlog *t, const char *file, uint64_t npus)
+int chakra_astralog_new(const chakra_astralog_options *opts, chakra_astralog **out)
 {
-	memset(t, 0, sizeof *t);
-	t->file = file;
-	t->npus = npus;
-	t->open = calloc(npus ? npus : 1, sizeof *t->open);
-	if (!t->open) {
-		tool_err("out of memory");
-		return -1;
+	if (!out)
+		return CHAKRA_EINVAL;
+	*out = NULL;
+	chakra_astralog_options o;
+	if (chakra__opts_copy(&o, sizeof o, opts, &defaults, opt_sizes, 2) < 0 || o.npus == 0 ||
+	    o.npus > (1u << 24))
+		return CHAKRA_EINVAL;
+	chakra_astralog *t = chakra_calloc(1, sizeof *t);
+	if (!t)
+		return CHAKRA_ENOMEM;
+	t->npus = o.npus;
+	t->name = chakra__mstrdup(o.name ? o.name : "<log>");
+	t->open = chakra_calloc(o.npus, sizeof *t->open);
+	if (!t->name || !t->open) {
+		chakra_astralog_free(t);
+		return CHAKRA_ENOMEM;
 	}
+	*out = t;
 	return 0;
 }
 
-void tlog_free(tlog *t)
+void chakra_astralog_free(chakra_astralog *t)
 {
+	if (!t)
+		return;
 	if (t->open)
 		for (uint64_t k = 0; k < t->npus; k++)
 			chakra_idmap_free(t->open[k]);
-	free(t->open);
-	free(t->iss);
-	free(t->ev);
-	free(t->pool);
-	memset(t, 0, sizeof *t);
+	chakra_free(t->open);
+	chakra_free(t->iss);
+	chakra_free(t->ev);
+	chakra_free(t->pool);
+	chakra_free(t->name);
+	chakra_free(t->err);
+	chakra_free(t);
+}
+
+const chakra_astralog_event *chakra_astralog_events(const chakra_astralog *t, size_t *n)
+{
+	if (n)
+		*n = t ? t->n_ev : 0;
+	return t ? t->ev : NULL;
+}
+
+const chakra_astralog_issue *chakra_astralog_issues(const chakra_astralog *t, size_t *n)
+{
+	if (n)
+		*n = t ? t->n_iss : 0;
+	return t ? t->iss : NULL;
+}
+
+const char *chakra_astralog_names(const chakra_astralog *t, size_t *len)
+{
+	if (len)
+		*len = t ? t->pool_len : 0;
+	return t && t->pool ? t->pool : "";
+}
+
+uint64_t chakra_astralog_skipped(const chakra_astralog *t, uint64_t *first_line)
+{
+	if (first_line)
+		*first_line = t ? t->first_skipped : 0;
+	return t ? t->skipped : 0;
 }
