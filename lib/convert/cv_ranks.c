@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cv.h"
+#include "groups.h"
 #include "outfile.h"
 
 #define MAX_RANKS 65536
@@ -90,38 +91,30 @@ static int same_members(const struct cv_group *a, const struct cv_group *b)
 /* The group file into an opened output: names as JSON strings (escaped),
  * members as listed, a range written out member by member (never held as
  * a list), a group without members as every rank. */
-static int write_groups(FILE *f, const char *path, const cv_groups *all, long nranks,
-                        chakra_convert_result *r)
+/* The group file through the one writer (lib/json/groups.c); a failed
+ * write is the output rule's to report, with its errno, at commit. */
+static void write_groups(chakra__out *out, const cv_groups *all, long nranks)
 {
-	cv_buf nb = { 0 };
-	fputs("{", f);
+	chakra__groups_out w;
+	chakra__groups_out_begin(&w, chakra__out_write_cb, out);
 	for (size_t i = 0; i < all->n; i++) {
 		const struct cv_group *g = &all->g[i];
-		nb.len = 0;
-		if (chakra__cv_buf_add_jstr(&nb, g->name, strlen(g->name)) < 0) {
-			chakra__cv_buf_free(&nb);
-			return fail(r, CHAKRA_ENOMEM, "%s: out of memory%.0ld", path, 0);
-		}
-		fprintf(f, "%s\n  %s: [", i ? "," : "", nb.p);
+		chakra__groups_out_group(&w, g->name, strlen(g->name));
 		if (g->n) {
 			for (size_t j = 0; j < g->n; j++)
-				fprintf(f, "%s%lld", j ? ", " : "", (long long)g->ranks[j]);
+				chakra__groups_out_rank(&w, (uint64_t)g->ranks[j]);
 		} else if (g->rank_stride > 0 && g->size > 0) {
 			/* members < CV_RANK_LIMIT: checked where the group entered */
 			for (int64_t j = 0; j < g->size; j++)
-				fprintf(f, "%s%lld", j ? ", " : "",
-				        (long long)(g->rank_start + j * g->rank_stride));
+				chakra__groups_out_rank(&w, (uint64_t)(g->rank_start + j * g->rank_stride));
 		} else {
 			/* no list: every rank (PyTorch writes [] for the default group) */
 			long m = g->size > 0 && g->size <= MAX_RANKS ? (long)g->size : nranks;
 			for (long j = 0; j < m; j++)
-				fprintf(f, "%s%ld", j ? ", " : "", j);
+				chakra__groups_out_rank(&w, (uint64_t)j);
 		}
-		fputs("]", f);
 	}
-	fputs("\n}\n", f);
-	chakra__cv_buf_free(&nb);
-	return 0;
+	chakra__groups_out_end(&w);
 }
 
 int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, const char *prefix,
@@ -249,7 +242,7 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	}
 	if (!rc && (rc = chakra__out_open(&outs[nr], outn[nr], &oo, r->errmsg,
 	                                  sizeof r->errmsg)) == 0)
-		rc = write_groups(outs[nr].f, outn[nr], &all, nr, r);
+		write_groups(&outs[nr], &all, nr);
 	/* every rank is complete: all files move into place, or none */
 	if (!rc)
 		rc = chakra__out_commit_set(outs, nout, r->errmsg, sizeof r->errmsg);

@@ -22,6 +22,7 @@
 #include "chakra/reader.h"
 #include "chakra/writer.h"
 #include "pf_impl.h"
+#include "groups.h"
 #include "outfile.h"
 
 enum { G_ALL = 0, G_DATA = 1, G_MODEL = 2, G_ONE = 3 };
@@ -536,23 +537,9 @@ out:
 }
 
 /* A JSON string (group names are arbitrary bytes from the traces). */
-static void put_jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* The group file, into an opened member of the set. */
-static int write_groups(proj *p, FILE *f)
+/* The group file, into an opened member of the set, through the one writer
+ * (lib/json/groups.c); a failed write is the output rule's to report. */
+static int write_groups(proj *p, chakra__out *out)
 {
 	uint32_t *rk = chakra_malloc((p->n2 + 1) * sizeof *rk);
 	char *name = chakra_malloc(p->name_cap + 32);
@@ -561,8 +548,8 @@ static int write_groups(proj *p, FILE *f)
 		chakra_free(name);
 		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	}
-	fputs("{", f);
-	int first = 1;
+	chakra__groups_out w;
+	chakra__groups_out_begin(&w, chakra__out_write_cb, out);
 	/* every output group once: all-rank and data groups as they are,
 	 * model groups once per replica */
 	for (size_t i = 0; i < p->ng; i++) {
@@ -576,16 +563,10 @@ static int write_groups(proj *p, FILE *f)
 				continue;
 			out_name(p, g, r2, name, p->name_cap + 32);
 			size_t n = out_ranks(p, g, r2, rk);
-			fputs(first ? "\n  " : ",\n  ", f);
-			put_jstr(f, name);
-			fputs(": [", f);
-			first = 0;
-			for (size_t k = 0; k < n; k++)
-				fprintf(f, "%s%u", k ? ", " : "", rk[k]);
-			fputs("]", f);
+			chakra__groups_out_list(&w, name, rk, n);
 		}
 	}
-	fputs("\n}\n", f);
+	chakra__groups_out_end(&w);
 	chakra_free(rk);
 	chakra_free(name);
 	return 0;
@@ -746,7 +727,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	oo.n_inputs = 0;
 	if (p.ng) {
 		if ((rc = chakra__out_open(&outs[p.n2], onames[p.n2], &oo, p.err, p.errlen)) < 0 ||
-		    (rc = write_groups(&p, outs[p.n2].f)) < 0 ||
+		    (rc = write_groups(&p, &outs[p.n2])) < 0 ||
 		    (rc = chakra__out_close(&outs[p.n2], p.err, p.errlen)) < 0)
 			goto out;
 	}

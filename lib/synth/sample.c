@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "synth_impl.h"
+#include "groups.h"
 #include "outfile.h"
 
 #define MAX_NODES 5000000ULL
@@ -474,24 +475,26 @@ static uint32_t group_id(const shape *s, uint32_t rank)
 /* The group file, into an opened output. A shape's groups are listed
  * directly (a block of param ranks, or every param-th rank): O(npus) per
  * shape, whatever the number of groups. */
-static void write_groups(FILE *f, const shape *sh, size_t ns, uint32_t npus)
+/* The group file through the one writer (lib/json/groups.c); a failed
+ * write is the output rule's to report. */
+static void write_groups(chakra__out *out, const shape *sh, size_t ns, uint32_t npus)
 {
-	fputs("{", f);
-	int first = 1;
+	chakra__groups_out w;
+	chakra__groups_out_begin(&w, chakra__out_write_cb, out);
 	for (size_t s = 0; s < ns; s++) {
 		uint32_t p = sh[s].param;
 		int block = sh[s].kind == SY_GROUP_BLOCK;
 		uint32_t ngroups = block ? npus / p : p;
 		for (uint32_t g = 0; g < ngroups; g++) {
-			fprintf(f, "%s\n  \"%u\": [", first ? "" : ",", sh[s].base + g);
-			first = 0;
+			char name[16];
+			int len = snprintf(name, sizeof name, "%u", sh[s].base + g);
+			chakra__groups_out_group(&w, name, (size_t)len);
 			uint32_t r0 = block ? g * p : g, step = block ? 1 : p, end = block ? r0 + p : npus;
 			for (uint32_t r = r0; r < end; r += step)
-				fprintf(f, "%s%u", r == r0 ? "" : ", ", r);
-			fputs("]", f);
+				chakra__groups_out_rank(&w, r);
 		}
 	}
-	fputs("\n}\n", f);
+	chakra__groups_out_end(&w);
 }
 
 /* One rank's trace into an opened output (a member of the set). */
@@ -657,7 +660,7 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 	chakra_builder_free(b);
 	master_free(&M);
 	if (rc == 0 && ns && (rc = chakra__out_open(&outs[o.npus], gname, &oo, err, errlen)) == 0)
-		write_groups(outs[o.npus].f, sh, ns, o.npus);
+		write_groups(&outs[o.npus], sh, ns, o.npus);
 	if (rc == 0)
 		rc = chakra__out_commit_set(outs, nout, err, errlen);
 done:
