@@ -15,25 +15,11 @@
 #include <unistd.h>
 
 #include "cv.h"
+#include "../rankpath.h"
 #include "groups.h"
 #include "outfile.h"
 
 #define MAX_RANKS 65536
-
-static char *expand(const char *pat, long r)
-{
-	const char *p = strstr(pat, "{R}");
-	if (!p)
-		return NULL;
-	char num[24];
-	int nl = snprintf(num, sizeof num, "%ld", r);
-	size_t n = strlen(pat) - 3 + (size_t)nl + 1;
-	char *s = chakra_malloc(n);
-	if (!s)
-		return NULL;
-	snprintf(s, n, "%.*s%s%s", (int)(p - pat), pat, num, p + 3);
-	return s;
-}
 
 static char *out_name(const char *prefix, long r, const char *suffix, int gz)
 {
@@ -42,7 +28,7 @@ static char *out_name(const char *prefix, long r, const char *suffix, int gz)
 	if (!s)
 		return NULL;
 	if (r >= 0)
-		snprintf(s, n, "%s.%ld.et%s", prefix, r, gz ? ".gz" : "");
+		chakra__rank_name(s, n, prefix, (uint64_t)r, gz);
 	else
 		snprintf(s, n, "%s.%s", prefix, suffix);
 	return s;
@@ -139,13 +125,14 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	const char *lead = et_pattern ? et_pattern : kineto_pattern;
 	if (!lead || !prefix)
 		return fail(r, CHAKRA_EINVAL, "chakra_convert_ranks: no %s%ld", lead ? "prefix" : "input", 0);
-	if (!strstr(lead, "{R}") || (et_pattern && kineto_pattern && !strstr(kineto_pattern, "{R}")))
+	if (!strstr(lead, CHAKRA__RANK_MARK) ||
+	    (et_pattern && kineto_pattern && !strstr(kineto_pattern, CHAKRA__RANK_MARK)))
 		return fail(r, CHAKRA_EINVAL, "'%s': a multi-rank input names the rank as {R}%.0ld",
-		            !strstr(lead, "{R}") ? lead : kineto_pattern, 0);
+		            !strstr(lead, CHAKRA__RANK_MARK) ? lead : kineto_pattern, 0);
 	/* ranks present: 0, 1, ... until the first missing file */
 	long nr = 0;
 	for (; nr < MAX_RANKS; nr++) {
-		char *p = expand(lead, nr);
+		char *p = chakra__rank_expand(lead, nr);
 		if (!p)
 			return fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
 		int ok = exists(p);
@@ -154,7 +141,7 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 			break;
 	}
 	if (!nr) {
-		char *p = expand(lead, 0);
+		char *p = chakra__rank_expand(lead, 0);
 		int rc = fail(r, CHAKRA_EIO, "%s: no such file (rank 0 of the pattern)%.0ld",
 		              p ? p : lead, 0);
 		chakra_free(p);
@@ -173,8 +160,8 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	if (!ins || !outn || !outs || chakra__cv_strtab_init(&names) < 0)
 		rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
 	for (long k = 0; k < nr && !rc; k++) {
-		ins[2 * k] = expand(lead, k);
-		ins[2 * k + 1] = two ? expand(kineto_pattern, k) : NULL;
+		ins[2 * k] = chakra__rank_expand(lead, k);
+		ins[2 * k + 1] = two ? chakra__rank_expand(kineto_pattern, k) : NULL;
 		outn[k] = out_name(prefix, k, NULL, o->gzip);
 		if (!ins[2 * k] || (two && !ins[2 * k + 1]) || !outn[k])
 			rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "chakra/reader.h"
+#include "../rankpath.h"
 #include "pf_impl.h"
 
 typedef struct pend {
@@ -417,12 +418,8 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 	int rc = 0;
 	uint32_t k = 0;
 	for (;; k++) {
-		snprintf(p, len, "%s.%u.et", prefix, k);
-		if (!exists(p)) {
-			snprintf(p, len, "%s.%u.et.gz", prefix, k);
-			if (!exists(p))
-				break;
-		}
+		if (!chakra__rank_path(p, len, prefix, k))
+			break;
 		if ((rc = chakra_perf_load_file(r, p, NULL, 0, k)) < 0)
 			break;
 	}

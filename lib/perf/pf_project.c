@@ -23,6 +23,7 @@
 #include "chakra/writer.h"
 #include "pf_impl.h"
 #include "groups.h"
+#include "../rankpath.h"
 #include "outfile.h"
 
 enum { G_ALL = 0, G_DATA = 1, G_MODEL = 2, G_ONE = 3 };
@@ -78,15 +79,6 @@ static int exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int rank_path(const char *prefix, uint32_t k, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s.%u.et", prefix, k);
-	if (exists(buf))
-		return 1;
-	snprintf(buf, cap, "%s.%u.et.gz", prefix, k);
-	return exists(buf);
 }
 
 struct gname {
@@ -613,7 +605,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 		rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 		goto out;
 	}
-	while (rank_path(prefix, p.nfiles, path, cap))
+	while (chakra__rank_path(path, cap, prefix, p.nfiles))
 		p.nfiles++;
 	if (!p.nfiles) {
 		struct stat st;
@@ -625,7 +617,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	}
 	p.world = p.nfiles;
 	for (uint32_t k = 0; k < p.nfiles; k++) {
-		rank_path(prefix, k, path, cap);
+		chakra__rank_path(path, cap, prefix, k);
 		if ((rc = scan_file(&p, path)) < 0)
 			goto out;
 	}
@@ -707,12 +699,12 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 		if (k == p.n2)
 			snprintf(path2, cap, "%s.comm_groups.json", out);
 		else
-			snprintf(path2, cap, "%s.%zu.et%s", out, k, opts->gzip ? ".gz" : "");
+			chakra__rank_name(path2, cap, out, k, opts->gzip);
 		if (!(onames[k] = chakra__mstrdup(path2)))
 			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 	}
 	for (uint32_t k = 0; k < p.nfiles && rc == 0; k++) {
-		rank_path(prefix, k, path, cap);
+		chakra__rank_path(path, cap, prefix, k);
 		if (!(inames[k] = chakra__mstrdup(path)))
 			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 	}
@@ -733,7 +725,8 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	}
 	for (uint32_t r2 = 0; r2 < p.n2; r2++) {
 		uint32_t src = ((r2 / p.m) % p.d) * p.m + r2 % p.m;
-		if (!rank_path(prefix, src, path, cap) && !rank_path(prefix, r2 % p.m, path, cap)) {
+		if (!chakra__rank_path(path, cap, prefix, src) &&
+		    !chakra__rank_path(path, cap, prefix, r2 % p.m)) {
 			rc = perr(&p, CHAKRA_EIO, "%s: no file for rank %u (nor for rank %u, the same "
 			          "model-parallel index in the first replica)", prefix, src, r2 % p.m);
 			goto out;

@@ -33,6 +33,7 @@
 #include "synth_impl.h"
 #include "groups.h"
 #include "outfile.h"
+#include "../rankpath.h"
 
 #define MAX_NODES 5000000ULL
 #define MAX_NPUS (1u << 20)
@@ -631,7 +632,7 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 		goto done;
 	}
 	for (uint32_t r = 0; r < o.npus; r++) {
-		snprintf(paths + (size_t)r * plen, plen, "%s.%u.et%s", prefix, r, o.gzip ? ".gz" : "");
+		chakra__rank_name(paths + (size_t)r * plen, plen, prefix, r, o.gzip);
 		names[r] = paths + (size_t)r * plen;
 	}
 	char gname[4096];

@@ -14,6 +14,7 @@
 
 #include "../heap.h"
 #include "chakra/experimental/graph.h"
+#include "../rankpath.h"
 #include "synth_impl.h"
 
 int chakra__sy_err(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -382,13 +383,7 @@ static int expand_impl(const char *arg, char ***paths, size_t *n, char *err, siz
 		char *path = chakra_malloc(len);
 		if (!path)
 			goto oom;
-		snprintf(path, len, "%s.%llu.et", arg, (unsigned long long)r);
-		int there = is_there(path);
-		if (!there) {
-			snprintf(path, len, "%s.%llu.et.gz", arg, (unsigned long long)r);
-			there = is_there(path);
-		}
-		if (!there) {
+		if (!chakra__rank_path(path, len, arg, r)) {
 			chakra_free(path);
 			break;
 		}
