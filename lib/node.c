@@ -96,6 +96,16 @@ const char *chakra_node_name(const chakra_node *n, size_t *len)
 int chakra_node_type_of(const chakra_node *n) { return full(n)->type; }
 uint64_t chakra_node_start_time_micros(const chakra_node *n) { return full(n)->start; }
 uint64_t chakra_node_duration_micros(const chakra_node *n) { return full(n)->dur; }
+
+uint64_t chakra_node_duration_ns(const chakra_node *n)
+{
+	uint64_t ns;
+	if (n && chakra_node_get_uint(n, "duration_nanos", &ns) == 0)
+		return ns;
+	uint64_t us = full(n)->dur;
+	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+}
+
 size_t chakra_node_data_dep_count(const chakra_node *n) { return full(n)->n_data; }
 const uint64_t *chakra_node_data_deps(const chakra_node *n) { return full(n)->data; }
 size_t chakra_node_ctrl_dep_count(const chakra_node *n) { return full(n)->n_ctrl; }

@@ -247,8 +247,10 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 			op.dur_ns = v < 0 ? 0 : v;
 		else if (is_comm && !chakra_node_duration_micros(n))
 			op.dur_ns = -1; /* the network model decides */
-		else
-			op.dur_ns = us_to_ns(chakra_node_duration_micros(n));
+		else { /* no integer duration_nanos: duration_micros, into int64 */
+			uint64_t ns = chakra_node_duration_ns(n);
+			op.dur_ns = ns > (uint64_t)INT64_MAX - 1 ? INT64_MAX - 1 : (int64_t)ns;
+		}
 		op.name = chakra_node_name(n, &op.name_len);
 		op.id = id;
 		if (is_comm) {

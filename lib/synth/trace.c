@@ -261,13 +261,7 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 			x->tok = SY_TOK_COMPUTE;
 			x->cls = chakra__sy_classify(n);
 		}
-		uint64_t ns;
-		if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
-			x->dur_ns = ns;
-		} else {
-			uint64_t us = chakra_node_duration_micros(n);
-			x->dur_ns = us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
-		}
+		x->dur_ns = chakra_node_duration_ns(n);
 		size_t nd = chakra_node_data_dep_count(n);
 		const uint64_t *dd = chakra_node_data_deps(n);
 		x->dep0 = (uint32_t)rawdeps.n;
