@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chakra/attrs.h"
 #include "chakra/reader.h"
 #include "chakra/writer.h"
 #include "pf_impl.h"
@@ -147,7 +148,8 @@ static int scan_file(proj *p, const char *path)
 		chakra_reader_close(rd);
 		return rc;
 	}
-	const chakra_attr *ws = chakra_metadata_attr_find(chakra_reader_metadata(rd), "world_size");
+	const chakra_attr *ws =
+		chakra_metadata_attr_find(chakra_reader_metadata(rd), CHAKRA_ATTR_NAME_WORLD_SIZE);
 	int64_t w;
 	if (ws && !chakra_attr_int(ws, &w) && w > 0 && w < (1 << 20) && (uint32_t)w > p->world)
 		p->world = (uint32_t)w;
@@ -157,11 +159,11 @@ static int scan_file(proj *p, const char *path)
 			continue;
 		const char *name;
 		size_t nl;
-		const chakra_attr *a = chakra_node_attr_find(n, "pg_ranks");
+		const chakra_attr *a = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANKS);
 		/* or the range the converter writes for global_rank_start/stride */
-		const chakra_attr *r0 = chakra_node_attr_find(n, "pg_rank_start");
-		const chakra_attr *rs = chakra_node_attr_find(n, "pg_rank_stride");
-		const chakra_attr *sz = chakra_node_attr_find(n, "pg_size");
+		const chakra_attr *r0 = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANK_START);
+		const chakra_attr *rs = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANK_STRIDE);
+		const chakra_attr *sz = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_SIZE);
 		int64_t start = 0, stride = 0, size = 0;
 		int range = !a && r0 && rs && sz && !chakra_attr_int(r0, &start) &&
 		            !chakra_attr_int(rs, &stride) && !chakra_attr_int(sz, &size);
@@ -392,10 +394,10 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 	chakra_builder_reset(b);
 	for (size_t i = 0; i < chakra_metadata_attr_count(md); i++) {
 		const chakra_attr *a = chakra_metadata_attr_at(md, i);
-		if (attr_is(a, "rank"))
-			rc = chakra_builder_attr_int(b, "rank", chakra_attr_kind_of(a), r2);
-		else if (attr_is(a, "world_size"))
-			rc = chakra_builder_attr_int(b, "world_size", chakra_attr_kind_of(a), p->n2);
+		if (attr_is(a, CHAKRA_ATTR_NAME_RANK))
+			rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_RANK, chakra_attr_kind_of(a), r2);
+		else if (attr_is(a, CHAKRA_ATTR_NAME_WORLD_SIZE))
+			rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_WORLD_SIZE, chakra_attr_kind_of(a), p->n2);
 		else
 			rc = chakra_builder_attr_copy(b, a);
 		if (rc < 0)
@@ -455,7 +457,7 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 		chakra_builder_set_type(b, type);
 		chakra_builder_set_start_time_micros(b, chakra_node_start_time_micros(n));
 		uint64_t dm = chakra_node_duration_micros(n);
-		int has_dn = chakra_node_attr_find(n, "duration_nanos") != NULL;
+		int has_dn = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_DURATION_NANOS) != NULL;
 		/* duration_micros follows duration_nanos when both are there */
 		if (data && !has_dn)
 			dm = (uint64_t)((double)dm * tf + 0.5);
@@ -470,41 +472,42 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 		for (size_t i = 0; rc >= 0 && i < chakra_node_attr_count(n); i++) {
 			const chakra_attr *a = chakra_node_attr_at(n, i);
 			chakra_attr_kind k = chakra_attr_kind_of(a);
-			if (g && attr_is(a, "pg_name")) {
+			if (g && attr_is(a, CHAKRA_ATTR_NAME_PG_NAME)) {
 				out_name(p, g, r2, name, p->name_cap + 32);
-				rc = chakra_builder_attr_string(b, "pg_name", k, name, (size_t)-1);
+				rc = chakra_builder_attr_string(b, CHAKRA_ATTR_NAME_PG_NAME, k, name, (size_t)-1);
 			} else if (g && type == CHAKRA_METADATA_NODE &&
-			           (attr_is(a, "pg_ranks") || attr_is(a, "pg_rank_start") ||
-			            attr_is(a, "pg_rank_stride"))) {
+			           (attr_is(a, CHAKRA_ATTR_NAME_PG_RANKS) ||
+			            attr_is(a, CHAKRA_ATTR_NAME_PG_RANK_START) ||
+			            attr_is(a, CHAKRA_ATTR_NAME_PG_RANK_STRIDE))) {
 				/* the output's members, as a list (below) */
-			} else if (g && type == CHAKRA_METADATA_NODE && attr_is(a, "pg_size")) {
-				rc = chakra_builder_attr_int(b, "pg_size", k, (int64_t)gn);
-			} else if (data && attr_is(a, "comm_size") && ct == CHAKRA_ALL_GATHER) {
+			} else if (g && type == CHAKRA_METADATA_NODE && attr_is(a, CHAKRA_ATTR_NAME_PG_SIZE)) {
+				rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_PG_SIZE, k, (int64_t)gn);
+			} else if (data && attr_is(a, CHAKRA_ATTR_NAME_COMM_SIZE) && ct == CHAKRA_ALL_GATHER) {
 				uint64_t s = 0;
 				chakra_attr_uint(a, &s);
 				s = (uint64_t)((double)s * p->d / p->d2 + 0.5);
-				rc = chakra_builder_attr_uint(b, "comm_size", k, s);
-			} else if (data && attr_is(a, "duration_nanos")) {
+				rc = chakra_builder_attr_uint(b, CHAKRA_ATTR_NAME_COMM_SIZE, k, s);
+			} else if (data && attr_is(a, CHAKRA_ATTR_NAME_DURATION_NANOS)) {
 				int64_t d = 0;
 				chakra_attr_int(a, &d);
 				d = (int64_t)((double)d * tf + 0.5);
-				rc = chakra_builder_attr_int(b, "duration_nanos", k, d);
+				rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_DURATION_NANOS, k, d);
 				chakra_builder_set_duration_micros(b, (uint64_t)d / 1000);
-			} else if (is_coll && attr_is(a, "involved_dim")) {
+			} else if (is_coll && attr_is(a, CHAKRA_ATTR_NAME_INVOLVED_DIM)) {
 				if (!g) {
 					for (uint32_t q = 0; q < p->n2; q++)
 						rk[q] = q;
 					gn = p->n2;
 				}
 				involved(p, rk, gn, u);
-				rc = chakra_builder_attr_list_uint(b, "involved_dim", k, u, (size_t)p->ndims);
+				rc = chakra_builder_attr_list_uint(b, CHAKRA_ATTR_NAME_INVOLVED_DIM, k, u, (size_t)p->ndims);
 			} else
 				rc = chakra_builder_attr_copy(b, a);
 		}
 		if (rc >= 0 && g && type == CHAKRA_METADATA_NODE) {
 			for (size_t q = 0; q < gn; q++)
 				u[q] = rk[q];
-			rc = chakra_builder_attr_list_uint(b, "pg_ranks", CHAKRA_ATTR_INT64_LIST, u, gn);
+			rc = chakra_builder_attr_list_uint(b, CHAKRA_ATTR_NAME_PG_RANKS, CHAKRA_ATTR_INT64_LIST, u, gn);
 		}
 		if (rc >= 0)
 			rc = chakra_writer_write_node(w, b);

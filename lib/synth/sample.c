@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chakra/attrs.h"
 #include "synth_impl.h"
 #include "groups.h"
 #include "outfile.h"
@@ -523,12 +524,12 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 			chakra__sy_coll_name(c, name, sizeof name);
 			chakra_builder_set_name(b, name, (size_t)-1);
 			chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
-			chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
-			chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, c->comm_type);
-			chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64, (int64_t)M->val[p]);
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_BOOL, 0);
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_COMM_TYPE, CHAKRA_ATTR_INT64, c->comm_type);
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_COMM_SIZE, CHAKRA_ATTR_INT64, (int64_t)M->val[p]);
 			if (c->group != SY_GROUP_ALL) {
 				snprintf(pg, sizeof pg, "%u", group_id(&sh[coll_shape[ci]], rank));
-				chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, pg, (size_t)-1);
+				chakra_builder_attr_string(b, CHAKRA_ATTR_NAME_PG_NAME, CHAKRA_ATTR_STRING, pg, (size_t)-1);
 			}
 		} else {
 			const sy_class *c = &m->cls[M->cls[p]];
@@ -537,9 +538,10 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 			chakra_builder_set_type(b, c->node_type);
 			uint64_t ns = M->val[p] > UINT64_MAX / q ? UINT64_MAX : M->val[p] * q;
 			chakra_builder_set_duration_micros(b, ns / 1000);
-			chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, !strncmp(cn, "cpu.", 4));
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_BOOL,
+			                        !strncmp(cn, "cpu.", 4));
 			if (q % 1000)
-				chakra_builder_attr_uint(b, "duration_nanos", CHAKRA_ATTR_UINT64, ns);
+				chakra_builder_attr_uint(b, CHAKRA_ATTR_NAME_DURATION_NANOS, CHAKRA_ATTR_UINT64, ns);
 		}
 		rc = chakra_writer_write_node(w, b);
 	}
