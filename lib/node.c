@@ -346,42 +346,15 @@ int chakra_node_get_string(const chakra_node *n, const char *name, const char **
 	return a ? chakra_attr_string(a, s, len) : CHAKRA_ENOTFOUND;
 }
 
-int chakra_node_is_cpu_op(const chakra_node *n, int *o)
-{
-	return chakra_node_get_bool(n, CHAKRA_ATTR_NAME_IS_CPU_OP, o);
-}
-int chakra_node_num_ops(const chakra_node *n, uint64_t *o)
-{
-	return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_NUM_OPS, o);
-}
-int chakra_node_tensor_size(const chakra_node *n, uint64_t *o)
-{
-	return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_TENSOR_SIZE, o);
-}
-int chakra_node_comm_type(const chakra_node *n, int64_t *o)
-{
-	return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_TYPE, o);
-}
-int chakra_node_comm_size(const chakra_node *n, uint64_t *o)
-{
-	return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_COMM_SIZE, o);
-}
-int chakra_node_comm_priority(const chakra_node *n, int64_t *o)
-{
-	return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_PRIORITY, o);
-}
-int chakra_node_comm_src(const chakra_node *n, int64_t *o)
-{
-	return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_SRC, o);
-}
-int chakra_node_comm_dst(const chakra_node *n, int64_t *o)
-{
-	return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_DST, o);
-}
-int chakra_node_comm_tag(const chakra_node *n, int64_t *o)
-{
-	return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_TAG, o);
-}
+int chakra_node_is_cpu_op(const chakra_node *n, int *o) { return chakra_node_get_bool(n, CHAKRA_ATTR_NAME_IS_CPU_OP, o); }
+int chakra_node_num_ops(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_NUM_OPS, o); }
+int chakra_node_tensor_size(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_TENSOR_SIZE, o); }
+int chakra_node_comm_type(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_TYPE, o); }
+int chakra_node_comm_size(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_COMM_SIZE, o); }
+int chakra_node_comm_priority(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_PRIORITY, o); }
+int chakra_node_comm_src(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_SRC, o); }
+int chakra_node_comm_dst(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_DST, o); }
+int chakra_node_comm_tag(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_TAG, o); }
 
 int chakra_node_pg_name(const chakra_node *n, const char **s, size_t *len)
 {
