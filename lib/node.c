@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "chakra/attrs.h"
 #include "chakra/error.h"
 #include "node_impl.h"
 
@@ -96,6 +97,16 @@ const char *chakra_node_name(const chakra_node *n, size_t *len)
 int chakra_node_type_of(const chakra_node *n) { return full(n)->type; }
 uint64_t chakra_node_start_time_micros(const chakra_node *n) { return full(n)->start; }
 uint64_t chakra_node_duration_micros(const chakra_node *n) { return full(n)->dur; }
+
+uint64_t chakra_node_duration_ns(const chakra_node *n)
+{
+	uint64_t ns;
+	if (n && chakra_node_get_uint(n, CHAKRA_ATTR_NAME_DURATION_NANOS, &ns) == 0)
+		return ns;
+	uint64_t us = full(n)->dur;
+	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+}
+
 size_t chakra_node_data_dep_count(const chakra_node *n) { return full(n)->n_data; }
 const uint64_t *chakra_node_data_deps(const chakra_node *n) { return full(n)->data; }
 size_t chakra_node_ctrl_dep_count(const chakra_node *n) { return full(n)->n_ctrl; }
@@ -335,26 +346,26 @@ int chakra_node_get_string(const chakra_node *n, const char *name, const char **
 	return a ? chakra_attr_string(a, s, len) : CHAKRA_ENOTFOUND;
 }
 
-int chakra_node_is_cpu_op(const chakra_node *n, int *o) { return chakra_node_get_bool(n, "is_cpu_op", o); }
-int chakra_node_num_ops(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, "num_ops", o); }
-int chakra_node_tensor_size(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, "tensor_size", o); }
-int chakra_node_comm_type(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, "comm_type", o); }
-int chakra_node_comm_size(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, "comm_size", o); }
-int chakra_node_comm_priority(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, "comm_priority", o); }
-int chakra_node_comm_src(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, "comm_src", o); }
-int chakra_node_comm_dst(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, "comm_dst", o); }
-int chakra_node_comm_tag(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, "comm_tag", o); }
+int chakra_node_is_cpu_op(const chakra_node *n, int *o) { return chakra_node_get_bool(n, CHAKRA_ATTR_NAME_IS_CPU_OP, o); }
+int chakra_node_num_ops(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_NUM_OPS, o); }
+int chakra_node_tensor_size(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_TENSOR_SIZE, o); }
+int chakra_node_comm_type(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_TYPE, o); }
+int chakra_node_comm_size(const chakra_node *n, uint64_t *o) { return chakra_node_get_uint(n, CHAKRA_ATTR_NAME_COMM_SIZE, o); }
+int chakra_node_comm_priority(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_PRIORITY, o); }
+int chakra_node_comm_src(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_SRC, o); }
+int chakra_node_comm_dst(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_DST, o); }
+int chakra_node_comm_tag(const chakra_node *n, int64_t *o) { return chakra_node_get_int(n, CHAKRA_ATTR_NAME_COMM_TAG, o); }
 
 int chakra_node_pg_name(const chakra_node *n, const char **s, size_t *len)
 {
-	return chakra_node_get_string(n, "pg_name", s, len);
+	return chakra_node_get_string(n, CHAKRA_ATTR_NAME_PG_NAME, s, len);
 }
 
 int chakra_node_involved_dim(const chakra_node *n, int *dims, size_t cap)
 {
 	if (!n || (!dims && cap))
 		return CHAKRA_EINVAL;
-	const chakra_attr *a = chakra_node_attr_find(n, "involved_dim");
+	const chakra_attr *a = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_INVOLVED_DIM);
 	if (!a)
 		return CHAKRA_ENOTFOUND;
 	if (!chakra_attr_is_list(a) || !is_int_kind(a->kind))

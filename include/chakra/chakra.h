@@ -31,6 +31,7 @@
 #include "chakra/error.h"
 #include "chakra/allocator.h"
 #include "chakra/node.h"
+#include "chakra/attrs.h"
 #include "chakra/reader.h"
 #include "chakra/writer.h"
 #include "chakra/feeder.h"

@@ -90,6 +90,11 @@ CHAKRA_API const char *chakra_node_name(const chakra_node *n, size_t *len);
 CHAKRA_API int chakra_node_type_of(const chakra_node *n);
 CHAKRA_API uint64_t chakra_node_start_time_micros(const chakra_node *n);
 CHAKRA_API uint64_t chakra_node_duration_micros(const chakra_node *n);
+/* The node's duration in nanoseconds: its duration_nanos attribute when it
+ * has one that is a non-negative integer (the converter writes the measured
+ * time there), else duration_micros x 1000, at most UINT64_MAX (a product
+ * past it saturates rather than wraps). 0 for NULL. */
+CHAKRA_API uint64_t chakra_node_duration_ns(const chakra_node *n);
 CHAKRA_API size_t chakra_node_data_dep_count(const chakra_node *n);
 CHAKRA_API const uint64_t *chakra_node_data_deps(const chakra_node *n);
 CHAKRA_API size_t chakra_node_ctrl_dep_count(const chakra_node *n);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "chakra/attrs.h"
 #include "cv.h"
 #include "../heap.h"
 
@@ -296,7 +297,7 @@ static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 {
 	const cv_graph *g = w->g;
 	if (n->type != CHAKRA_METADATA_NODE)
-		A_BOOL("is_cpu_op", n->is_cpu);
+		A_BOOL(CHAKRA_ATTR_NAME_IS_CPU_OP, n->is_cpu);
 	if (n->et != CV_NONE && g->et) {
 		const cv_etnode *e = &g->et->nodes[n->et];
 		A_INT("rf_id", e->rf_id);
@@ -310,15 +311,15 @@ static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 		A_INT("tid", n->tid);
 	}
 	if (n->has_time) {
-		A_INT("start_time_nanos", n->start_ns + base_ns);
-		A_INT("duration_nanos", n->dur_ns);
+		A_INT(CHAKRA_ATTR_NAME_START_TIME_NANOS, n->start_ns + base_ns);
+		A_INT(CHAKRA_ATTR_NAME_DURATION_NANOS, n->dur_ns);
 	}
 	if (n->stream != CV_UNSET) {
-		A_INT("stream", n->stream);
+		A_INT(CHAKRA_ATTR_NAME_STREAM, n->stream);
 		A_INT("device", n->device);
 	}
 	if (n->backlog != CV_UNSET)
-		A_INT("backlog_until_nanos", n->backlog + base_ns);
+		A_INT(CHAKRA_ATTR_NAME_BACKLOG_UNTIL_NANOS, n->backlog + base_ns);
 	if (n->kineto_cat)
 		A_STR("kineto_cat", kineto_cat(n->kineto_cat, NULL), (size_t)-1);
 	if (n->corr != CV_UNSET)
@@ -328,42 +329,42 @@ static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 	if (n->et == CV_NONE && n->rf_id != CV_UNSET)
 		A_INT("rf_id", n->rf_id);
 	if (n->sync)
-		A_STR("sync", cv_str(&g->strs, n->sync), cv_strlen(&g->strs, n->sync));
+		A_STR(CHAKRA_ATTR_NAME_SYNC, cv_str(&g->strs, n->sync), cv_strlen(&g->strs, n->sync));
 	if (n->num_ops)
-		A_INT("num_ops", (int64_t)n->num_ops);
+		A_INT(CHAKRA_ATTR_NAME_NUM_OPS, (int64_t)n->num_ops);
 	if (n->tensor_size)
-		w->err |= chakra_builder_attr_uint(w->b, "tensor_size", CHAKRA_ATTR_UINT64,
+		w->err |= chakra_builder_attr_uint(w->b, CHAKRA_ATTR_NAME_TENSOR_SIZE, CHAKRA_ATTR_UINT64,
 		                                   n->tensor_size);
 	if (n->type == CHAKRA_COMM_COLL_NODE || n->type == CHAKRA_COMM_SEND_NODE ||
 	    n->type == CHAKRA_COMM_RECV_NODE) {
 		if (n->type == CHAKRA_COMM_COLL_NODE)
-			A_INT("comm_type", n->coll);
-		A_INT("comm_size", n->comm_size);
+			A_INT(CHAKRA_ATTR_NAME_COMM_TYPE, n->coll);
+		A_INT(CHAKRA_ATTR_NAME_COMM_SIZE, n->comm_size);
 		if (n->pg_name)
-			A_STR("pg_name", cv_str(&g->strs, n->pg_name), cv_strlen(&g->strs, n->pg_name));
+			A_STR(CHAKRA_ATTR_NAME_PG_NAME, cv_str(&g->strs, n->pg_name), cv_strlen(&g->strs, n->pg_name));
 		if (n->type != CHAKRA_COMM_COLL_NODE) {
 			w->err |= chakra_builder_attr_int(
 				w->b, n->type == CHAKRA_COMM_SEND_NODE ? "comm_dst" : "comm_src",
 				CHAKRA_ATTR_INT32, n->peer);
-			w->err |= chakra_builder_attr_int(w->b, "comm_tag", CHAKRA_ATTR_INT32, n->tag);
+			w->err |= chakra_builder_attr_int(w->b, CHAKRA_ATTR_NAME_COMM_TAG, CHAKRA_ATTR_INT32, n->tag);
 		}
 	}
 	if (n->type == CHAKRA_METADATA_NODE && n->meta != CV_NONE) {
 		const cv_pg *p = &g->pgs[n->meta];
-		A_STR("pg_name", cv_str(&g->strs, p->name), cv_strlen(&g->strs, p->name));
+		A_STR(CHAKRA_ATTR_NAME_PG_NAME, cv_str(&g->strs, p->name), cv_strlen(&g->strs, p->name));
 		if (p->desc)
 			A_STR("pg_desc", cv_str(&g->strs, p->desc), cv_strlen(&g->strs, p->desc));
 		if (p->backend)
 			A_STR("backend", cv_str(&g->strs, p->backend), cv_strlen(&g->strs, p->backend));
 		if (p->size >= 0)
-			A_INT("pg_size", p->size);
+			A_INT(CHAKRA_ATTR_NAME_PG_SIZE, p->size);
 		if (p->n_ranks) {
-			w->err |= chakra_builder_attr_list_uint(w->b, "pg_ranks", CHAKRA_ATTR_INT64_LIST,
+			w->err |= chakra_builder_attr_list_uint(w->b, CHAKRA_ATTR_NAME_PG_RANKS, CHAKRA_ATTR_INT64_LIST,
 			                                        (const uint64_t *)p->ranks, p->n_ranks);
 		} else if (p->rank_stride > 0) {
 			/* a range stays a range: pg_size members from pg_rank_start */
-			A_INT("pg_rank_start", p->rank_start);
-			A_INT("pg_rank_stride", p->rank_stride);
+			A_INT(CHAKRA_ATTR_NAME_PG_RANK_START, p->rank_start);
+			A_INT(CHAKRA_ATTR_NAME_PG_RANK_STRIDE, p->rank_stride);
 		}
 	}
 }
@@ -408,15 +409,15 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 	}
 	int64_t rank = m->kin ? m->kin->rank : m->rank, world = m->kin ? m->kin->world : m->world;
 	if (rank >= 0)
-		A_INT("rank", rank);
+		A_INT(CHAKRA_ATTR_NAME_RANK, rank);
 	if (world >= 0)
-		A_INT("world_size", world);
+		A_INT(CHAKRA_ATTR_NAME_WORLD_SIZE, world);
 	if (m->window_start != CV_UNSET) {
 		if (m->window_name)
 			A_STR("window", cv_str(&w->g->strs, m->window_name),
 			      cv_strlen(&w->g->strs, m->window_name));
-		A_INT("window_start_nanos", m->window_start);
-		A_INT("window_end_nanos", m->window_end);
+		A_INT(CHAKRA_ATTR_NAME_WINDOW_START_NANOS, m->window_start);
+		A_INT(CHAKRA_ATTR_NAME_WINDOW_END_NANOS, m->window_end);
 		if (m->window_tid != CV_UNSET)
 			A_INT("window_tid", m->window_tid);
 	}
@@ -432,14 +433,14 @@ static int write_meta(chakra_writer *wr, wctx *w, const cv_meta *m)
 				du[i] = (uint64_t)m->annot[i].dur;
 				td[i] = (uint64_t)m->annot[i].tid;
 			}
-			w->err |= chakra_builder_attr_list_string(w->b, "annotation_names",
+			w->err |= chakra_builder_attr_list_string(w->b, CHAKRA_ATTR_NAME_ANNOTATION_NAMES,
 			                                          CHAKRA_ATTR_STRING_LIST, names, NULL,
 			                                          m->n_annot);
-			w->err |= chakra_builder_attr_list_uint(w->b, "annotation_start_nanos",
+			w->err |= chakra_builder_attr_list_uint(w->b, CHAKRA_ATTR_NAME_ANNOTATION_START_NANOS,
 			                                        CHAKRA_ATTR_INT64_LIST, st, m->n_annot);
-			w->err |= chakra_builder_attr_list_uint(w->b, "annotation_duration_nanos",
+			w->err |= chakra_builder_attr_list_uint(w->b, CHAKRA_ATTR_NAME_ANNOTATION_DURATION_NANOS,
 			                                        CHAKRA_ATTR_INT64_LIST, du, m->n_annot);
-			w->err |= chakra_builder_attr_list_uint(w->b, "annotation_tids",
+			w->err |= chakra_builder_attr_list_uint(w->b, CHAKRA_ATTR_NAME_ANNOTATION_TIDS,
 			                                        CHAKRA_ATTR_INT64_LIST, td, m->n_annot);
 		} else {
 			w->err |= CHAKRA_ENOMEM;

@@ -15,24 +15,11 @@
 #include <unistd.h>
 
 #include "cv.h"
+#include "../rankpath.h"
+#include "groups.h"
 #include "outfile.h"
 
 #define MAX_RANKS 65536
-
-static char *expand(const char *pat, long r)
-{
-	const char *p = strstr(pat, "{R}");
-	if (!p)
-		return NULL;
-	char num[24];
-	int nl = snprintf(num, sizeof num, "%ld", r);
-	size_t n = strlen(pat) - 3 + (size_t)nl + 1;
-	char *s = chakra_malloc(n);
-	if (!s)
-		return NULL;
-	snprintf(s, n, "%.*s%s%s", (int)(p - pat), pat, num, p + 3);
-	return s;
-}
 
 static char *out_name(const char *prefix, long r, const char *suffix, int gz)
 {
@@ -41,7 +28,7 @@ static char *out_name(const char *prefix, long r, const char *suffix, int gz)
 	if (!s)
 		return NULL;
 	if (r >= 0)
-		snprintf(s, n, "%s.%ld.et%s", prefix, r, gz ? ".gz" : "");
+		chakra__rank_name(s, n, prefix, (uint64_t)r, gz);
 	else
 		snprintf(s, n, "%s.%s", prefix, suffix);
 	return s;
@@ -90,38 +77,30 @@ static int same_members(const struct cv_group *a, const struct cv_group *b)
 /* The group file into an opened output: names as JSON strings (escaped),
  * members as listed, a range written out member by member (never held as
  * a list), a group without members as every rank. */
-static int write_groups(FILE *f, const char *path, const cv_groups *all, long nranks,
-                        chakra_convert_result *r)
+/* The group file through the one writer (lib/json/groups.c); a failed
+ * write is the output rule's to report, with its errno, at commit. */
+static void write_groups(chakra__out *out, const cv_groups *all, long nranks)
 {
-	cv_buf nb = { 0 };
-	fputs("{", f);
+	chakra__groups_out w;
+	chakra__groups_out_begin(&w, chakra__out_write_cb, out);
 	for (size_t i = 0; i < all->n; i++) {
 		const struct cv_group *g = &all->g[i];
-		nb.len = 0;
-		if (chakra__cv_buf_add_jstr(&nb, g->name, strlen(g->name)) < 0) {
-			chakra__cv_buf_free(&nb);
-			return fail(r, CHAKRA_ENOMEM, "%s: out of memory%.0ld", path, 0);
-		}
-		fprintf(f, "%s\n  %s: [", i ? "," : "", nb.p);
+		chakra__groups_out_group(&w, g->name, strlen(g->name));
 		if (g->n) {
 			for (size_t j = 0; j < g->n; j++)
-				fprintf(f, "%s%lld", j ? ", " : "", (long long)g->ranks[j]);
+				chakra__groups_out_rank(&w, (uint64_t)g->ranks[j]);
 		} else if (g->rank_stride > 0 && g->size > 0) {
 			/* members < CV_RANK_LIMIT: checked where the group entered */
 			for (int64_t j = 0; j < g->size; j++)
-				fprintf(f, "%s%lld", j ? ", " : "",
-				        (long long)(g->rank_start + j * g->rank_stride));
+				chakra__groups_out_rank(&w, (uint64_t)(g->rank_start + j * g->rank_stride));
 		} else {
 			/* no list: every rank (PyTorch writes [] for the default group) */
 			long m = g->size > 0 && g->size <= MAX_RANKS ? (long)g->size : nranks;
 			for (long j = 0; j < m; j++)
-				fprintf(f, "%s%ld", j ? ", " : "", j);
+				chakra__groups_out_rank(&w, (uint64_t)j);
 		}
-		fputs("]", f);
 	}
-	fputs("\n}\n", f);
-	chakra__cv_buf_free(&nb);
-	return 0;
+	chakra__groups_out_end(&w);
 }
 
 int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, const char *prefix,
@@ -146,13 +125,14 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	const char *lead = et_pattern ? et_pattern : kineto_pattern;
 	if (!lead || !prefix)
 		return fail(r, CHAKRA_EINVAL, "chakra_convert_ranks: no %s%ld", lead ? "prefix" : "input", 0);
-	if (!strstr(lead, "{R}") || (et_pattern && kineto_pattern && !strstr(kineto_pattern, "{R}")))
+	if (!strstr(lead, CHAKRA__RANK_MARK) ||
+	    (et_pattern && kineto_pattern && !strstr(kineto_pattern, CHAKRA__RANK_MARK)))
 		return fail(r, CHAKRA_EINVAL, "'%s': a multi-rank input names the rank as {R}%.0ld",
-		            !strstr(lead, "{R}") ? lead : kineto_pattern, 0);
+		            !strstr(lead, CHAKRA__RANK_MARK) ? lead : kineto_pattern, 0);
 	/* ranks present: 0, 1, ... until the first missing file */
 	long nr = 0;
 	for (; nr < MAX_RANKS; nr++) {
-		char *p = expand(lead, nr);
+		char *p = chakra__rank_expand(lead, nr);
 		if (!p)
 			return fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
 		int ok = exists(p);
@@ -161,7 +141,7 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 			break;
 	}
 	if (!nr) {
-		char *p = expand(lead, 0);
+		char *p = chakra__rank_expand(lead, 0);
 		int rc = fail(r, CHAKRA_EIO, "%s: no such file (rank 0 of the pattern)%.0ld",
 		              p ? p : lead, 0);
 		chakra_free(p);
@@ -180,8 +160,8 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	if (!ins || !outn || !outs || chakra__cv_strtab_init(&names) < 0)
 		rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
 	for (long k = 0; k < nr && !rc; k++) {
-		ins[2 * k] = expand(lead, k);
-		ins[2 * k + 1] = two ? expand(kineto_pattern, k) : NULL;
+		ins[2 * k] = chakra__rank_expand(lead, k);
+		ins[2 * k + 1] = two ? chakra__rank_expand(kineto_pattern, k) : NULL;
 		outn[k] = out_name(prefix, k, NULL, o->gzip);
 		if (!ins[2 * k] || (two && !ins[2 * k + 1]) || !outn[k])
 			rc = fail(r, CHAKRA_ENOMEM, "%sout of memory%.0ld", "", 0);
@@ -249,7 +229,7 @@ int chakra_convert_ranks(const char *et_pattern, const char *kineto_pattern, con
 	}
 	if (!rc && (rc = chakra__out_open(&outs[nr], outn[nr], &oo, r->errmsg,
 	                                  sizeof r->errmsg)) == 0)
-		rc = write_groups(outs[nr].f, outn[nr], &all, nr, r);
+		write_groups(&outs[nr], &all, nr);
 	/* every rank is complete: all files move into place, or none */
 	if (!rc)
 		rc = chakra__out_commit_set(outs, nout, r->errmsg, sizeof r->errmsg);

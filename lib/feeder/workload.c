@@ -12,6 +12,7 @@
 
 #include "chakra/error.h"
 #include "feeder_impl.h"
+#include "../rankpath.h"
 
 struct chakra_workload {
 	chakra_feeder **f;
@@ -22,22 +23,6 @@ struct chakra_workload {
 	int has_ropts;
 	char err[FEEDER_ERRMSG_MAX];
 };
-
-static int is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Path of rank r into buf: the .et file, else the .et.gz one; 0 if neither. */
-static int rank_path(char *buf, size_t cap, const char *prefix, size_t r)
-{
-	snprintf(buf, cap, "%s.%zu.et", prefix, r);
-	if (is_file(buf))
-		return 1;
-	snprintf(buf, cap, "%s.%zu.et.gz", prefix, r);
-	return is_file(buf);
-}
 
 /* A rank map workload: the map is read now, the feeders on demand. */
 static int open_map(chakra_workload *w, const char *path, const chakra_feeder_options *opts)
@@ -98,12 +83,12 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
 		return CHAKRA_ENOMEM;
 	}
 	size_t n = 0;
-	while (rank_path(path, plen, prefix, n))
+	while (chakra__rank_path(path, plen, prefix, n))
 		n++;
 	if (n == 0) {
 		int rc = CHAKRA_ENOTFOUND;
 		snprintf(path, plen, "%s.ranks", prefix);
-		if (is_file(path))
+		if (chakra__rank_is_file(path))
 			rc = open_map(w, path, opts);
 		else if (chakra_rank_map_is(prefix))
 			rc = open_map(w, prefix, opts);
@@ -122,7 +107,7 @@ int chakra_workload_open(chakra_workload **out, const char *prefix,
 	}
 	w->n = n;
 	for (size_t r = 0; r < n; r++) {
-		rank_path(path, plen, prefix, r);
+		chakra__rank_path(path, plen, prefix, r);
 		int rc = chakra_feeder_open(&w->f[r], path, opts);
 		if (rc < 0) {
 			snprintf(w->err, sizeof w->err, "rank %zu: %.4000s", r,

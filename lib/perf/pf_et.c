@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "chakra/attrs.h"
 #include "chakra/reader.h"
+#include "../rankpath.h"
 #include "pf_impl.h"
 
 typedef struct pend {
@@ -77,10 +79,10 @@ static int add_group(chakra_perf *r, const chakra_node *n, const char *fname)
 {
 	const char *name;
 	size_t nl;
-	const chakra_attr *a = chakra_node_attr_find(n, "pg_ranks");
-	const chakra_attr *r0 = chakra_node_attr_find(n, "pg_rank_start");
-	const chakra_attr *rs = chakra_node_attr_find(n, "pg_rank_stride");
-	const chakra_attr *sz = chakra_node_attr_find(n, "pg_size");
+	const chakra_attr *a = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANKS);
+	const chakra_attr *r0 = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANK_START);
+	const chakra_attr *rs = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANK_STRIDE);
+	const chakra_attr *sz = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_SIZE);
 	int64_t start = 0, stride = 0, size = 0;
 	int list = a && chakra_attr_is_list(a);
 	int range = !list && r0 && rs && sz && !chakra_attr_int(r0, &start) &&
@@ -118,10 +120,12 @@ static int add_group(chakra_perf *r, const chakra_node *n, const char *fname)
  * starts, durations as parallel lists). */
 static int read_annotations(chakra_perf *r, const chakra_metadata *m, uint32_t rank)
 {
-	const chakra_attr *an = m ? chakra_metadata_attr_find(m, "annotation_names") : NULL;
-	const chakra_attr *as = m ? chakra_metadata_attr_find(m, "annotation_start_nanos") : NULL;
-	const chakra_attr *ad = m ? chakra_metadata_attr_find(m, "annotation_duration_nanos") : NULL;
-	const chakra_attr *at = m ? chakra_metadata_attr_find(m, "annotation_tids") : NULL;
+	const chakra_attr *an = m ? chakra_metadata_attr_find(m, CHAKRA_ATTR_NAME_ANNOTATION_NAMES) : NULL;
+	const chakra_attr *as =
+		m ? chakra_metadata_attr_find(m, CHAKRA_ATTR_NAME_ANNOTATION_START_NANOS) : NULL;
+	const chakra_attr *ad =
+		m ? chakra_metadata_attr_find(m, CHAKRA_ATTR_NAME_ANNOTATION_DURATION_NANOS) : NULL;
+	const chakra_attr *at = m ? chakra_metadata_attr_find(m, CHAKRA_ATTR_NAME_ANNOTATION_TIDS) : NULL;
 	if (!an || !as || !chakra_attr_is_list(an) || !chakra_attr_is_list(as))
 		return 0;
 	size_t n = chakra_attr_list_len(an);
@@ -209,7 +213,7 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 		size_t catn = 0;
 		chakra_node_get_string(n, "kineto_cat", &cat, &catn);
 		int64_t tid = 0, stream = 0, device = 0;
-		int have_stream = get_i64(n, "stream", &stream) == 0;
+		int have_stream = get_i64(n, CHAKRA_ATTR_NAME_STREAM, &stream) == 0;
 		get_i64(n, "tid", &tid);
 		get_i64(n, "device", &device);
 		chakra_perf_op op;
@@ -236,18 +240,20 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 		}
 		op.resource = (uint32_t)res;
 		int64_t v;
-		if (!get_i64(n, "start_time_nanos", &v))
+		if (!get_i64(n, CHAKRA_ATTR_NAME_START_TIME_NANOS, &v))
 			op.start_ns = v;
 		else if (chakra_node_start_time_micros(n))
 			op.start_ns = us_to_ns(chakra_node_start_time_micros(n));
 		else
 			op.start_ns = CHAKRA_PERF_NO_TIME;
-		if (!get_i64(n, "duration_nanos", &v))
+		if (!get_i64(n, CHAKRA_ATTR_NAME_DURATION_NANOS, &v))
 			op.dur_ns = v < 0 ? 0 : v;
 		else if (is_comm && !chakra_node_duration_micros(n))
 			op.dur_ns = -1; /* the network model decides */
-		else
-			op.dur_ns = us_to_ns(chakra_node_duration_micros(n));
+		else { /* no integer duration_nanos: duration_micros, into int64 */
+			uint64_t ns = chakra_node_duration_ns(n);
+			op.dur_ns = ns > (uint64_t)INT64_MAX - 1 ? INT64_MAX - 1 : (int64_t)ns;
+		}
 		op.name = chakra_node_name(n, &op.name_len);
 		op.id = id;
 		if (is_comm) {
@@ -286,7 +292,7 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 			goto out;
 		}
 		/* held back by work from before the window (converter format 3) */
-		if (!is_cpu && !get_i64(n, "backlog_until_nanos", &v) &&
+		if (!is_cpu && !get_i64(n, CHAKRA_ATTR_NAME_BACKLOG_UNTIL_NANOS, &v) &&
 		    (rc = chakra_perf_backlog(r, (uint64_t)idx, v)) < 0) {
 			char m[sizeof r->err];
 			snprintf(m, sizeof m, "%s", r->err);
@@ -379,7 +385,8 @@ int chakra_perf_load_file(chakra_perf *r, const char *path, const void *buf, siz
 	int64_t w0, w1;
 	if ((rc = read_annotations(r, m, rank)) < 0)
 		goto out;
-	if (!meta_i64(m, "window_start_nanos", &w0) && !meta_i64(m, "window_end_nanos", &w1) &&
+	if (!meta_i64(m, CHAKRA_ATTR_NAME_WINDOW_START_NANOS, &w0) &&
+	    !meta_i64(m, CHAKRA_ATTR_NAME_WINDOW_END_NANOS, &w1) &&
 	    w1 >= w0) {
 		/* the thread of the annotation that defines the window
 		 * (converters since format 2), else the engine's choice */
@@ -417,12 +424,8 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 	int rc = 0;
 	uint32_t k = 0;
 	for (;; k++) {
-		snprintf(p, len, "%s.%u.et", prefix, k);
-		if (!exists(p)) {
-			snprintf(p, len, "%s.%u.et.gz", prefix, k);
-			if (!exists(p))
-				break;
-		}
+		if (!chakra__rank_path(p, len, prefix, k))
+			break;
 		if ((rc = chakra_perf_load_file(r, p, NULL, 0, k)) < 0)
 			break;
 	}
@@ -432,7 +435,7 @@ int chakra_perf_load(chakra_perf *r, const char *prefix)
 			chakra_reader *rd = NULL;
 			int64_t rank = 0;
 			if (chakra_reader_open(&rd, prefix, NULL) == 0 &&
-			    (meta_i64(chakra_reader_metadata(rd), "rank", &rank) || rank < 0 ||
+			    (meta_i64(chakra_reader_metadata(rd), CHAKRA_ATTR_NAME_RANK, &rank) || rank < 0 ||
 			     rank > (1 << 20)))
 				rank = 0;
 			chakra_reader_close(rd);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/attrs.h"
 #include "chakra/feeder.h"
 #include "chakra/writer.h"
 #include "pf_impl.h"
@@ -44,13 +45,13 @@ static int write_et(membuf *m, int member, int type, uint64_t size, const char *
 		chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
 		rc = chakra_builder_set_name(b, "collective", (size_t)-1);
 		if (!rc)
-			rc = chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
+			rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_BOOL, 0);
 		if (!rc)
-			rc = chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, type);
+			rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_COMM_TYPE, CHAKRA_ATTR_INT64, type);
 		if (!rc)
-			rc = chakra_builder_attr_uint(b, "comm_size", CHAKRA_ATTR_INT64, size);
+			rc = chakra_builder_attr_uint(b, CHAKRA_ATTR_NAME_COMM_SIZE, CHAKRA_ATTR_INT64, size);
 		if (!rc && pg)
-			rc = chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, pg,
+			rc = chakra_builder_attr_string(b, CHAKRA_ATTR_NAME_PG_NAME, CHAKRA_ATTR_STRING, pg,
 			                                (size_t)-1);
 		if (!rc)
 			rc = chakra_writer_write_node(w, b);

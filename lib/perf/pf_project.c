@@ -19,9 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chakra/attrs.h"
 #include "chakra/reader.h"
 #include "chakra/writer.h"
 #include "pf_impl.h"
+#include "groups.h"
+#include "../rankpath.h"
 #include "outfile.h"
 
 enum { G_ALL = 0, G_DATA = 1, G_MODEL = 2, G_ONE = 3 };
@@ -77,15 +80,6 @@ static int exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int rank_path(const char *prefix, uint32_t k, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s.%u.et", prefix, k);
-	if (exists(buf))
-		return 1;
-	snprintf(buf, cap, "%s.%u.et.gz", prefix, k);
-	return exists(buf);
 }
 
 struct gname {
@@ -154,7 +148,8 @@ static int scan_file(proj *p, const char *path)
 		chakra_reader_close(rd);
 		return rc;
 	}
-	const chakra_attr *ws = chakra_metadata_attr_find(chakra_reader_metadata(rd), "world_size");
+	const chakra_attr *ws =
+		chakra_metadata_attr_find(chakra_reader_metadata(rd), CHAKRA_ATTR_NAME_WORLD_SIZE);
 	int64_t w;
 	if (ws && !chakra_attr_int(ws, &w) && w > 0 && w < (1 << 20) && (uint32_t)w > p->world)
 		p->world = (uint32_t)w;
@@ -164,11 +159,11 @@ static int scan_file(proj *p, const char *path)
 			continue;
 		const char *name;
 		size_t nl;
-		const chakra_attr *a = chakra_node_attr_find(n, "pg_ranks");
+		const chakra_attr *a = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANKS);
 		/* or the range the converter writes for global_rank_start/stride */
-		const chakra_attr *r0 = chakra_node_attr_find(n, "pg_rank_start");
-		const chakra_attr *rs = chakra_node_attr_find(n, "pg_rank_stride");
-		const chakra_attr *sz = chakra_node_attr_find(n, "pg_size");
+		const chakra_attr *r0 = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANK_START);
+		const chakra_attr *rs = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_RANK_STRIDE);
+		const chakra_attr *sz = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_PG_SIZE);
 		int64_t start = 0, stride = 0, size = 0;
 		int range = !a && r0 && rs && sz && !chakra_attr_int(r0, &start) &&
 		            !chakra_attr_int(rs, &stride) && !chakra_attr_int(sz, &size);
@@ -399,10 +394,10 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 	chakra_builder_reset(b);
 	for (size_t i = 0; i < chakra_metadata_attr_count(md); i++) {
 		const chakra_attr *a = chakra_metadata_attr_at(md, i);
-		if (attr_is(a, "rank"))
-			rc = chakra_builder_attr_int(b, "rank", chakra_attr_kind_of(a), r2);
-		else if (attr_is(a, "world_size"))
-			rc = chakra_builder_attr_int(b, "world_size", chakra_attr_kind_of(a), p->n2);
+		if (attr_is(a, CHAKRA_ATTR_NAME_RANK))
+			rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_RANK, chakra_attr_kind_of(a), r2);
+		else if (attr_is(a, CHAKRA_ATTR_NAME_WORLD_SIZE))
+			rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_WORLD_SIZE, chakra_attr_kind_of(a), p->n2);
 		else
 			rc = chakra_builder_attr_copy(b, a);
 		if (rc < 0)
@@ -462,7 +457,7 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 		chakra_builder_set_type(b, type);
 		chakra_builder_set_start_time_micros(b, chakra_node_start_time_micros(n));
 		uint64_t dm = chakra_node_duration_micros(n);
-		int has_dn = chakra_node_attr_find(n, "duration_nanos") != NULL;
+		int has_dn = chakra_node_attr_find(n, CHAKRA_ATTR_NAME_DURATION_NANOS) != NULL;
 		/* duration_micros follows duration_nanos when both are there */
 		if (data && !has_dn)
 			dm = (uint64_t)((double)dm * tf + 0.5);
@@ -477,41 +472,42 @@ static int write_rank(proj *p, uint32_t r2, const char *src, chakra__out *out,
 		for (size_t i = 0; rc >= 0 && i < chakra_node_attr_count(n); i++) {
 			const chakra_attr *a = chakra_node_attr_at(n, i);
 			chakra_attr_kind k = chakra_attr_kind_of(a);
-			if (g && attr_is(a, "pg_name")) {
+			if (g && attr_is(a, CHAKRA_ATTR_NAME_PG_NAME)) {
 				out_name(p, g, r2, name, p->name_cap + 32);
-				rc = chakra_builder_attr_string(b, "pg_name", k, name, (size_t)-1);
+				rc = chakra_builder_attr_string(b, CHAKRA_ATTR_NAME_PG_NAME, k, name, (size_t)-1);
 			} else if (g && type == CHAKRA_METADATA_NODE &&
-			           (attr_is(a, "pg_ranks") || attr_is(a, "pg_rank_start") ||
-			            attr_is(a, "pg_rank_stride"))) {
+			           (attr_is(a, CHAKRA_ATTR_NAME_PG_RANKS) ||
+			            attr_is(a, CHAKRA_ATTR_NAME_PG_RANK_START) ||
+			            attr_is(a, CHAKRA_ATTR_NAME_PG_RANK_STRIDE))) {
 				/* the output's members, as a list (below) */
-			} else if (g && type == CHAKRA_METADATA_NODE && attr_is(a, "pg_size")) {
-				rc = chakra_builder_attr_int(b, "pg_size", k, (int64_t)gn);
-			} else if (data && attr_is(a, "comm_size") && ct == CHAKRA_ALL_GATHER) {
+			} else if (g && type == CHAKRA_METADATA_NODE && attr_is(a, CHAKRA_ATTR_NAME_PG_SIZE)) {
+				rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_PG_SIZE, k, (int64_t)gn);
+			} else if (data && attr_is(a, CHAKRA_ATTR_NAME_COMM_SIZE) && ct == CHAKRA_ALL_GATHER) {
 				uint64_t s = 0;
 				chakra_attr_uint(a, &s);
 				s = (uint64_t)((double)s * p->d / p->d2 + 0.5);
-				rc = chakra_builder_attr_uint(b, "comm_size", k, s);
-			} else if (data && attr_is(a, "duration_nanos")) {
+				rc = chakra_builder_attr_uint(b, CHAKRA_ATTR_NAME_COMM_SIZE, k, s);
+			} else if (data && attr_is(a, CHAKRA_ATTR_NAME_DURATION_NANOS)) {
 				int64_t d = 0;
 				chakra_attr_int(a, &d);
 				d = (int64_t)((double)d * tf + 0.5);
-				rc = chakra_builder_attr_int(b, "duration_nanos", k, d);
+				rc = chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_DURATION_NANOS, k, d);
 				chakra_builder_set_duration_micros(b, (uint64_t)d / 1000);
-			} else if (is_coll && attr_is(a, "involved_dim")) {
+			} else if (is_coll && attr_is(a, CHAKRA_ATTR_NAME_INVOLVED_DIM)) {
 				if (!g) {
 					for (uint32_t q = 0; q < p->n2; q++)
 						rk[q] = q;
 					gn = p->n2;
 				}
 				involved(p, rk, gn, u);
-				rc = chakra_builder_attr_list_uint(b, "involved_dim", k, u, (size_t)p->ndims);
+				rc = chakra_builder_attr_list_uint(b, CHAKRA_ATTR_NAME_INVOLVED_DIM, k, u, (size_t)p->ndims);
 			} else
 				rc = chakra_builder_attr_copy(b, a);
 		}
 		if (rc >= 0 && g && type == CHAKRA_METADATA_NODE) {
 			for (size_t q = 0; q < gn; q++)
 				u[q] = rk[q];
-			rc = chakra_builder_attr_list_uint(b, "pg_ranks", CHAKRA_ATTR_INT64_LIST, u, gn);
+			rc = chakra_builder_attr_list_uint(b, CHAKRA_ATTR_NAME_PG_RANKS, CHAKRA_ATTR_INT64_LIST, u, gn);
 		}
 		if (rc >= 0)
 			rc = chakra_writer_write_node(w, b);
@@ -536,23 +532,9 @@ out:
 }
 
 /* A JSON string (group names are arbitrary bytes from the traces). */
-static void put_jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* The group file, into an opened member of the set. */
-static int write_groups(proj *p, FILE *f)
+/* The group file, into an opened member of the set, through the one writer
+ * (lib/json/groups.c); a failed write is the output rule's to report. */
+static int write_groups(proj *p, chakra__out *out)
 {
 	uint32_t *rk = chakra_malloc((p->n2 + 1) * sizeof *rk);
 	char *name = chakra_malloc(p->name_cap + 32);
@@ -561,8 +543,8 @@ static int write_groups(proj *p, FILE *f)
 		chakra_free(name);
 		return perr(p, CHAKRA_ENOMEM, "out of memory");
 	}
-	fputs("{", f);
-	int first = 1;
+	chakra__groups_out w;
+	chakra__groups_out_begin(&w, chakra__out_write_cb, out);
 	/* every output group once: all-rank and data groups as they are,
 	 * model groups once per replica */
 	for (size_t i = 0; i < p->ng; i++) {
@@ -576,16 +558,10 @@ static int write_groups(proj *p, FILE *f)
 				continue;
 			out_name(p, g, r2, name, p->name_cap + 32);
 			size_t n = out_ranks(p, g, r2, rk);
-			fputs(first ? "\n  " : ",\n  ", f);
-			put_jstr(f, name);
-			fputs(": [", f);
-			first = 0;
-			for (size_t k = 0; k < n; k++)
-				fprintf(f, "%s%u", k ? ", " : "", rk[k]);
-			fputs("]", f);
+			chakra__groups_out_list(&w, name, rk, n);
 		}
 	}
-	fputs("\n}\n", f);
+	chakra__groups_out_end(&w);
 	chakra_free(rk);
 	chakra_free(name);
 	return 0;
@@ -632,7 +608,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 		rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 		goto out;
 	}
-	while (rank_path(prefix, p.nfiles, path, cap))
+	while (chakra__rank_path(path, cap, prefix, p.nfiles))
 		p.nfiles++;
 	if (!p.nfiles) {
 		struct stat st;
@@ -644,7 +620,7 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	}
 	p.world = p.nfiles;
 	for (uint32_t k = 0; k < p.nfiles; k++) {
-		rank_path(prefix, k, path, cap);
+		chakra__rank_path(path, cap, prefix, k);
 		if ((rc = scan_file(&p, path)) < 0)
 			goto out;
 	}
@@ -726,12 +702,12 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 		if (k == p.n2)
 			snprintf(path2, cap, "%s.comm_groups.json", out);
 		else
-			snprintf(path2, cap, "%s.%zu.et%s", out, k, opts->gzip ? ".gz" : "");
+			chakra__rank_name(path2, cap, out, k, opts->gzip);
 		if (!(onames[k] = chakra__mstrdup(path2)))
 			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 	}
 	for (uint32_t k = 0; k < p.nfiles && rc == 0; k++) {
-		rank_path(prefix, k, path, cap);
+		chakra__rank_path(path, cap, prefix, k);
 		if (!(inames[k] = chakra__mstrdup(path)))
 			rc = perr(&p, CHAKRA_ENOMEM, "out of memory");
 	}
@@ -746,13 +722,14 @@ int chakra_project(const char *prefix, const char *out, const chakra_project_opt
 	oo.n_inputs = 0;
 	if (p.ng) {
 		if ((rc = chakra__out_open(&outs[p.n2], onames[p.n2], &oo, p.err, p.errlen)) < 0 ||
-		    (rc = write_groups(&p, outs[p.n2].f)) < 0 ||
+		    (rc = write_groups(&p, &outs[p.n2])) < 0 ||
 		    (rc = chakra__out_close(&outs[p.n2], p.err, p.errlen)) < 0)
 			goto out;
 	}
 	for (uint32_t r2 = 0; r2 < p.n2; r2++) {
 		uint32_t src = ((r2 / p.m) % p.d) * p.m + r2 % p.m;
-		if (!rank_path(prefix, src, path, cap) && !rank_path(prefix, r2 % p.m, path, cap)) {
+		if (!chakra__rank_path(path, cap, prefix, src) &&
+		    !chakra__rank_path(path, cap, prefix, r2 % p.m)) {
 			rc = perr(&p, CHAKRA_EIO, "%s: no file for rank %u (nor for rank %u, the same "
 			          "model-parallel index in the first replica)", prefix, src, r2 % p.m);
 			goto out;

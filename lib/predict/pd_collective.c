@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/attrs.h"
 #include "pd_impl.h"
 
 #define BAD(...) chakra__pd_fail(err, errlen, CHAKRA_EINVAL, __VA_ARGS__)
@@ -65,11 +66,11 @@ int chakra__pd_sim_collective(const chakra_sim_network *sn, int type, uint64_t s
 	chakra_builder_set_id(b, 0);
 	chakra_builder_set_name(b, "collective", (size_t)-1);
 	chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
-	chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
-	chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, type);
-	chakra_builder_attr_uint(b, "comm_size", CHAKRA_ATTR_INT64, size);
+	chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_BOOL, 0);
+	chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_COMM_TYPE, CHAKRA_ATTR_INT64, type);
+	chakra_builder_attr_uint(b, CHAKRA_ATTR_NAME_COMM_SIZE, CHAKRA_ATTR_INT64, size);
 	if (pair)
-		chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, "1", 1);
+		chakra_builder_attr_string(b, CHAKRA_ATTR_NAME_PG_NAME, CHAKRA_ATTR_STRING, "1", 1);
 	rc = write_et(&node, b);
 	if (rc == 0 && pair) {
 		/* only the first and the last NPU take part */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/attrs.h"
 #include "pd_impl.h"
 
 typedef struct emitter {
@@ -64,7 +65,7 @@ static void start(emitter *E, const char *name, int type)
 	chakra_builder_set_id(E->b, E->next);
 	chakra_builder_set_name(E->b, name, (size_t)-1);
 	chakra_builder_set_type(E->b, type);
-	chakra_builder_attr_int(E->b, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
+	chakra_builder_attr_int(E->b, CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_BOOL, 0);
 }
 
 static void comp_node(emitter *E, const char *name, uint64_t ns, uint64_t flops, uint64_t bytes)
@@ -76,11 +77,11 @@ static void comp_node(emitter *E, const char *name, uint64_t ns, uint64_t flops,
 		chakra_builder_add_data_dep(E->b, E->wait[i]);
 	E->nwait = 0;
 	chakra_builder_set_duration_micros(E->b, ns / 1000);
-	chakra_builder_attr_uint(E->b, "duration_nanos", CHAKRA_ATTR_UINT64, ns);
+	chakra_builder_attr_uint(E->b, CHAKRA_ATTR_NAME_DURATION_NANOS, CHAKRA_ATTR_UINT64, ns);
 	if (flops)
-		chakra_builder_attr_uint(E->b, "num_ops", CHAKRA_ATTR_INT64, flops);
+		chakra_builder_attr_uint(E->b, CHAKRA_ATTR_NAME_NUM_OPS, CHAKRA_ATTR_INT64, flops);
 	if (bytes)
-		chakra_builder_attr_uint(E->b, "tensor_size", CHAKRA_ATTR_UINT64, bytes);
+		chakra_builder_attr_uint(E->b, CHAKRA_ATTR_NAME_TENSOR_SIZE, CHAKRA_ATTR_UINT64, bytes);
 	E->last = E->next;
 	wr(E);
 }
@@ -159,17 +160,17 @@ static void collective(emitter *E, const char *cls, const char *what, int comm_t
 	start(E, name, CHAKRA_COMM_COLL_NODE);
 	if (E->last != UINT64_MAX)
 		chakra_builder_add_data_dep(E->b, E->last);
-	chakra_builder_attr_int(E->b, "comm_type", CHAKRA_ATTR_INT64, comm_type);
-	chakra_builder_attr_uint(E->b, "comm_size", CHAKRA_ATTR_INT64, bytes);
+	chakra_builder_attr_int(E->b, CHAKRA_ATTR_NAME_COMM_TYPE, CHAKRA_ATTR_INT64, comm_type);
+	chakra_builder_attr_uint(E->b, CHAKRA_ATTR_NAME_COMM_SIZE, CHAKRA_ATTR_INT64, bytes);
 	if (!E->groups) {
 		uint64_t flags[CHAKRA_SIM_MAX_DIMS];
 		for (int d = 0; d < E->l->ndims; d++)
 			flags[d] = (dims >> d) & 1;
-		chakra_builder_attr_list_uint(E->b, "involved_dim", CHAKRA_ATTR_BOOL_LIST, flags,
+		chakra_builder_attr_list_uint(E->b, CHAKRA_ATTR_NAME_INVOLVED_DIM, CHAKRA_ATTR_BOOL_LIST, flags,
 		                              (size_t)E->l->ndims);
 	}
 	if (pg)
-		chakra_builder_attr_string(E->b, "pg_name", CHAKRA_ATTR_STRING, pg, (size_t)-1);
+		chakra_builder_attr_string(E->b, CHAKRA_ATTR_NAME_PG_NAME, CHAKRA_ATTR_STRING, pg, (size_t)-1);
 	if (E->nwait < 4)
 		E->wait[E->nwait++] = E->next;
 	wr(E);
@@ -183,9 +184,9 @@ static void p2p(emitter *E, int send, uint32_t peer, uint64_t tag, uint64_t byte
 	start(E, name, send ? CHAKRA_COMM_SEND_NODE : CHAKRA_COMM_RECV_NODE);
 	if (E->last != UINT64_MAX)
 		chakra_builder_add_data_dep(E->b, E->last);
-	chakra_builder_attr_uint(E->b, "comm_size", CHAKRA_ATTR_INT64, bytes);
+	chakra_builder_attr_uint(E->b, CHAKRA_ATTR_NAME_COMM_SIZE, CHAKRA_ATTR_INT64, bytes);
 	chakra_builder_attr_int(E->b, send ? "comm_dst" : "comm_src", CHAKRA_ATTR_INT32, peer);
-	chakra_builder_attr_int(E->b, "comm_tag", CHAKRA_ATTR_INT32, (int64_t)tag);
+	chakra_builder_attr_int(E->b, CHAKRA_ATTR_NAME_COMM_TAG, CHAKRA_ATTR_INT32, (int64_t)tag);
 	if (!send && E->nwait < 4)
 		E->wait[E->nwait++] = E->next;
 	wr(E);

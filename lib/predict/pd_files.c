@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groups.h"
 #include "pd_impl.h"
 
 #define BAD(...) chakra__pd_fail(err, errlen, CHAKRA_EINVAL, __VA_ARGS__)
@@ -66,16 +67,12 @@ int chakra_gpt_write_groups(const chakra_gpt_config *c, const chakra_predict_opt
 	int rc = chakra__pd_groups(&l, 1, &gs);
 	if (rc < 0)
 		return rc;
-	rc = put(cb, data, "{");
-	for (size_t i = 0; rc == 0 && i < gs.n; i++) {
-		rc = put(cb, data, "%s\n  \"%s\": [", i ? "," : "", gs.g[i].name);
-		for (size_t j = 0; rc == 0 && j < gs.g[i].n; j++)
-			rc = put(cb, data, "%s%u", j ? ", " : "", gs.g[i].ranks[j]);
-		if (rc == 0)
-			rc = put(cb, data, "]");
-	}
-	if (rc == 0)
-		rc = put(cb, data, "\n}\n");
+	/* the one writer (lib/json/groups.c) */
+	chakra__groups_out w;
+	chakra__groups_out_begin(&w, cb, data);
+	for (size_t i = 0; i < gs.n; i++)
+		chakra__groups_out_list(&w, gs.g[i].name, gs.g[i].ranks, gs.g[i].n);
+	rc = chakra__groups_out_end(&w);
 	chakra_sim_groups_free(&gs);
 	return rc;
 }

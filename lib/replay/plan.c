@@ -26,13 +26,7 @@ struct chakra_replay_plan {
 
 uint64_t chakra_replay_compute_ns(const chakra_node *n)
 {
-	if (!n)
-		return 0;
-	uint64_t ns;
-	if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0)
-		return ns;
-	uint64_t us = chakra_node_duration_micros(n);
-	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+	return chakra_node_duration_ns(n);
 }
 
 static int supported(int64_t t)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../rankpath.h"
 #include "sim_engine_impl.h"
 #include "../modmem.h"
 
@@ -34,29 +35,13 @@
 #define NODE_OVERHEAD 200
 #define HELD_FACTOR 3
 
-static int is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Path of rank r: the .et file, else the .et.gz one; 0 if neither. */
-static int rank_path(char *buf, size_t cap, const char *prefix, size_t r)
-{
-	snprintf(buf, cap, "%s.%zu.et", prefix, r);
-	if (is_file(buf))
-		return 1;
-	snprintf(buf, cap, "%s.%zu.et.gz", prefix, r);
-	return is_file(buf);
-}
-
 /* The file rank r reads (into buf for PREFIX.r.et; a rank map's own string
  * otherwise). */
 static const char *path_of(const sim_workload *w, size_t r, char *buf, size_t cap)
 {
 	if (w->map)
 		return chakra_rank_map_file(w->map, chakra_rank_map_class(w->map, (uint32_t)r));
-	rank_path(buf, cap, w->prefix, r);
+	chakra__rank_path(buf, cap, w->prefix, r);
 	return buf;
 }
 
@@ -198,12 +183,14 @@ int chakra__sim_workload_open(chakra_sim *S, const char *prefix, sim_workload *w
 		return CHAKRA_ENOMEM;
 	}
 	size_t n = 0;
-	while (rank_path(path, plen, prefix, n))
+	while (chakra__rank_path(path, plen, prefix, n))
 		n++;
 	if (n == 0) {
 		/* A rank map: PREFIX.ranks, or PREFIX itself. */
 		snprintf(path, plen, "%s.ranks", prefix);
-		const char *mp = is_file(path) ? path : chakra_rank_map_is(prefix) ? prefix : NULL;
+		const char *mp = chakra__rank_is_file(path)        ? path
+		                 : chakra_rank_map_is(prefix) ? prefix
+		                                              : NULL;
 		if (!mp) {
 			snprintf(err, errlen, "%s: no workload: neither %s.0.et, %s.0.et.gz nor %s.ranks "
 			         "exists", prefix, prefix, prefix, prefix);
@@ -392,7 +379,7 @@ static int file_classes(sim_workload *w, uint32_t *cls, uint32_t *ncls, char *er
 	*ncls = 0;
 	for (size_t r = 0; r < n; r++) {
 		struct stat st;
-		rank_path(path, plen, w->prefix, r);
+		chakra__rank_path(path, plen, w->prefix, r);
 		if (stat(path, &st) != 0) {
 			snprintf(err, errlen, "rank %zu: %s: %s", r, path, strerror(errno));
 			rc = CHAKRA_EIO;
@@ -430,7 +417,7 @@ static int file_classes(sim_workload *w, uint32_t *cls, uint32_t *ncls, char *er
 			const fkey *o = &k[rep[c]];
 			if (o->size != k[r].size || o->hash != k[r].hash)
 				continue;
-			rank_path(other, plen, w->prefix, rep[c]);
+			chakra__rank_path(other, plen, w->prefix, rep[c]);
 			if (same_bytes(path, other, buf, cap))
 				k[r].cls = c;
 		}

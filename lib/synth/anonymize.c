@@ -13,11 +13,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "chakra/attrs.h"
 #include "synth_impl.h"
 
 static const char *const keep[] = {
-	"is_cpu_op", "comm_type", "comm_size", "comm_src", "comm_dst", "comm_tag", "comm_priority",
-	"involved_dim", "num_ops", "tensor_size", "duration_nanos", "pg_name",
+	CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_NAME_COMM_TYPE, CHAKRA_ATTR_NAME_COMM_SIZE,
+	CHAKRA_ATTR_NAME_COMM_SRC, CHAKRA_ATTR_NAME_COMM_DST, CHAKRA_ATTR_NAME_COMM_TAG,
+	CHAKRA_ATTR_NAME_COMM_PRIORITY, CHAKRA_ATTR_NAME_INVOLVED_DIM, CHAKRA_ATTR_NAME_NUM_OPS,
+	CHAKRA_ATTR_NAME_TENSOR_SIZE, CHAKRA_ATTR_NAME_DURATION_NANOS, CHAKRA_ATTR_NAME_PG_NAME,
 };
 
 static int kept(const char *name)
@@ -136,7 +139,7 @@ static int synth_anonymize_impl(const char *in, const char *out, const chakra_sy
 			}
 			chakra_attr_kind k = chakra_attr_kind_of(a);
 			uint64_t u;
-			if (!strcmp(an, "pg_name")) {
+			if (!strcmp(an, CHAKRA_ATTR_NAME_PG_NAME)) {
 				const char *s;
 				size_t sl;
 				if (chakra_attr_string(a, &s, &sl) < 0 || !all_digits(s, sl)) {
@@ -145,12 +148,14 @@ static int synth_anonymize_impl(const char *in, const char *out, const chakra_sy
 					continue;
 				}
 			} else if (o.perturb > 0 && !chakra_attr_is_list(a) && k != CHAKRA_ATTR_NONE &&
-			           (!strcmp(an, "comm_size") || !strcmp(an, "duration_nanos") ||
-			            !strcmp(an, "num_ops") || !strcmp(an, "tensor_size")) &&
+			           (!strcmp(an, CHAKRA_ATTR_NAME_COMM_SIZE) ||
+			            !strcmp(an, CHAKRA_ATTR_NAME_DURATION_NANOS) ||
+			            !strcmp(an, CHAKRA_ATTR_NAME_NUM_OPS) ||
+			            !strcmp(an, CHAKRA_ATTR_NAME_TENSOR_SIZE)) &&
 			           chakra_attr_uint(a, &u) == 0) {
 				/* A message size gets the factor of its value, so every
 				 * rank of a group still agrees; compute gets the node's. */
-				double f = !strcmp(an, "comm_size")
+				double f = !strcmp(an, CHAKRA_ATTR_NAME_COMM_SIZE)
 				               ? factor(o.perturb, mix64(o.seed ^ mix64(u ^ 0x5151)))
 				               : fd;
 				uint64_t v = scaled(u, f);

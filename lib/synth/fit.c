@@ -24,17 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_tree.h>
 
-#include "jguard.h"
+#include "groups.h"
 #include "synth_impl.h"
 
 /* ---- communicator groups ---- */
-typedef struct grp {
-	char *name;
-	uint32_t *ranks;
-	size_t n;
-} grp;
+typedef chakra__group grp; /* from the one reader (lib/json/groups.c) */
 
 typedef struct gref {
 	const char *name;
@@ -68,18 +63,15 @@ static int cmp_gref(const void *a, const void *b)
 
 static int cmp_u32(const void *x, const void *y);
 
-/* Checked once, where the file enters: a name defined twice, a rank listed
- * twice (each group's ranks end up sorted); then the index by name. */
-static int groups_check(groups *G, const char *path, char *err, size_t errlen)
+/* The reader has refused a name defined twice and a rank listed twice;
+ * here each group's ranks are sorted and the index by name built. */
+static int groups_check(groups *G)
 {
 	for (size_t i = 0; i < G->n; i++) {
 		grp *g = &G->g[i];
 		qsort(g->ranks, g->n, sizeof *g->ranks, cmp_u32);
-		for (size_t k = 1; k < g->n; k++)
-			if (g->ranks[k] == g->ranks[k - 1])
-				return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
-				                      "%s: group \"%s\" lists rank %u twice", path, g->name,
-				                      g->ranks[k]);
+		if (g->ranks[g->n - 1] + 1 > G->world)
+			G->world = g->ranks[g->n - 1] + 1;
 	}
 	G->byname = chakra_malloc((G->n ? G->n : 1) * sizeof *G->byname);
 	if (!G->byname)
@@ -89,11 +81,6 @@ static int groups_check(groups *G, const char *path, char *err, size_t errlen)
 		G->byname[i].i = i;
 	}
 	qsort(G->byname, G->n, sizeof *G->byname, cmp_gref);
-	for (size_t i = 1; i < G->n; i++)
-		if (!strcmp(G->byname[i].name, G->byname[i - 1].name))
-			return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
-			                      "%s: group \"%s\" is defined twice", path,
-			                      G->byname[i].name);
 	return 0;
 }
 
@@ -157,73 +144,20 @@ static char *slurp_text(const char *path, size_t *len, char *err, size_t errlen,
 	return b;
 }
 
-/* The group file's text (path names it in messages). */
+/* The group file's text (path names it in messages), through the one
+ * reader; ranks up to 2^24 - 1, the most synth takes. */
 static int groups_parse(groups *G, const char *path, const char *text, size_t len, char *err,
                         size_t errlen)
 {
 	memset(G, 0, sizeof *G);
-	int rc = 0;
-	const char *nul = memchr(text, 0, len);
-	if (nul)
-		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: byte %zu: NUL character", path,
-		                      (size_t)(nul - text));
-	char ebuf[256];
-	yajl_val root;
-	int jr = chakra__json_tree(text, len, &root, ebuf, sizeof ebuf);
-	if (jr == CHAKRA_ENOMEM)
-		return chakra__sy_err(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
-	if (jr < 0)
-		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG, "%s: %s", path, ebuf);
-	if (!YAJL_IS_OBJECT(root)) {
-		chakra__json_tree_free(root);
-		return chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
-		                      "%s: expected an object {\"id\": [ranks...]}", path);
-	}
-	size_t n = root->u.object.len;
-	G->g = chakra_calloc(n ? n : 1, sizeof *G->g);
-	if (!G->g) {
-		chakra__json_tree_free(root);
-		return CHAKRA_ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		yajl_val a = root->u.object.values[i];
-		const char *key = root->u.object.keys[i];
-		if (!YAJL_IS_ARRAY(a) || !a->u.array.len) {
-			rc = chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
-			                    "%s: group \"%s\": expected a non-empty list of ranks", path, key);
-			goto fail;
-		}
-		grp *g = &G->g[G->n++];
-		g->name = chakra__mstrdup(key);
-		g->ranks = chakra_malloc(a->u.array.len * sizeof *g->ranks);
-		if (!g->name || !g->ranks) {
-			rc = CHAKRA_ENOMEM;
-			goto fail;
-		}
-		for (size_t j = 0; j < a->u.array.len; j++) {
-			yajl_val v = a->u.array.values[j];
-			if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 ||
-			    YAJL_GET_INTEGER(v) >= (1 << 24)) {
-				rc = chakra__sy_err(err, errlen, CHAKRA_ECONFIG,
-				                    "%s: group \"%s\": entry %zu is not a rank (0..16777215)", path,
-				                    key, j);
-				goto fail;
-			}
-			g->ranks[j] = (uint32_t)YAJL_GET_INTEGER(v);
-			if (g->ranks[j] + 1 > G->world)
-				G->world = g->ranks[j] + 1;
-		}
-		g->n = a->u.array.len;
-	}
-	chakra__json_tree_free(root);
-	if ((rc = groups_check(G, path, err, errlen)) < 0) {
-		groups_free(G);
+	chakra__groups cg;
+	int rc = chakra__groups_parse(&cg, path, text, len, 1u << 24, err, errlen);
+	if (rc < 0)
 		return rc;
-	}
-	return 0;
-fail:
-	chakra__json_tree_free(root);
-	groups_free(G);
+	G->g = cg.g;
+	G->n = cg.n;
+	if ((rc = groups_check(G)) < 0)
+		groups_free(G);
 	return rc;
 }
 

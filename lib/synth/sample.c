@@ -30,8 +30,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chakra/attrs.h"
 #include "synth_impl.h"
+#include "groups.h"
 #include "outfile.h"
+#include "../rankpath.h"
 
 #define MAX_NODES 5000000ULL
 #define MAX_NPUS (1u << 20)
@@ -474,24 +477,26 @@ static uint32_t group_id(const shape *s, uint32_t rank)
 /* The group file, into an opened output. A shape's groups are listed
  * directly (a block of param ranks, or every param-th rank): O(npus) per
  * shape, whatever the number of groups. */
-static void write_groups(FILE *f, const shape *sh, size_t ns, uint32_t npus)
+/* The group file through the one writer (lib/json/groups.c); a failed
+ * write is the output rule's to report. */
+static void write_groups(chakra__out *out, const shape *sh, size_t ns, uint32_t npus)
 {
-	fputs("{", f);
-	int first = 1;
+	chakra__groups_out w;
+	chakra__groups_out_begin(&w, chakra__out_write_cb, out);
 	for (size_t s = 0; s < ns; s++) {
 		uint32_t p = sh[s].param;
 		int block = sh[s].kind == SY_GROUP_BLOCK;
 		uint32_t ngroups = block ? npus / p : p;
 		for (uint32_t g = 0; g < ngroups; g++) {
-			fprintf(f, "%s\n  \"%u\": [", first ? "" : ",", sh[s].base + g);
-			first = 0;
+			char name[16];
+			int len = snprintf(name, sizeof name, "%u", sh[s].base + g);
+			chakra__groups_out_group(&w, name, (size_t)len);
 			uint32_t r0 = block ? g * p : g, step = block ? 1 : p, end = block ? r0 + p : npus;
 			for (uint32_t r = r0; r < end; r += step)
-				fprintf(f, "%s%u", r == r0 ? "" : ", ", r);
-			fputs("]", f);
+				chakra__groups_out_rank(&w, r);
 		}
 	}
-	fputs("\n}\n", f);
+	chakra__groups_out_end(&w);
 }
 
 /* One rank's trace into an opened output (a member of the set). */
@@ -519,12 +524,12 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 			chakra__sy_coll_name(c, name, sizeof name);
 			chakra_builder_set_name(b, name, (size_t)-1);
 			chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
-			chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, 0);
-			chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, c->comm_type);
-			chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64, (int64_t)M->val[p]);
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_BOOL, 0);
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_COMM_TYPE, CHAKRA_ATTR_INT64, c->comm_type);
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_COMM_SIZE, CHAKRA_ATTR_INT64, (int64_t)M->val[p]);
 			if (c->group != SY_GROUP_ALL) {
 				snprintf(pg, sizeof pg, "%u", group_id(&sh[coll_shape[ci]], rank));
-				chakra_builder_attr_string(b, "pg_name", CHAKRA_ATTR_STRING, pg, (size_t)-1);
+				chakra_builder_attr_string(b, CHAKRA_ATTR_NAME_PG_NAME, CHAKRA_ATTR_STRING, pg, (size_t)-1);
 			}
 		} else {
 			const sy_class *c = &m->cls[M->cls[p]];
@@ -533,9 +538,10 @@ static int write_rank(const chakra_synth_model *m, const master *M, const shape 
 			chakra_builder_set_type(b, c->node_type);
 			uint64_t ns = M->val[p] > UINT64_MAX / q ? UINT64_MAX : M->val[p] * q;
 			chakra_builder_set_duration_micros(b, ns / 1000);
-			chakra_builder_attr_int(b, "is_cpu_op", CHAKRA_ATTR_BOOL, !strncmp(cn, "cpu.", 4));
+			chakra_builder_attr_int(b, CHAKRA_ATTR_NAME_IS_CPU_OP, CHAKRA_ATTR_BOOL,
+			                        !strncmp(cn, "cpu.", 4));
 			if (q % 1000)
-				chakra_builder_attr_uint(b, "duration_nanos", CHAKRA_ATTR_UINT64, ns);
+				chakra_builder_attr_uint(b, CHAKRA_ATTR_NAME_DURATION_NANOS, CHAKRA_ATTR_UINT64, ns);
 		}
 		rc = chakra_writer_write_node(w, b);
 	}
@@ -628,7 +634,7 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 		goto done;
 	}
 	for (uint32_t r = 0; r < o.npus; r++) {
-		snprintf(paths + (size_t)r * plen, plen, "%s.%u.et%s", prefix, r, o.gzip ? ".gz" : "");
+		chakra__rank_name(paths + (size_t)r * plen, plen, prefix, r, o.gzip);
 		names[r] = paths + (size_t)r * plen;
 	}
 	char gname[4096];
@@ -657,7 +663,7 @@ static int synth_sample_impl(const chakra_synth_model *m, const char *prefix, co
 	chakra_builder_free(b);
 	master_free(&M);
 	if (rc == 0 && ns && (rc = chakra__out_open(&outs[o.npus], gname, &oo, err, errlen)) == 0)
-		write_groups(outs[o.npus].f, sh, ns, o.npus);
+		write_groups(&outs[o.npus], sh, ns, o.npus);
 	if (rc == 0)
 		rc = chakra__out_commit_set(outs, nout, err, errlen);
 done:

@@ -14,6 +14,7 @@
 
 #include "../heap.h"
 #include "chakra/experimental/graph.h"
+#include "../rankpath.h"
 #include "synth_impl.h"
 
 int chakra__sy_err(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -260,13 +261,7 @@ int chakra__sy_trace_load(sy_trace *t, const char *path, char *err, size_t errle
 			x->tok = SY_TOK_COMPUTE;
 			x->cls = chakra__sy_classify(n);
 		}
-		uint64_t ns;
-		if (chakra_node_get_uint(n, "duration_nanos", &ns) == 0) {
-			x->dur_ns = ns;
-		} else {
-			uint64_t us = chakra_node_duration_micros(n);
-			x->dur_ns = us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
-		}
+		x->dur_ns = chakra_node_duration_ns(n);
 		size_t nd = chakra_node_data_dep_count(n);
 		const uint64_t *dd = chakra_node_data_deps(n);
 		x->dep0 = (uint32_t)rawdeps.n;
@@ -382,13 +377,7 @@ static int expand_impl(const char *arg, char ***paths, size_t *n, char *err, siz
 		char *path = chakra_malloc(len);
 		if (!path)
 			goto oom;
-		snprintf(path, len, "%s.%llu.et", arg, (unsigned long long)r);
-		int there = is_there(path);
-		if (!there) {
-			snprintf(path, len, "%s.%llu.et.gz", arg, (unsigned long long)r);
-			there = is_there(path);
-		}
-		if (!there) {
+		if (!chakra__rank_path(path, len, arg, r)) {
 			chakra_free(path);
 			break;
 		}

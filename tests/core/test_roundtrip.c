@@ -7,29 +7,7 @@
 
 #include "chakra/chakra.h"
 #include "check.h"
-
-typedef struct membuf {
-	unsigned char *p;
-	size_t len, cap;
-} membuf;
-
-static int mem_write(void *data, const void *buf, size_t len)
-{
-	membuf *m = data;
-	if (m->len + len > m->cap) {
-		size_t cap = m->cap ? m->cap : 4096;
-		while (cap < m->len + len)
-			cap *= 2;
-		unsigned char *p = realloc(m->p, cap);
-		if (!p)
-			return -1;
-		m->p = p;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
+#include "membuf.h"
 
 /* Decompressed bytes of a (possibly gzip) file. */
 static unsigned char *load_plain(const char *path, size_t *len)

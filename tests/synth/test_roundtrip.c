@@ -435,14 +435,14 @@ int main(void)
 		fo.comm_groups = path;
 		chakra_synth_model *gm = NULL;
 		CHECK(chakra_synth_fit(&gm, paths, 1, &fo, err, sizeof err) == CHAKRA_ECONFIG);
-		CHECK_MSG(strstr(err, "group \"1\" is defined twice"), "%s", err);
+		CHECK_MSG(strstr(err, "g.json:1: group '1' is defined twice"), "%s", err);
 		f = fopen(path, "w");
 		if (f) {
 			fputs("{\"1\": [0, 1, 0]}", f);
 			fclose(f);
 		}
 		CHECK(chakra_synth_fit(&gm, paths, 1, &fo, err, sizeof err) == CHAKRA_ECONFIG);
-		CHECK_MSG(strstr(err, "lists rank 0 twice"), "%s", err);
+		CHECK_MSG(strstr(err, "g.json:1: group '1': rank 0 is listed twice"), "%s", err);
 	}
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "rankpath.h"
 #include "opts.h"
 #include "run.h"
 
@@ -58,7 +59,7 @@ int cmd_convert_pytorch(int argc, char **argv)
 		return tool_usage(argv[0], "--et ET.json is required");
 	if (!out)
 		return tool_usage(argv[0], "-o OUT is required");
-	if (!strstr(et, "{R}") && kin && strstr(kin, "{R}"))
+	if (!strstr(et, CHAKRA__RANK_MARK) && kin && strstr(kin, CHAKRA__RANK_MARK))
 		return tool_usage(argv[0], "--kineto names ranks with {R} but --et does not");
 	return tool_convert_run(et, kin, out, &o, force, quiet);
 }

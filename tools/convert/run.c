@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "rankpath.h"
 
 /* The multi-rank form: every rank's summary, then what was written. */
 /* chakra_write_cb over a stdio stream (data = the FILE *). */
@@ -43,7 +44,7 @@ static int convert_ranks(const char *et, const char *kin, const char *out,
 int tool_convert_run(const char *et, const char *kin, const char *out,
                      chakra_convert_options *o, int force, int quiet)
 {
-	if (strstr(et ? et : kin, "{R}"))
+	if (strstr(et ? et : kin, CHAKRA__RANK_MARK))
 		return convert_ranks(et, kin, out, o, quiet);
 	const char *ins[2] = { et ? et : kin, et ? kin : NULL };
 	/* the output rule (tools/common.h): our temporary, removed on signals */

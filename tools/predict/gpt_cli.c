@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "rankpath.h"
 
 void gpt_cli_init(gpt_cli *g)
 {
@@ -191,7 +192,7 @@ int gpt_cli_write(const char *prefix, const gpt_setup *st, int force, int gzip, 
 	for (size_t i = 0; i < nfiles; i++) {
 		char *p = paths + i * plen;
 		if (i < ntr && !rank_map)
-			snprintf(p, plen, "%s.%zu.et%s", prefix, i, gzip ? ".gz" : "");
+			chakra__rank_name(p, plen, prefix, i, gzip);
 		else if (i < classes)
 			snprintf(p, plen, "%s.c%zu.et%s", prefix, i, gzip ? ".gz" : "");
 		else if (i < ntr)

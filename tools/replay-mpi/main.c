@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rankpath.h"
 #include "replay_tool.h"
 
 /* chakra_write_cb over a stdio stream (data = the FILE *). */
@@ -207,16 +208,6 @@ static int exists(const char *p)
 	return stat(p, &st) == 0;
 }
 
-/* PREFIX.r.et, else PREFIX.r.et.gz; 0 when neither exists. */
-static int trace_path(char *buf, size_t len, const char *prefix, long r)
-{
-	snprintf(buf, len, "%s.%ld.et", prefix, r);
-	if (exists(buf))
-		return 1;
-	snprintf(buf, len, "%s.%ld.et.gz", prefix, r);
-	return exists(buf);
-}
-
 static const char *deps_name(chakra_deps d)
 {
 	return d == CHAKRA_DEPS_CTRL ? "ctrl" : d == CHAKRA_DEPS_BOTH ? "both" : "data";
@@ -229,14 +220,14 @@ static int setup_shared(rp_ctx *c, char *err, size_t errlen)
 	chakra_replay_topo *t = &c->topo;
 	t->nranks = (uint32_t)c->size;
 	char tmp[4096];
-	if (!trace_path(tmp, sizeof tmp, c->o.prefix, 0)) {
+	if (!chakra__rank_path(tmp, sizeof tmp, c->o.prefix, 0)) {
 		snprintf(err, errlen, "%s: no workload: neither %s.0.et nor %s.0.et.gz exists",
 		         c->o.prefix, c->o.prefix, c->o.prefix);
 		return -1;
 	}
-	if (trace_path(tmp, sizeof tmp, c->o.prefix, c->size)) {
+	if (chakra__rank_path(tmp, sizeof tmp, c->o.prefix, c->size)) {
 		long n = c->size;
-		while (trace_path(tmp, sizeof tmp, c->o.prefix, n + 1) && n < INT_MAX)
+		while (chakra__rank_path(tmp, sizeof tmp, c->o.prefix, n + 1) && n < INT_MAX)
 			n++;
 		snprintf(err, errlen, "%s: the workload has %ld ranks (%s.0.et ... %s.%ld.et) but %d "
 		         "processes run it: use mpirun -np %ld", c->o.prefix, n + 1, c->o.prefix,
@@ -293,7 +284,7 @@ static int setup_shared(rp_ctx *c, char *err, size_t errlen)
 
 static int setup_rank(rp_ctx *c, char *err, size_t errlen)
 {
-	if (!trace_path(c->path, sizeof c->path, c->o.prefix, c->rank)) {
+	if (!chakra__rank_path(c->path, sizeof c->path, c->o.prefix, c->rank)) {
 		snprintf(err, errlen, "%s: neither %s.%d.et nor %s.%d.et.gz exists", c->o.prefix,
 		         c->o.prefix, c->rank, c->o.prefix, c->rank);
 		return -1;
