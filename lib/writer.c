@@ -66,7 +66,12 @@ static int writer_fail(chakra_writer *w, int code, const char *what)
 static int sink(chakra_writer *w, const void *buf, size_t len)
 {
 	if (w->cb) {
-		if (w->cb(w->cbdata, buf, len) < 0)
+		/* an in-memory sink that cannot grow is out of memory, not an I/O
+		 * error: the allocation-failure contract holds through it */
+		int rc = w->cb(w->cbdata, buf, len);
+		if (rc == CHAKRA_ENOMEM)
+			return writer_fail(w, CHAKRA_ENOMEM, "write callback: out of memory");
+		if (rc < 0)
 			return writer_fail(w, CHAKRA_EIO, "write callback failed");
 		return 0;
 	}

@@ -85,7 +85,9 @@ CHAKRA_API int chakra_builder_attr_set_doc(chakra_builder *b, const char *s, siz
 CHAKRA_API int chakra_builder_attr_copy(chakra_builder *b, const chakra_attr *a);
 
 /* ---- Writer ---- */
-/* User output: write all len bytes; return 0, or negative on error. */
+/* User output: write all len bytes; return 0, or negative on error: the
+ * writer's call fails with CHAKRA_ENOMEM when the callback returns it (a
+ * memory sink that could not grow), else with CHAKRA_EIO. */
 typedef int (*chakra_write_cb)(void *data, const void *buf, size_t len);
 
 typedef struct chakra_writer_options {

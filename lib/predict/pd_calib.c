@@ -13,13 +13,12 @@
 
 #define BAD(...) chakra__pd_fail(err, errlen, CHAKRA_EINVAL, __VA_ARGS__)
 
+static const size_t calibrate_options_sizes[] = { 0, sizeof(chakra_calibrate_options) };
+static const chakra_calibrate_options calibrate_options_defaults = CHAKRA_CALIBRATE_OPTIONS_INIT;
+
 int chakra_calibrate_options_init(chakra_calibrate_options *o, unsigned version)
 {
-	if (!o || version != CHAKRA_CALIBRATE_OPTIONS_VERSION)
-		return CHAKRA_EINVAL;
-	chakra_calibrate_options d = CHAKRA_CALIBRATE_OPTIONS_INIT;
-	*o = d;
-	return 0;
+	return chakra__opts_init(o, version, &calibrate_options_defaults, calibrate_options_sizes, 2);
 }
 
 /* ---------------- the compute fit ---------------- */
@@ -78,13 +77,11 @@ int chakra_calibrate_compute(chakra_gpu_model *gpu, chakra_cluster_net *net,
 {
 	if (!gpu || !net || (!rows && n))
 		return BAD("chakra_calibrate_compute: NULL argument");
-	chakra_calibrate_options o = CHAKRA_CALIBRATE_OPTIONS_INIT;
-	if (opts) {
-		if (opts->version != CHAKRA_CALIBRATE_OPTIONS_VERSION)
-			return BAD("chakra_calibrate_compute: unknown options version %u", opts->version);
-		o = *opts;
-	}
-	size_t *use = malloc((n ? n : 1) * sizeof *use);
+	chakra_calibrate_options o;
+	if (chakra__opts_copy(&o, sizeof o, opts, &calibrate_options_defaults, calibrate_options_sizes,
+	                      2) < 0)
+		return BAD("chakra_calibrate_compute: unknown options version %u", opts->version);
+	size_t *use = chakra_malloc((n ? n : 1) * sizeof *use);
 	if (!use)
 		return chakra__pd_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
 	size_t k = 0;
@@ -99,13 +96,13 @@ int chakra_calibrate_compute(chakra_gpu_model *gpu, chakra_cluster_net *net,
 			multi = 1;
 	}
 	if (k == 0) {
-		free(use);
+		chakra_free(use);
 		return BAD("no measurement to calibrate on");
 	}
 	/* every group weighs the same: w = rows / (groups x rows of its group) */
-	double *w = malloc(k * sizeof *w);
+	double *w = chakra_malloc(k * sizeof *w);
 	if (!w) {
-		free(use);
+		chakra_free(use);
 		return chakra__pd_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
 	}
 	size_t groups = 0;
@@ -155,8 +152,8 @@ int chakra_calibrate_compute(chakra_gpu_model *gpu, chakra_cluster_net *net,
 		*gpu = F.gpu;
 		*net = F.net;
 	}
-	free(use);
-	free(w);
+	chakra_free(use);
+	chakra_free(w);
 	return rc;
 }
 
@@ -198,7 +195,7 @@ int chakra_calibrate_nccl(chakra_cluster_net *net, const chakra_nccl_measurement
 {
 	if (!net || (!rows && n))
 		return BAD("chakra_calibrate_nccl: NULL argument");
-	size_t *use = malloc((n ? n : 1) * sizeof *use);
+	size_t *use = chakra_malloc((n ? n : 1) * sizeof *use);
 	if (!use)
 		return chakra__pd_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
 	uint32_t g = net->gpus_per_node ? net->gpus_per_node : 8;
@@ -244,6 +241,6 @@ int chakra_calibrate_nccl(chakra_cluster_net *net, const chakra_nccl_measurement
 	}
 	*net = F.net;
 out:
-	free(use);
+	chakra_free(use);
 	return rc;
 }

@@ -19,7 +19,7 @@ int chakra__pd_mb_write(void *data, const void *buf, size_t len)
 		size_t cap = m->cap ? m->cap : 4096;
 		while (cap < m->n + len)
 			cap *= 2;
-		unsigned char *p = realloc(m->p, cap);
+		unsigned char *p = chakra_realloc(m->p, cap);
 		if (!p)
 			return CHAKRA_ENOMEM;
 		m->p = p;
@@ -50,7 +50,7 @@ int chakra__pd_sim_collective(const chakra_sim_network *sn, int type, uint64_t s
 	uint32_t n = sn->npus;
 	pd_membuf node = { NULL, 0, 0 }, empty = { NULL, 0, 0 };
 	chakra_builder *b = chakra_builder_new();
-	chakra_feeder **fs = calloc(n ? n : 1, sizeof *fs);
+	chakra_feeder **fs = chakra_calloc(n ? n : 1, sizeof *fs);
 	chakra_sim *sim = NULL;
 	chakra_sim_groups gs = { NULL, 0 };
 	chakra_sim_group g1;
@@ -106,10 +106,10 @@ out:
 	chakra_sim_free(sim);
 	for (uint32_t r = 0; fs && r < n; r++)
 		chakra_feeder_close(fs[r]);
-	free(fs);
+	chakra_free(fs);
 	chakra_builder_free(b);
-	free(node.p);
-	free(empty.p);
+	chakra_free(node.p);
+	chakra_free(empty.p);
 	return rc;
 }
 

@@ -9,27 +9,32 @@
 
 #define BAD(...) chakra__pd_fail(err, errlen, CHAKRA_EINVAL, __VA_ARGS__)
 
+/* Sizes of each version (lib/opts.h: the one check for every options
+ * struct) and the defaults. */
+static const size_t gpt_config_sizes[] = { 0, sizeof(chakra_gpt_config) };
+static const chakra_gpt_config gpt_config_defaults = CHAKRA_GPT_CONFIG_INIT;
+static const size_t predict_options_sizes[] = { 0, sizeof(chakra_predict_options) };
+static const chakra_predict_options predict_options_defaults = CHAKRA_PREDICT_OPTIONS_INIT;
+
 int chakra_gpt_config_init(chakra_gpt_config *c, unsigned version)
 {
-	if (!c || version != CHAKRA_GPT_CONFIG_VERSION)
-		return CHAKRA_EINVAL;
-	chakra_gpt_config d = CHAKRA_GPT_CONFIG_INIT;
-	*c = d;
-	return 0;
+	return chakra__opts_init(c, version, &gpt_config_defaults, gpt_config_sizes, 2);
 }
 
 int chakra_predict_options_init(chakra_predict_options *o, unsigned version)
 {
-	if (!o || version != CHAKRA_PREDICT_OPTIONS_VERSION)
-		return CHAKRA_EINVAL;
-	chakra_predict_options d = CHAKRA_PREDICT_OPTIONS_INIT;
-	*o = d;
-	return 0;
+	return chakra__opts_init(o, version, &predict_options_defaults, predict_options_sizes, 2);
+}
+
+int chakra__pd_options_copy(chakra_predict_options *dst, const chakra_predict_options *src)
+{
+	return chakra__opts_copy(dst, sizeof *dst, src, &predict_options_defaults,
+	                         predict_options_sizes, 2);
 }
 
 void chakra_predict_free(void *p)
 {
-	free(p);
+	chakra_free(p);
 }
 
 #define BAD(...) chakra__pd_fail(err, errlen, CHAKRA_EINVAL, __VA_ARGS__)

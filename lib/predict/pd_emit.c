@@ -387,7 +387,7 @@ werr:
 out:
 	chakra_writer_close(E.w);
 	chakra_builder_free(E.b);
-	free(ops);
+	chakra_free(ops);
 	layer_steps_free(&ls);
 	return rc;
 }

@@ -42,7 +42,7 @@ static int put(chakra_write_cb cb, void *data, const char *fmt, ...)
 	if (k < 0)
 		return CHAKRA_EINVAL;
 	if ((size_t)k >= sizeof buf) {
-		p = malloc((size_t)k + 1);
+		p = chakra_malloc((size_t)k + 1);
 		if (!p)
 			return CHAKRA_ENOMEM;
 		va_start(ap, fmt);
@@ -51,7 +51,7 @@ static int put(chakra_write_cb cb, void *data, const char *fmt, ...)
 	}
 	int rc = cb(data, p, (size_t)k);
 	if (p != buf)
-		free(p);
+		chakra_free(p);
 	return rc;
 }
 

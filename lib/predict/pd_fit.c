@@ -64,8 +64,8 @@ int chakra__pd_lm(pd_resid_fn fn, void *data, double *x, const double *lo, const
 	if (p == 0 || p > PMAX || n == 0)
 		return chakra__pd_fail(err, errlen, CHAKRA_EINVAL, "fit: %zu parameters, %zu residuals",
 		                       p, n);
-	double *r = malloc(n * sizeof *r), *rt = malloc(n * sizeof *rt);
-	double *J = malloc(n * p * sizeof *J);
+	double *r = chakra_malloc(n * sizeof *r), *rt = chakra_malloc(n * sizeof *rt);
+	double *J = chakra_malloc(n * p * sizeof *J);
 	int rc = 0;
 	if (!r || !rt || !J) {
 		rc = chakra__pd_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
@@ -144,8 +144,8 @@ int chakra__pd_lm(pd_resid_fn fn, void *data, double *x, const double *lo, const
 	if (progress)
 		progress(pdata, max_iter, sqrt(cost / (double)n));
 out:
-	free(r);
-	free(rt);
-	free(J);
+	chakra_free(r);
+	chakra_free(rt);
+	chakra_free(J);
 	return rc;
 }

@@ -10,6 +10,8 @@
 #include "chakra/chakra.h"
 #include "chakra/experimental/predict.h"
 #include "chakra/experimental/sim.h"
+#include "../modmem.h"
+#include "../opts.h"
 
 /* 0 or rc, with the message in err (printf style). */
 int chakra__pd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -184,5 +186,9 @@ int chakra__pd_lm(pd_resid_fn fn, void *data, double *x, const double *lo, const
                   size_t p, size_t n, unsigned max_iter,
                   void (*progress)(void *, unsigned, double), void *pdata, char *err,
                   size_t errlen);
+
+/* The caller's options (NULL: the defaults) into dst, checked as every
+ * options struct is (lib/opts.h); CHAKRA_EINVAL for an unknown version. */
+int chakra__pd_options_copy(chakra_predict_options *dst, const chakra_predict_options *src);
 
 #endif

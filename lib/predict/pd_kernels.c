@@ -25,7 +25,7 @@ int chakra__pd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 
 void chakra__pd_steps_free(pd_steps *s)
 {
-	free(s->v);
+	chakra_free(s->v);
 	memset(s, 0, sizeof *s);
 }
 
@@ -35,7 +35,7 @@ static pd_step *push(pd_steps *s)
 		return NULL;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 32;
-		pd_step *v = realloc(s->v, cap * sizeof *v);
+		pd_step *v = chakra_realloc(s->v, cap * sizeof *v);
 		if (!v) {
 			s->oom = 1;
 			return NULL;

@@ -157,8 +157,8 @@ static int add_group(chakra_sim_groups *gs, size_t cap, uint32_t id, uint32_t n)
 	if (gs->n == cap)
 		return CHAKRA_ENOMEM;
 	chakra_sim_group *g = &gs->g[gs->n++];
-	g->name = malloc(16);
-	g->ranks = malloc((n ? n : 1) * sizeof *g->ranks);
+	g->name = chakra_malloc(16);
+	g->ranks = chakra_malloc((n ? n : 1) * sizeof *g->ranks);
 	if (!g->name || !g->ranks)
 		return CHAKRA_ENOMEM;
 	snprintf(g->name, 16, "%u", id);
@@ -174,7 +174,7 @@ int chakra__pd_groups(const pd_layout *l, int all_groups, chakra_sim_groups *gs)
 		cap += (l->tp > 1 ? (size_t)l->dp * l->pp : 0) + (l->dp > 1 ? (size_t)l->tp * l->pp : 0);
 	if (!cap)
 		return 0;
-	gs->g = calloc(cap, sizeof *gs->g);
+	gs->g = chakra_calloc(cap, sizeof *gs->g);
 	if (!gs->g)
 		return CHAKRA_ENOMEM;
 	int rc = 0;
@@ -212,7 +212,7 @@ int chakra__pd_groups(const pd_layout *l, int all_groups, chakra_sim_groups *gs)
 int chakra__pd_schedule(const pd_layout *l, uint32_t stage, pd_op **ops, size_t *n)
 {
 	uint64_t total = l->m * l->v;
-	pd_op *v = malloc((size_t)(total ? 2 * total : 1) * sizeof *v);
+	pd_op *v = chakra_malloc((size_t)(total ? 2 * total : 1) * sizeof *v);
 	if (!v)
 		return CHAKRA_ENOMEM;
 	size_t k = 0;

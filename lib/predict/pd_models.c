@@ -203,7 +203,7 @@ static int slurp(const char *path, char **text, size_t *len, char *err, size_t e
 	if (!f)
 		return chakra__pd_fail(err, errlen, CHAKRA_EIO, "%s: %s", path, strerror(errno));
 	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
+	char *buf = chakra_malloc(cap);
 	int rc = 0;
 	while (buf) {
 		if (n == cap) {
@@ -212,9 +212,9 @@ static int slurp(const char *path, char **text, size_t *len, char *err, size_t e
 				                     path);
 				break;
 			}
-			char *nb = realloc(buf, cap * 2);
+			char *nb = chakra_realloc(buf, cap * 2);
 			if (!nb) {
-				free(buf);
+				chakra_free(buf);
 				buf = NULL;
 				break;
 			}
@@ -233,7 +233,7 @@ static int slurp(const char *path, char **text, size_t *len, char *err, size_t e
 	if (!buf)
 		return chakra__pd_fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	if (rc < 0) {
-		free(buf);
+		chakra_free(buf);
 		return rc;
 	}
 	*text = buf;
@@ -284,7 +284,7 @@ int chakra_gpu_model_load(chakra_gpu_model *m, const char *path, char *err, size
 	if (rc < 0)
 		return rc;
 	rc = chakra_gpu_model_parse(m, path, text, len, err, errlen);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 
@@ -298,7 +298,7 @@ int chakra_cluster_net_load(chakra_cluster_net *n, const char *path, char *err, 
 	if (rc < 0)
 		return rc;
 	rc = chakra_cluster_net_parse(n, path, text, len, err, errlen);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 

@@ -57,7 +57,7 @@ static int append(void **v, size_t *n, size_t *cap, size_t size)
 	if (*n < *cap)
 		return 0;
 	size_t c = *cap ? *cap * 2 : 64;
-	void *p = realloc(*v, c * size);
+	void *p = chakra_realloc(*v, c * size);
 	if (!p)
 		return -1;
 	*v = p;
@@ -245,7 +245,7 @@ int chakra_gpt_measurements_load(const char *path, chakra_gpt_measurement **rows
 	if (rc < 0)
 		return rc;
 	rc = chakra_gpt_measurements_parse(path, text, len, rows, n, err, errlen);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 
@@ -455,7 +455,7 @@ int chakra_nccl_log_load(const char *path, chakra_nccl_measurement **rows, size_
 	if (rc < 0)
 		return rc;
 	rc = chakra_nccl_log_parse(path, text, len, rows, n, err, errlen);
-	free(text);
+	chakra_free(text);
 	return rc;
 }
 

@@ -70,7 +70,7 @@ static void on_span(void *data, uint32_t npu, int lane, const chakra_node *node,
 		return;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
-		span *v = realloc(s->v, cap * sizeof *v);
+		span *v = chakra_realloc(s->v, cap * sizeof *v);
 		if (!v) {
 			a->oom = 1;
 			return;
@@ -114,7 +114,7 @@ static int breakdown(const spans *all, uint32_t pp, uint32_t w, uint32_t rank, u
 		cap += all[w - 1].n;
 	if (w + 1 < pp)
 		cap += all[w + 1].n;
-	edge *ev = malloc((2 * cap + 1) * sizeof *ev);
+	edge *ev = chakra_malloc((2 * cap + 1) * sizeof *ev);
 	if (!ev)
 		return CHAKRA_ENOMEM;
 	size_t n = 0;
@@ -152,7 +152,7 @@ static int breakdown(const spans *all, uint32_t pp, uint32_t w, uint32_t rank, u
 			t = finish;
 		}
 	}
-	free(ev);
+	chakra_free(ev);
 	return 0;
 }
 
@@ -223,7 +223,7 @@ static int coll_ns(void *ctx, int type, uint64_t size, uint64_t dims, int emb, u
 	}
 	if (M->n == M->cap) {
 		size_t cap = M->cap ? M->cap * 2 : 16;
-		memo_ent *v = realloc(M->v, cap * sizeof *v);
+		memo_ent *v = chakra_realloc(M->v, cap * sizeof *v);
 		if (!v)
 			return chakra__pd_fail(M->err, M->errlen, CHAKRA_ENOMEM, "out of memory");
 		M->v = v;
@@ -239,11 +239,9 @@ int chakra_gpt_predict(const chakra_gpt_config *c, const chakra_gpu_model *gpu,
 {
 	if (!c || !gpu || !out)
 		return BAD("chakra_gpt_predict: NULL argument");
-	if (opts && opts->version != CHAKRA_PREDICT_OPTIONS_VERSION)
+	chakra_predict_options o;
+	if (chakra__pd_options_copy(&o, opts) < 0)
 		return BAD("chakra_gpt_predict: unknown options version %u", opts->version);
-	chakra_predict_options o = CHAKRA_PREDICT_OPTIONS_INIT;
-	if (opts)
-		o = *opts;
 	chakra_cluster_net dnet;
 	if (!net) {
 		int r = chakra_cluster_net_preset(&dnet, strstr(gpu->name, "h100") ? "dgx-h100"
@@ -278,9 +276,9 @@ int chakra_gpt_predict(const chakra_gpt_config *c, const chakra_gpu_model *gpu,
 	 * cycles as the simulation of them all (tests: predict-exact). */
 	int reduced = !o.full && !o.fine && !user_net;
 	uint32_t n = reduced ? l.pp : l.gpus;
-	pd_membuf *bufs = calloc(n, sizeof *bufs);
-	chakra_feeder **fs = calloc(n, sizeof *fs);
-	run_acc acc = { &l, calloc(l.pp, sizeof(spans)), 0, reduced };
+	pd_membuf *bufs = chakra_calloc(n, sizeof *bufs);
+	chakra_feeder **fs = chakra_calloc(n, sizeof *fs);
+	run_acc acc = { &l, chakra_calloc(l.pp, sizeof(spans)), 0, reduced };
 	chakra_sim_groups groups = { NULL, 0 };
 	chakra_sim *sim = NULL;
 	memo M = { &l, net, NULL, 0, 0, err, errlen };
@@ -386,14 +384,14 @@ out:
 	for (uint32_t r = 0; fs && r < n; r++)
 		chakra_feeder_close(fs[r]);
 	for (uint32_t r = 0; bufs && r < n; r++)
-		free(bufs[r].p);
+		chakra_free(bufs[r].p);
 	for (uint32_t p = 0; acc.per_stage && p < l.pp; p++)
-		free(acc.per_stage[p].v);
-	free(acc.per_stage);
-	free(bufs);
-	free(fs);
+		chakra_free(acc.per_stage[p].v);
+	chakra_free(acc.per_stage);
+	chakra_free(bufs);
+	chakra_free(fs);
 	chakra_sim_groups_free(&groups);
-	free(M.v);
+	chakra_free(M.v);
 	return rc;
 }
 

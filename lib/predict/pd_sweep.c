@@ -65,7 +65,7 @@ int chakra_gpt_sweep(const chakra_gpt_config *c, uint32_t gpus, const chakra_gpu
 					continue;
 				if (*n == cap) {
 					size_t nc = cap ? cap * 2 : 32;
-					chakra_gpt_layout_result *nv = realloc(v, nc * sizeof *nv);
+					chakra_gpt_layout_result *nv = chakra_realloc(v, nc * sizeof *nv);
 					if (!nv) {
 						rc = chakra__pd_fail(err, errlen, CHAKRA_ENOMEM, "out of memory");
 						goto fail;
@@ -97,7 +97,7 @@ int chakra_gpt_sweep(const chakra_gpt_config *c, uint32_t gpus, const chakra_gpu
 	*out = v;
 	return 0;
 fail:
-	free(v);
+	chakra_free(v);
 	*n = 0;
 	return rc;
 }

@@ -406,6 +406,7 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 			/* Arrival is handled as an event so that receives see it in time order. */
 			msg *m = chakra_malloc(sizeof *m);
 			if (!m) {
+				chakra_free(op); /* (nothing else holds it yet) */
 				chakra__sim_nomem(E);
 				return;
 			}
@@ -414,8 +415,11 @@ void chakra__sim_start_p2p(engine *E, npu *u, const chakra_node *n, int is_send)
 			m->arrived = 1;
 			if (E->sym) /* (for its receiver, an event another rank scheduled) */
 				E->h.org = ORG_MSG | u->rank;
-			if (heap_push(&E->h, sim_add(E->now, d), EV_HOP, 0, m, 0))
+			if (heap_push(&E->h, sim_add(E->now, d), EV_HOP, 0, m, 0)) {
+				chakra_free(m);
+				chakra_free(op);
 				chakra__sim_nomem(E);
+			}
 			E->h.org = 0;
 		}
 		return;

@@ -10,7 +10,8 @@
  * models, with and without the symmetry reduction), the event log (lines
  * of both formats, lanes) and the text-workload converter (a
  * hybrid-parallel MLP as four ranks' ETs and their groups, written under
- * the output rule). Each run ends in
+ * the output rule) and predict (presets, a 3D-parallel GPT iteration
+ * through the simulator, measurements as CSV). Each run ends in
  * success or in CHAKRA_ENOMEM, and leaves no block behind; the hook's
  * blocks are offset (oomhook.h), so one freed by the C library's free
  * crashes. */
@@ -25,6 +26,7 @@
 #include <chakra/experimental/graph.h>
 #include <chakra/experimental/jsonet.h>
 #include <chakra/experimental/perf.h>
+#include <chakra/experimental/predict.h>
 #include <chakra/experimental/replay.h>
 #include <chakra/experimental/sim.h>
 #include <chakra/experimental/synth.h>
@@ -281,6 +283,44 @@ static int scenario_gen(void)
 	return chakra_gen_text(text_wl, gen_prefix, &o, &t);
 }
 
+/* predict: the presets (JSON), a 3D-parallel GPT iteration through the
+ * simulator, and measurements read as CSV. */
+static int scenario_predict(void)
+{
+	char err[512];
+	chakra_gpu_model gpu;
+	chakra_cluster_net net;
+	int rc = chakra_gpu_model_preset(&gpu, "a100", err, sizeof err);
+	if (rc == 0)
+		rc = chakra_cluster_net_preset(&net, "dgx-a100", err, sizeof err);
+	chakra_gpt_config c = CHAKRA_GPT_CONFIG_INIT;
+	c.layers = 4;
+	c.hidden = 512;
+	c.heads = 8;
+	c.seq = 256;
+	c.global_batch = 16;
+	c.micro_batch = 2;
+	c.tp = c.pp = c.dp = 2;
+	chakra_gpt_prediction out;
+	if (rc == 0)
+		rc = chakra_gpt_predict(&c, &gpu, &net, NULL, &out, err, sizeof err);
+	if (rc == 0 && !(out.iteration_s > 0))
+		rc = CHAKRA_ECORRUPT; /* a clean run predicts a time */
+	static const char csv[] =
+		"# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,"
+		"tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)\n"
+		"8,16,2,512,8,4,256,2,2,2,372.16\n";
+	chakra_gpt_measurement *rows = NULL;
+	size_t n = 0;
+	if (rc == 0)
+		rc = chakra_gpt_measurements_parse("m.csv", csv, sizeof csv - 1, &rows, &n, err,
+		                                   sizeof err);
+	chakra_predict_free(rows);
+	if (rc < 0 && rc != CHAKRA_ENOMEM)
+		fprintf(stderr, "predict: %s\n", err);
+	return rc < 0 ? rc : 0;
+}
+
 typedef struct scen {
 	const char *name;
 	int (*run)(void);
@@ -362,6 +402,7 @@ int main(void)
 		{ "replay report, JSON + text", scenario_replay_report },
 		{ "jsonet, ET -> JSON -> ET", scenario_jsonet },
 		{ "check, deep", scenario_check },
+		{ "predict, presets + GPT + CSV", scenario_predict },
 		{ "sim, configs + runs", scenario_sim },
 		{ "astralog, lines + lanes", scenario_astralog },
 		{ "gen, text workload -> 4 ETs", scenario_gen },
