@@ -101,6 +101,7 @@ int main(void)
 	uint64_t wb;
 	CHECK(T(chakra_sim_window(NULL, &wb, NULL)) == 0);
 	T(chakra_sim_free(NULL));
+	EINVAL_(chakra_sim_write_results(NULL, CHAKRA_SIM_RESULTS_JSON, file_write, stdout));
 	chakra_sim_trace *st = NULL;
 	EINVAL_(chakra_sim_trace_options_init(NULL, CHAKRA_SIM_TRACE_OPTIONS_VERSION));
 	EINVAL_(chakra_sim_trace_new(NULL, NULL));

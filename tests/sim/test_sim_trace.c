@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The events as text (chakra_sim_trace, sim.h): on the shared all-reduce
+/* The results as text (chakra_sim_write_results: the JSON object and
+ * ASTRA-sim's lines, each NPU at the reference's 64440 cycles) and the
+ * events as text (chakra_sim_trace, sim.h): on the shared all-reduce
  * microbenchmark the CSV has an issue and a callback line per NPU and the
  * Chrome trace a process per NPU and the span of each all-reduce, to the
  * cycle of simulation-model.md; without a run, the trace is its metadata
@@ -73,6 +75,20 @@ static int run(const chakra_sim_network *net, const chakra_sim_system *sys, chak
 	CHECK_MSG(rc == 0, "%s", chakra_sim_errmsg(s));
 	CHECK_EQ_U(chakra_sim_finish(s), 64440);
 	rc = chakra_sim_trace_finish(t);
+	buf j = { 0 }, l = { 0 }, bad = { .fail = 1 };
+	CHECK(chakra_sim_write_results(s, CHAKRA_SIM_RESULTS_JSON, put, &j) == 0);
+	CHECK(chakra_sim_write_results(s, CHAKRA_SIM_RESULTS_ASTRA_SIM_LOG, put, &l) == 0);
+	CHECK(chakra_sim_write_results(s, CHAKRA_SIM_RESULTS_JSON, put, &bad) == CHAKRA_EIO);
+	CHECK(chakra_sim_write_results(s, (chakra_sim_results_form)7, put, &j) == CHAKRA_EINVAL);
+	CHECK(chakra_sim_write_results(NULL, CHAKRA_SIM_RESULTS_JSON, put, &j) == CHAKRA_EINVAL);
+	CHECK_MSG(j.p && !strncmp(j.p, "{\"finish_cycles\":64440,\"model\":\"unaware\",\"nodes\":8,"
+	                          "\"rules\":\"model\",\"classes\":", 77) &&
+	          count(j.p, "\"finish_cycles\":64440") == 9 && !strcmp(j.p + j.n - 3, "]}\n"),
+	          "%s", j.p);
+	CHECK_MSG(l.p && count(l.p, " finished, 64440 cycles, exposed communication 64440 cycles.\n")
+	          == 8 && !strncmp(l.p, "sys[0] finished", 15), "%s", l.p);
+	free(j.p);
+	free(l.p);
 	chakra_sim_free(s);
 	return rc;
 }
@@ -99,6 +115,14 @@ int main(void)
 	CHECK(chakra_sim_trace_new(&t, NULL) == CHAKRA_EINVAL);
 	CHECK(chakra_sim_trace_finish(NULL) == CHAKRA_EINVAL);
 	chakra_sim_trace_free(NULL);
+
+	/* No run yet: no results. */
+	chakra_sim *s0 = NULL;
+	buf none = { 0 };
+	CHECK(chakra_sim_new(&s0, &net, &sys, NULL) == 0);
+	CHECK(chakra_sim_write_results(s0, CHAKRA_SIM_RESULTS_JSON, put, &none) == CHAKRA_EINVAL &&
+	      none.n == 0);
+	chakra_sim_free(s0);
 
 	/* Both outputs of a run. */
 	buf ev = { 0 }, tl = { 0 };

@@ -13,33 +13,22 @@ static const char *rules_name(const chakra_sim *sim)
 	return chakra_sim_rules_used(sim) == CHAKRA_SIM_RULES_ASTRA_SIM ? "astra-sim" : "model";
 }
 
+static int write_stdout(void *data, const void *buf, size_t len)
+{
+	(void)data;
+	return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
+}
+
 /* The results on stdout: ASTRA-sim's lines, JSON or the summary. */
 void sim_report_results(const chakra_sim *sim, const sim_cli *c, double secs)
 {
 	uint32_t npus = chakra_sim_npus(sim);
 	uint64_t finish = chakra_sim_finish(sim);
 	const char *model = model_names[c->model];
-	if (c->astra_log) {
-		/* The lines ASTRA-sim prints, for scripts that parse them. */
-		for (uint32_t r = 0; r < npus; r++) {
-			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
-			uint64_t exposed = p->finish > p->compute ? p->finish - p->compute : 0;
-			printf("sys[%" PRIu32 "] finished, %" PRIu64 " cycles, exposed communication %"
-			       PRIu64 " cycles.\n", r, p->finish, exposed);
-		}
-	} else if (c->json) {
-		printf("{\"finish_cycles\":%" PRIu64 ",\"model\":\"%s\",\"nodes\":%" PRIu64
-		       ",\"rules\":\"%s\",\"classes\":%" PRIu32 ",\"npus\":[", finish, model,
-		       chakra_sim_nodes(sim), rules_name(sim), chakra_sim_classes(sim));
-		for (uint32_t r = 0; r < npus; r++) {
-			const chakra_sim_npu_result *p = chakra_sim_npu(sim, r);
-			printf("%s{\"npu\":%" PRIu32 ",\"finish_cycles\":%" PRIu64 ",\"compute_cycles\":%"
-			       PRIu64 ",\"exposed_comm_cycles\":%" PRIu64 ",\"comm_busy_cycles\":%" PRIu64
-			       ",\"nodes\":%" PRIu64 ",\"cpu_cycles\":%" PRIu64 "}", r ? "," : "", r,
-			       p->finish, p->compute, p->finish > p->compute ? p->finish - p->compute : 0,
-			       p->comm_busy, p->nodes, p->cpu);
-		}
-		printf("]}\n");
+	if (c->astra_log || c->json) {
+		/* (a failed write shows at the caller's fflush of stdout) */
+		(void)chakra_sim_write_results(sim, c->json && !c->astra_log ? CHAKRA_SIM_RESULTS_JSON
+		                               : CHAKRA_SIM_RESULTS_ASTRA_SIM_LOG, write_stdout, NULL);
 	} else {
 		printf("%-6s %15s %15s %20s %8s\n", "npu", "finish_cycles", "compute_cycles",
 		       "exposed_comm_cycles", "nodes");

@@ -297,6 +297,24 @@ CHAKRA_EXPERIMENTAL_API int chakra_sim_simulated(const chakra_sim *s, uint32_t n
 CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_class_of(const chakra_sim *s, uint32_t npu);
 CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_representative(const chakra_sim *s, uint32_t npu);
 
+/* ---------------- the results as text ---------------- */
+
+typedef enum chakra_sim_results_form {
+	CHAKRA_SIM_RESULTS_JSON = 0,          /* one object (what `chakra sim --json` prints):
+	                                       * finish_cycles, model, nodes, rules, classes,
+	                                       * npus[] (npu, finish_cycles, compute_cycles,
+	                                       * exposed_comm_cycles, comm_busy_cycles, nodes,
+	                                       * cpu_cycles), then a newline */
+	CHAKRA_SIM_RESULTS_ASTRA_SIM_LOG = 1  /* ASTRA-sim's "sys[N] finished, C cycles,
+	                                       * exposed communication E cycles." lines */
+} chakra_sim_results_form;
+/* The last successful run's results through write: 0, CHAKRA_EINVAL (NULL,
+ * an unknown form, or no results), CHAKRA_EIO (write failed) or
+ * CHAKRA_ENOMEM. */
+CHAKRA_EXPERIMENTAL_API int chakra_sim_write_results(const chakra_sim *s,
+                                                     chakra_sim_results_form form,
+                                                     chakra_write_cb write, void *data);
+
 /* ---------------- the events as text ---------------- */
 
 /* A writer of a run's events in the two text forms `chakra sim` writes
