@@ -102,6 +102,16 @@ int main(void)
 	uint64_t wb;
 	CHECK(T(chakra_sim_window(NULL, &wb, NULL)) == 0);
 	T(chakra_sim_free(NULL));
+	EINVAL_(chakra_sim_write_results(NULL, CHAKRA_SIM_RESULTS_JSON, file_write, stdout));
+	chakra_sim_trace *st = NULL;
+	EINVAL_(chakra_sim_trace_options_init(NULL, CHAKRA_SIM_TRACE_OPTIONS_VERSION));
+	EINVAL_(chakra_sim_trace_new(NULL, NULL));
+	EINVAL_(chakra_sim_trace_new(&st, NULL));
+	EINVAL_(chakra_sim_trace_finish(NULL));
+	T(chakra_sim_trace_set_sim(NULL, NULL));
+	T(chakra_sim_trace_event(NULL, CHAKRA_SIM_ISSUE, 0, 0, NULL));
+	T(chakra_sim_trace_span(NULL, 0, 0, NULL, 0, 1));
+	T(chakra_sim_trace_free(NULL));
 
 	/* ---- perf ---- */
 	chakra_perf *r = NULL;

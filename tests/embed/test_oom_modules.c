@@ -197,6 +197,12 @@ static int scenario_check(void)
 
 static char sim_net[4096], sim_sys[4096], sim_prefix[4096];
 
+static int sink(void *data, const void *buf, size_t len)
+{
+	(void)data, (void)buf, (void)len;
+	return 0;
+}
+
 static int scenario_sim(void)
 {
 	chakra_sim_network net;
@@ -216,11 +222,25 @@ static int scenario_sim(void)
 		o.model = v == 1 ? CHAKRA_SIM_AWARE : CHAKRA_SIM_UNAWARE;
 		o.no_symmetry = v == 2;
 		chakra_sim *s = NULL;
-		rc = chakra_sim_new(&s, &net, &sys, &o);
+		chakra_sim_trace *t = NULL; /* the first run also writes its events as text */
+		chakra_sim_trace_options to = CHAKRA_SIM_TRACE_OPTIONS_INIT;
+		to.npus = net.npus;
+		to.events = to.timeline = sink;
+		if (v == 0 && (rc = chakra_sim_trace_new(&t, &to)) == 0) {
+			o.data = t;
+			o.event_cb = chakra_sim_trace_event;
+			o.span_cb = chakra_sim_trace_span;
+		}
+		if (rc == 0)
+			rc = chakra_sim_new(&s, &net, &sys, &o);
+		chakra_sim_trace_set_sim(t, s);
 		if (rc == 0)
 			rc = chakra_sim_run_prefix(s, sim_prefix);
 		if (rc == 0 && chakra_sim_finish(s) == 0)
 			rc = CHAKRA_ECORRUPT; /* the all-reduce takes time */
+		if (rc == 0 && t)
+			rc = chakra_sim_trace_finish(t);
+		chakra_sim_trace_free(t);
 		chakra_sim_free(s);
 	}
 	chakra_sim_groups_free(&gs);

@@ -9,12 +9,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHAKRA_EXPERIMENTAL
-#include "chakra/experimental/sim.h"
+#include "bench_sim.h"
 #include "common.h"
 #include "opts.h"
 
@@ -35,134 +33,6 @@ static const struct {
  * 16,384 ranks within 1.5x of 64 ranks' (the same nodes per rank). */
 #define FLAT_FACTOR 1.5
 
-static const char SYS_HEAD[] =
-	"{\n  \"scheduling-policy\": \"LIFO\",\n  \"endpoint-delay\": 10,\n"
-	"  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 4,\n";
-static const char SYS_TAIL[] =
-	"  \"collective-optimization\": \"localBWAware\",\n  \"local-mem-bw\": 1600,\n"
-	"  \"boost-mode\": 0\n}\n";
-
-/* network.yml, system.json and the rank map: left alone when they already
- * hold the text, else written under the output rule (an other file there
- * only with -f). */
-static int write_text(const char *path, const char *text, int force)
-{
-	size_t n = strlen(text);
-	char buf[1024];
-	FILE *in = fopen(path, "rb");
-	if (in) {
-		size_t got = fread(buf, 1, sizeof buf, in);
-		fclose(in);
-		if (got == n && !memcmp(buf, text, n))
-			return 0;
-	}
-	tool_out o;
-	if (tool_out_open(&o, path, force, NULL, 0) < 0)
-		return -1;
-	fputs(text, o.f);
-	return tool_out_commit(&o);
-}
-
-/* Process CPU seconds: the machine is shared, so wall time alone misleads. */
-static double cpu_now(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
-}
-
-/* The chain every NPU runs: compute, all-reduce, compute, ... each on the
- * previous. */
-static int write_chain(const char *path, uint64_t nodes, int force)
-{
-	static const uint64_t us[4] = { 5, 20, 50, 100 };
-	static const uint64_t bytes[5] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20 };
-	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
-	wo.overwrite = force;
-	chakra_writer *w = NULL;
-	chakra_builder *b = chakra_builder_new();
-	if (!b)
-		return tool_err("out of memory");
-	int rc = chakra_writer_open(&w, path, &wo);
-	if (rc == 0)
-		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
-	for (uint64_t i = 0; rc == 0 && i < nodes; i++) {
-		chakra_builder_reset(b);
-		chakra_builder_set_id(b, i);
-		if (i)
-			chakra_builder_add_data_dep(b, i - 1);
-		if (i % 2 == 0) {
-			chakra_builder_set_name(b, "compute", (size_t)-1);
-			chakra_builder_set_type(b, CHAKRA_COMP_NODE);
-			chakra_builder_set_duration_micros(b, us[(i / 2) % 4]);
-		} else {
-			chakra_builder_set_name(b, "all_reduce", (size_t)-1);
-			chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
-			chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, CHAKRA_ALL_REDUCE);
-			chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64,
-			                        (int64_t)bytes[(i / 2) % 5]);
-		}
-		rc = chakra_writer_write_node(w, b);
-	}
-	if (rc == 0)
-		rc = chakra_writer_finish(w);
-	if (rc < 0)
-		tool_err("%s: %s", path, w ? chakra_writer_errmsg(w) : chakra_strerror(rc));
-	chakra_writer_close(w);
-	chakra_builder_free(b);
-	return rc < 0 ? -1 : 0;
-}
-
-/* The floor: every node of every rank through its feeder, no model, the
- * ranks interleaved one node at a time as a simulator must (so the caches
- * see the same spread of feeders), reading what the model reads: the type
- * and the attributes that time the node (decoded on demand). ranks: the
- * first that many of the workload (all of them: 0). */
-static int feed_all(const char *prefix, uint64_t window, uint64_t window_bytes, size_t ranks,
-                    uint64_t *count)
-{
-	chakra_workload *w = NULL;
-	chakra_feeder_options fo = CHAKRA_FEEDER_OPTIONS_INIT;
-	fo.window = window;
-	fo.window_bytes = window_bytes;
-	int rc = chakra_workload_open(&w, prefix, &fo);
-	*count = 0;
-	size_t n = rc < 0 ? 0 : chakra_workload_size(w);
-	if (ranks && ranks < n)
-		n = ranks;
-	for (int more = 1; rc >= 0 && more;) {
-		more = 0;
-		for (size_t r = 0; rc >= 0 && r < n; r++) {
-			chakra_feeder *f = chakra_workload_feeder(w, r);
-			const chakra_node *nd;
-			if (!f) {
-				rc = CHAKRA_EIO;
-				break;
-			}
-			if ((rc = chakra_feeder_next(f, &nd)) <= 0)
-				continue;
-			more = 1;
-			uint64_t v;
-			int64_t t;
-			if (chakra_node_type_of(nd) == CHAKRA_COMP_NODE) {
-				(void)chakra_node_get_uint(nd, "duration_nanos", &v);
-				(void)chakra_node_duration_micros(nd);
-			} else {
-				(void)chakra_node_comm_type(nd, &t);
-				(void)chakra_node_comm_size(nd, &v);
-				(void)chakra_node_involved_dim(nd, NULL, 0);
-			}
-			(*count)++;
-			rc = chakra_feeder_complete(f, chakra_node_id(nd));
-		}
-	}
-	if (rc < 0)
-		tool_err("%s: %s", prefix, w ? chakra_workload_errmsg(w) : chakra_strerror(rc));
-	chakra_workload_close(w);
-	return rc < 0 ? -1 : 0;
-}
-
 /* --shape D0xD1x...: 0, or -1 after a usage error. */
 static int parse_shape(const char *cmd, const char *s, uint32_t *dims, int *nd)
 {
@@ -179,36 +49,6 @@ static int parse_shape(const char *cmd, const char *s, uint32_t *dims, int *nd)
 		p = *end ? end + 1 : end;
 	}
 	return *nd ? 0 : (tool_usage(cmd, "--shape: empty"), -1);
-}
-
-typedef struct bench_run {
-	double wall, cpu;
-	long rss_kib;
-	uint64_t finish, nodes, events;
-	uint32_t classes;
-} bench_run;
-
-/* runs runs of the simulation (best wall and CPU; the first run's peak
- * RSS: later ones may reuse a fragmented heap), on every NPU or one per
- * class. 0, or 1 after an error. */
-static int time_sim(chakra_sim *sim, const char *prefix, uint64_t runs, bench_run *out)
-{
-	out->wall = out->cpu = 1e30;
-	for (uint64_t k = 0; k < runs; k++) {
-		double c0 = cpu_now(), t0 = tool_now();
-		if (chakra_sim_run_prefix(sim, prefix) < 0)
-			return tool_err("%s", chakra_sim_errmsg(sim));
-		double t = tool_now() - t0, c = cpu_now() - c0;
-		if (k == 0)
-			out->rss_kib = tool_peak_rss_kib();
-		out->wall = t < out->wall ? t : out->wall;
-		out->cpu = c < out->cpu ? c : out->cpu;
-	}
-	out->finish = chakra_sim_finish(sim);
-	out->nodes = chakra_sim_nodes(sim);
-	out->events = chakra_sim_events(sim);
-	out->classes = chakra_sim_classes(sim);
-	return 0;
 }
 
 int cmd_bench_sim(int argc, char **argv)
@@ -311,81 +151,19 @@ int cmd_bench_sim(int argc, char **argv)
 	if (dir == dbuf && (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
 		return tool_err("%s: not a directory of this user; use --dir", dir);
 	snprintf(prefix, sizeof prefix, "%s/bench", dir);
-	/* The network: dimension 0 a Ring, the others Switches, 50 GB/s, 500 ns. */
-	size_t o = (size_t)snprintf(net_text, sizeof net_text, "# chakra bench sim\ntopology: [");
-	for (int d = 0; d < nd; d++)
-		o += (size_t)snprintf(net_text + o, sizeof net_text - o, "%s %s", d ? "," : "",
-		                      d ? "Switch" : "Ring");
-	o += (size_t)snprintf(net_text + o, sizeof net_text - o, " ]\nnpus_count: [");
-	for (int d = 0; d < nd; d++)
-		o += (size_t)snprintf(net_text + o, sizeof net_text - o, "%s %u", d ? "," : "", dims[d]);
-	o += (size_t)snprintf(net_text + o, sizeof net_text - o, " ]\nbandwidth: [");
-	for (int d = 0; d < nd; d++)
-		o += (size_t)snprintf(net_text + o, sizeof net_text - o, "%s 50.0", d ? "," : "");
-	o += (size_t)snprintf(net_text + o, sizeof net_text - o, " ]  # GB/s\nlatency: [");
-	for (int d = 0; d < nd; d++)
-		o += (size_t)snprintf(net_text + o, sizeof net_text - o, "%s 500.0", d ? "," : "");
-	snprintf(net_text + o, sizeof net_text - o, " ]  # ns\n");
-	o = (size_t)snprintf(sys_text, sizeof sys_text, "%s", SYS_HEAD);
-	static const char *const impl[] = { "all-reduce", "all-gather", "reduce-scatter",
-		                            "all-to-all" };
-	for (int k = 0; k < 4; k++) {
-		o += (size_t)snprintf(sys_text + o, sizeof sys_text - o, "  \"%s-implementation\": [",
-		                      impl[k]);
-		for (int d = 0; d < nd; d++)
-			o += (size_t)snprintf(sys_text + o, sizeof sys_text - o, "%s\"ring\"", d ? ", " : "");
-		o += (size_t)snprintf(sys_text + o, sizeof sys_text - o, "],\n");
-	}
-	snprintf(sys_text + o, sizeof sys_text - o, "%s", SYS_TAIL);
-
-	/* Generate unless it is there: per-rank files (a finished run renames
-	 * files into place, so a present last file is complete), or the trace
-	 * and its map (the map is written last). */
+	bench_sim_configs(dims, nd, net_text, sizeof net_text, sys_text, sizeof sys_text);
+	/* Generate unless it is there. */
 	double t0 = tool_now();
-	snprintf(p, sizeof p, "%s.%" PRIu64 ".et", prefix, npus);
-	if (access(p, F_OK) == 0)
-		return tool_err("%s: a workload with more ranks is in %s; use another --dir", p, dir);
-	snprintf(p, sizeof p, "%s.%" PRIu64 ".et", prefix, npus - 1);
-	int have_files = access(p, R_OK) == 0; /* (they win over a map: PREFIX.0.et exists) */
-	snprintf(p, sizeof p, "%s.ranks", prefix);
-	int have = have_files || (!files && access(p, R_OK) == 0);
-	if (!have && files) {
-		for (uint64_t r = 0; r < npus; r++) {
-			snprintf(p, sizeof p, "%s.%" PRIu64 ".et", prefix, r);
-			if (tool_out_check(p, force, NULL, 0) < 0)
-				return 1;
-		}
-		for (uint64_t r = 0; r < npus; r++) {
-			/* (the same bytes in a file of their own each, as generators write) */
-			snprintf(p, sizeof p, "%s.%" PRIu64 ".et", prefix, r);
-			if (write_chain(p, nodes, force))
-				return 1;
-		}
-		have_files = 1;
-	} else if (!have) {
-		snprintf(p, sizeof p, "%s.c0.et", prefix);
-		if (tool_out_check(p, force, NULL, 0) < 0)
-			return 1;
-		snprintf(p, sizeof p, "%s.ranks", prefix);
-		if (tool_out_check(p, force, NULL, 0) < 0)
-			return 1;
-		snprintf(p, sizeof p, "%s.c0.et", prefix);
-		if (write_chain(p, nodes, force))
-			return 1;
-		snprintf(p, sizeof p, "%s.ranks", prefix);
-		char map[256];
-		snprintf(map, sizeof map, "chakra-rank-map 1\n# chakra bench sim: every NPU runs the "
-		         "chain\nranks %" PRIu64 "\nclass 0 bench.c0.et\n0-%" PRIu64 " 0\n", npus,
-		         npus - 1);
-		if (write_text(p, map, force))
-			return 1;
-	}
+	int have, have_files, wrc = bench_sim_workload(prefix, dir, npus, nodes, files, force, &have,
+	                                               &have_files);
+	if (wrc)
+		return wrc;
 	double t_gen = tool_now() - t0;
 	snprintf(p, sizeof p, "%s/network.yml", dir);
-	if (write_text(p, net_text, force))
+	if (bench_sim_write_text(p, net_text, force))
 		return 1;
 	snprintf(p, sizeof p, "%s/system.json", dir);
-	if (write_text(p, sys_text, force))
+	if (bench_sim_write_text(p, sys_text, force))
 		return 1;
 
 	chakra_sim_network net;
@@ -418,7 +196,7 @@ int cmd_bench_sim(int argc, char **argv)
 	if (sym) {
 		chakra_sim_free(sim);
 		opt.no_symmetry = 0;
-		if (chakra_sim_new(&sim, &net, &sys, &opt) < 0 || time_sim(sim, prefix, runs, &S)) {
+		if (chakra_sim_new(&sim, &net, &sys, &opt) < 0 || bench_sim_time(sim, prefix, runs, &S)) {
 			chakra_sim_free(sim);
 			return 1;
 		}
@@ -432,19 +210,19 @@ int cmd_bench_sim(int argc, char **argv)
 	if (full) {
 		chakra_sim_free(sim);
 		opt.no_symmetry = 1;
-		if (chakra_sim_new(&sim, &net, &sys, &opt) < 0 || time_sim(sim, prefix, runs, &F)) {
+		if (chakra_sim_new(&sim, &net, &sys, &opt) < 0 || bench_sim_time(sim, prefix, runs, &F)) {
 			chakra_sim_free(sim);
 			return 1;
 		}
 		for (uint64_t k = 0; k < runs; k++) {
-			double c0 = cpu_now();
+			double c0 = bench_sim_cpu_now();
 			t0 = tool_now();
 			uint64_t fwb, fw = chakra_sim_window(sim, &fwb, NULL);
-			if (feed_all(prefix, fw, fwb, 0, &fed)) {
+			if (bench_sim_feed_all(prefix, fw, fwb, 0, &fed)) {
 				chakra_sim_free(sim);
 				return 1;
 			}
-			double t = tool_now() - t0, c = cpu_now() - c0;
+			double t = tool_now() - t0, c = bench_sim_cpu_now() - c0;
 			t_floor = t < t_floor ? t : t_floor;
 			c_floor = c < c_floor ? c : c_floor;
 		}

@@ -297,6 +297,77 @@ CHAKRA_EXPERIMENTAL_API int chakra_sim_simulated(const chakra_sim *s, uint32_t n
 CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_class_of(const chakra_sim *s, uint32_t npu);
 CHAKRA_EXPERIMENTAL_API uint32_t chakra_sim_representative(const chakra_sim *s, uint32_t npu);
 
+/* ---------------- the results as text ---------------- */
+
+typedef enum chakra_sim_results_form {
+	CHAKRA_SIM_RESULTS_JSON = 0,          /* one object (what `chakra sim --json` prints):
+	                                       * finish_cycles, model, nodes, rules, classes,
+	                                       * npus[] (npu, finish_cycles, compute_cycles,
+	                                       * exposed_comm_cycles, comm_busy_cycles, nodes,
+	                                       * cpu_cycles), then a newline */
+	CHAKRA_SIM_RESULTS_ASTRA_SIM_LOG = 1  /* ASTRA-sim's "sys[N] finished, C cycles,
+	                                       * exposed communication E cycles." lines */
+} chakra_sim_results_form;
+/* The last successful run's results through write: 0, CHAKRA_EINVAL (NULL,
+ * an unknown form, or no results), CHAKRA_EIO (write failed) or
+ * CHAKRA_ENOMEM. */
+CHAKRA_EXPERIMENTAL_API int chakra_sim_write_results(const chakra_sim *s,
+                                                     chakra_sim_results_form form,
+                                                     chakra_write_cb write, void *data);
+
+/* ---------------- the events as text ---------------- */
+
+/* A writer of a run's events in the two text forms `chakra sim` writes
+ * (docs/sim.md): the timeline-visualizer CSV (`--events`: a line per
+ * issue or callback event) and the Chrome trace-event JSON (`--timeline`:
+ * a process per NPU, threads compute, communication and, for CPU nodes,
+ * cpu), each through its own chakra_write_cb. Give it to the simulator as
+ * the data of chakra_sim_trace_event / chakra_sim_trace_span (or call them
+ * from the caller's own callbacks), and end it with chakra_sim_trace_finish.
+ *
+ *   chakra_sim_trace_options to = CHAKRA_SIM_TRACE_OPTIONS_INIT;
+ *   to.npus = net.npus;  to.timeline = write_cb;  to.timeline_data = file;
+ *   chakra_sim_trace *t;  chakra_sim_trace_new(&t, &to);
+ *   o.data = t;  o.span_cb = chakra_sim_trace_span;  // o: chakra_sim_options
+ *   chakra_sim_new(&s, &net, &sys, &o);  chakra_sim_trace_set_sim(t, s);
+ *   chakra_sim_run_prefix(s, "workload");  rc = chakra_sim_trace_finish(t);
+ *   chakra_sim_trace_free(t);
+ */
+typedef struct chakra_sim_trace chakra_sim_trace;
+typedef struct chakra_sim_trace_options {
+	unsigned version;                   /* CHAKRA_SIM_TRACE_OPTIONS_VERSION */
+	uint32_t npus;                      /* the network's NPUs */
+	chakra_write_cb events;             /* the CSV; NULL: none */
+	void *events_data;
+	chakra_write_cb timeline;           /* the JSON; NULL: none */
+	void *timeline_data;
+} chakra_sim_trace_options;
+#define CHAKRA_SIM_TRACE_OPTIONS_VERSION 1
+#define CHAKRA_SIM_TRACE_OPTIONS_INIT { CHAKRA_SIM_TRACE_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL }
+/* Same as CHAKRA_SIM_TRACE_OPTIONS_INIT; CHAKRA_EINVAL for NULL or a
+ * version this library does not know. */
+CHAKRA_EXPERIMENTAL_API int chakra_sim_trace_options_init(chakra_sim_trace_options *opts,
+                                                          unsigned version);
+/* 0, CHAKRA_EINVAL (bad options, npus 0) or CHAKRA_ENOMEM. Nothing is
+ * written before the first event or span (or chakra_sim_trace_finish). */
+CHAKRA_EXPERIMENTAL_API int chakra_sim_trace_new(chakra_sim_trace **out,
+                                                 const chakra_sim_trace_options *opts);
+/* The simulator whose run it writes: the timeline then names only the
+ * NPUs it simulates (one per class under the symmetry reduction). Before
+ * the run; the handle must outlive the writer's use of it. */
+CHAKRA_EXPERIMENTAL_API void chakra_sim_trace_set_sim(chakra_sim_trace *t, const chakra_sim *s);
+/* A chakra_sim_event_cb and a chakra_sim_span_cb (data: the writer). */
+CHAKRA_EXPERIMENTAL_API void chakra_sim_trace_event(void *trace, int what, uint32_t npu,
+                                                    uint64_t cycle, const chakra_node *node);
+CHAKRA_EXPERIMENTAL_API void chakra_sim_trace_span(void *trace, uint32_t npu, int lane,
+                                                   const chakra_node *node, uint64_t start,
+                                                   uint64_t end);
+/* Ends the timeline (with its metadata when no span came): 0, or the
+ * first error of the writer's life: CHAKRA_ENOMEM, or CHAKRA_EIO when a
+ * write callback failed. */
+CHAKRA_EXPERIMENTAL_API int chakra_sim_trace_finish(chakra_sim_trace *t);
+CHAKRA_EXPERIMENTAL_API void chakra_sim_trace_free(chakra_sim_trace *t);
+
 #ifdef __cplusplus
 }
 #endif
