@@ -342,6 +342,11 @@ enum {
 	CV_K_OTHER = 0, CV_K_CPU_OP, CV_K_ANNOT, CV_K_RUNTIME, CV_K_KERNEL, CV_K_MEMCPY,
 	CV_K_MEMSET, CV_K_SYNC, CV_K_GPU_ANNOT
 };
+/* A Kineto category's kind (cv_util.c's table; current_only: not the
+ * capitalised names of older profilers), CV_K_OTHER if none; and the
+ * category a kind is written as (NULL: kinds never written as one). */
+int chakra__cv_kind_of_cat(const char *s, size_t n, int current_only);
+const char *chakra__cv_cat_of_kind(int kind);
 
 typedef struct cv_kcomm {
 	int coll;

@@ -807,10 +807,10 @@ static int on_scalar(void *p, char kind, const char *s, size_t n)
 			return 1;
 		case K_CAT:
 			if (kind == 's') {
-				int ck = !strncmp(s, "kernel", n) && n == 6 ? CV_K_KERNEL
-				       : n == 10 && !memcmp(s, "gpu_memcpy", 10) ? CV_K_MEMCPY
-				       : n == 10 && !memcmp(s, "gpu_memset", 10) ? CV_K_MEMSET
-				                                                 : CV_K_KERNEL;
+				/* a device op: a copy, a set, else a kernel */
+				int ck = chakra__cv_kind_of_cat(s, n, 1);
+				if (ck != CV_K_MEMCPY && ck != CV_K_MEMSET)
+					ck = CV_K_KERNEL;
 				x->lk.kind = (uint8_t)ck;
 				x->is_gpu = x->have_lk = 1;
 			}

@@ -279,20 +279,6 @@ typedef struct wctx {
 #define A_STR(name, s, n) \
 	(w->err |= chakra_builder_attr_string(w->b, name, CHAKRA_ATTR_STRING, (s), (n)))
 
-static const char *kineto_cat(int kind, const char *name)
-{
-	(void)name;
-	switch (kind) {
-	case CV_K_CPU_OP: return "cpu_op";
-	case CV_K_ANNOT: return "user_annotation";
-	case CV_K_RUNTIME: return "cuda_runtime";
-	case CV_K_KERNEL: return "kernel";
-	case CV_K_MEMCPY: return "gpu_memcpy";
-	case CV_K_MEMSET: return "gpu_memset";
-	}
-	return NULL;
-}
-
 static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 {
 	const cv_graph *g = w->g;
@@ -321,7 +307,7 @@ static void write_attrs(wctx *w, const cv_node *n, int64_t base_ns)
 	if (n->backlog != CV_UNSET)
 		A_INT(CHAKRA_ATTR_NAME_BACKLOG_UNTIL_NANOS, n->backlog + base_ns);
 	if (n->kineto_cat)
-		A_STR("kineto_cat", kineto_cat(n->kineto_cat, NULL), (size_t)-1);
+		A_STR("kineto_cat", chakra__cv_cat_of_kind(n->kineto_cat), (size_t)-1);
 	if (n->corr != CV_UNSET)
 		A_INT("correlation", n->corr);
 	if (n->ext_id != CV_UNSET)

@@ -140,30 +140,6 @@ static int key_of(int c, const char *s, size_t n)
 #undef IS
 }
 
-static int kind_of_cat(const char *s, size_t n)
-{
-#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
-	if (IS("cpu_op")) return CV_K_CPU_OP;
-	if (IS("user_annotation")) return CV_K_ANNOT;
-	if (IS("cuda_runtime") || IS("cuda_driver") || IS("mtia_runtime")) return CV_K_RUNTIME;
-	if (IS("kernel")) return CV_K_KERNEL;
-	if (IS("gpu_memcpy")) return CV_K_MEMCPY;
-	if (IS("gpu_memset")) return CV_K_MEMSET;
-	if (IS("cuda_sync")) return CV_K_SYNC;
-	if (IS("gpu_user_annotation")) return CV_K_GPU_ANNOT;
-	/* MTIA: the device's commands (kernels, copies, event records) */
-	if (IS("mtia_ccp_events")) return CV_K_KERNEL;
-	/* the capitalised categories of older profilers */
-	if (IS("Operator")) return CV_K_CPU_OP;
-	if (IS("User annotation") || IS("User Annotation")) return CV_K_ANNOT;
-	if (IS("Runtime") || IS("Driver")) return CV_K_RUNTIME;
-	if (IS("Kernel")) return CV_K_KERNEL;
-	if (IS("Memcpy")) return CV_K_MEMCPY;
-	if (IS("Memset")) return CV_K_MEMSET;
-	return CV_K_OTHER;
-#undef IS
-}
-
 /* Integers, or strings holding one ("0x1f" on ROCm runtime streams). */
 static int int_of(char kind, const char *s, size_t n, int64_t *out)
 {
@@ -278,7 +254,7 @@ static int on_scalar(void *p, char kind, const char *s, size_t n)
 			break;
 		case K_CAT:
 			if (kind == 's') {
-				x->kind = kind_of_cat(s, n);
+				x->kind = chakra__cv_kind_of_cat(s, n, 0);
 				x->cat = chakra__cv_intern(&kin->strs, s, n);
 				if (x->cat == CV_NONE)
 					return nomem(x);

@@ -224,9 +224,10 @@ static void node_extras(lw *w, uint32_t i)
 	}
 }
 
+/* A device op's category: a copy, a set, else a kernel. */
 static const char *cat_name(int kind)
 {
-	return kind == CV_K_MEMCPY ? "gpu_memcpy" : kind == CV_K_MEMSET ? "gpu_memset" : "kernel";
+	return chakra__cv_cat_of_kind(kind == CV_K_MEMCPY || kind == CV_K_MEMSET ? kind : CV_K_KERNEL);
 }
 
 /* The host op's inputs and outputs, as chakra_trace_link copies them onto

@@ -419,6 +419,53 @@ static const struct {
 	{ "wait", CV_COLL_WAIT },
 };
 
+/* Kineto's event categories and the kinds they mean, current names first
+ * (written back as the kind's name), then the capitalised ones of older
+ * profilers. */
+static const struct {
+	const char *cat;
+	uint8_t len, kind, current;
+} cats[] = {
+	{ "cpu_op", 6, CV_K_CPU_OP, 1 },
+	{ "user_annotation", 15, CV_K_ANNOT, 1 },
+	{ "cuda_runtime", 12, CV_K_RUNTIME, 1 },
+	{ "cuda_driver", 11, CV_K_RUNTIME, 1 },
+	{ "mtia_runtime", 12, CV_K_RUNTIME, 1 },
+	{ "kernel", 6, CV_K_KERNEL, 1 },
+	{ "gpu_memcpy", 10, CV_K_MEMCPY, 1 },
+	{ "gpu_memset", 10, CV_K_MEMSET, 1 },
+	{ "cuda_sync", 9, CV_K_SYNC, 1 },
+	{ "gpu_user_annotation", 19, CV_K_GPU_ANNOT, 1 },
+	/* MTIA: the device's commands (kernels, copies, event records) */
+	{ "mtia_ccp_events", 15, CV_K_KERNEL, 1 },
+	{ "Operator", 8, CV_K_CPU_OP, 0 },
+	{ "User annotation", 15, CV_K_ANNOT, 0 },
+	{ "User Annotation", 15, CV_K_ANNOT, 0 },
+	{ "Runtime", 7, CV_K_RUNTIME, 0 },
+	{ "Driver", 6, CV_K_RUNTIME, 0 },
+	{ "Kernel", 6, CV_K_KERNEL, 0 },
+	{ "Memcpy", 6, CV_K_MEMCPY, 0 },
+	{ "Memset", 6, CV_K_MEMSET, 0 },
+};
+
+int chakra__cv_kind_of_cat(const char *s, size_t n, int current_only)
+{
+	for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
+		if (cats[i].len == n && !memcmp(cats[i].cat, s, n) && (cats[i].current || !current_only))
+			return cats[i].kind;
+	return CV_K_OTHER;
+}
+
+const char *chakra__cv_cat_of_kind(int kind)
+{
+	if (kind == CV_K_OTHER || kind == CV_K_SYNC || kind == CV_K_GPU_ANNOT)
+		return NULL; /* never written as a node's category */
+	for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
+		if (cats[i].kind == kind)
+			return cats[i].cat;
+	return NULL;
+}
+
 int chakra__cv_coll_from_name(const char *s, size_t n)
 {
 	char buf[64];
