@@ -20,12 +20,20 @@
 
 /* The name rank r's trace is written as: PREFIX.R.et, or PREFIX.R.et.gz
  * with gz. snprintf's return (the length it needed). */
-static inline int chakra__rank_name(char *buf, size_t cap, const char *prefix, uint64_t r, int gz)
+/* Unused ones are no warning where the header lands in the one file of
+ * the amalgamation (clang warns of unused static functions there). */
+#if defined(__GNUC__)
+#  define CHAKRA__RANK_FN static inline __attribute__((unused))
+#else
+#  define CHAKRA__RANK_FN static inline
+#endif
+
+CHAKRA__RANK_FN int chakra__rank_name(char *buf, size_t cap, const char *prefix, uint64_t r, int gz)
 {
 	return snprintf(buf, cap, "%s.%llu.et%s", prefix, (unsigned long long)r, gz ? ".gz" : "");
 }
 
-static inline int chakra__rank_is_file(const char *p)
+CHAKRA__RANK_FN int chakra__rank_is_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
@@ -34,7 +42,7 @@ static inline int chakra__rank_is_file(const char *p)
 /* The file rank r is read from, into buf: PREFIX.R.et if it is a regular
  * file, else PREFIX.R.et.gz; 1 if that one is, 0 if neither (buf then
  * holds the .gz name). cap: at least strlen(prefix) + 32. */
-static inline int chakra__rank_path(char *buf, size_t cap, const char *prefix, uint64_t r)
+CHAKRA__RANK_FN int chakra__rank_path(char *buf, size_t cap, const char *prefix, uint64_t r)
 {
 	chakra__rank_name(buf, cap, prefix, r, 0);
 	if (chakra__rank_is_file(buf))
@@ -45,7 +53,7 @@ static inline int chakra__rank_path(char *buf, size_t cap, const char *prefix, u
 
 /* pat with its first "{R}" replaced by r, through the allocator hook
  * (chakra_free); NULL when pat has no mark or out of memory. */
-static inline char *chakra__rank_expand(const char *pat, uint64_t r)
+CHAKRA__RANK_FN char *chakra__rank_expand(const char *pat, uint64_t r)
 {
 	const char *p = strstr(pat, CHAKRA__RANK_MARK);
 	if (!p)
