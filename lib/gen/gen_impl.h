@@ -20,6 +20,8 @@
 #define CHAKRA_EXPERIMENTAL
 #endif
 #include "chakra/experimental/gen.h"
+#include "chakra/writer.h"
+#include "../outfile.h"
 
 /* Shared internals are chakra__*: these names are the module's own. */
 #define gen_graph_init chakra__gen_graph_init
@@ -33,6 +35,9 @@
 #define gen_chain_comp chakra__gen_chain_comp
 #define gen_graph_write chakra__gen_graph_write
 #define gen_err chakra__gen_err
+#define gen_options_take chakra__gen_options_take
+#define gen_graph_finish chakra__gen_graph_finish
+#define gen_write_nodes chakra__gen_write_nodes
 #define text_policy_name chakra__text_policy_name
 #define text_policy_from_name chakra__text_policy_from_name
 #define text_coll_chakra chakra__text_coll_chakra
@@ -50,6 +55,13 @@ typedef struct gen_sink {
 __attribute__((format(printf, 2, 3)))
 #endif
 void gen_err(const gen_sink *s, const char *fmt, ...);
+
+/* A generator's chakra_gen_options: copied by version into *o (NULL: the
+ * defaults), npus checked against max_npus, the default dimensions filled
+ * in and their product checked; *E set to the caller's message sink. 0, or
+ * CHAKRA_EINVAL after a message. */
+int gen_options_take(chakra_gen_options *o, const chakra_gen_options *in, uint32_t max_npus,
+                     gen_sink *E);
 
 /* Which ranks a collective spans. NPUs are numbered with network dimension
  * 0 varying fastest; a group is either a block of `block` consecutive ranks
@@ -196,5 +208,17 @@ const char *text_coll_name(text_coll c);
  * message "FILE:LINE: what" (CHAKRA_EIO, CHAKRA_ECORRUPT, CHAKRA_ENOMEM). */
 int text_workload_load(text_workload *w, const char *path, const gen_sink *err);
 void text_workload_free(text_workload *w);
+
+/* The end of a graph generator: built 0, the graph written (wo); else the
+ * build's failure said ("WHAT: more than N nodes per rank; use fewer
+ * FEWER", what may be NULL, or out of memory) and returned. */
+int gen_graph_finish(const gen_graph *g, int built, const gen_write_opts *wo, const char *what,
+                     const char *fewer);
+
+/* One rank's file: metadata `version` and the n nodes, written to o
+ * (opened here at path, closed, left for the caller's set to commit or
+ * abort). 0, or a negative chakra_error after a message. */
+int gen_write_nodes(chakra__out *o, const char *path, const chakra__out_opts *oo, int gzip,
+                    const char *version, chakra_builder *const *nodes, int n, const gen_sink *E);
 
 #endif

@@ -255,15 +255,8 @@ static int build(conv *c)
 	return c->chain.failed || c->g->too_many || c->g->oom ? -1 : 0;
 }
 
-static const chakra_gen_options gen_defaults = CHAKRA_GEN_OPTIONS_INIT;
-static const size_t gen_sizes[] = { 0, sizeof(chakra_gen_options) };
 static const chakra_gen_text_options text_defaults = CHAKRA_GEN_TEXT_OPTIONS_INIT;
 static const size_t text_sizes[] = { 0, sizeof(chakra_gen_text_options) };
-
-int chakra_gen_options_init(chakra_gen_options *opts, unsigned version)
-{
-	return chakra__opts_init(opts, version, &gen_defaults, gen_sizes, 2);
-}
 
 int chakra_gen_text_options_init(chakra_gen_text_options *opts, unsigned version)
 {
@@ -275,28 +268,16 @@ int chakra_gen_text(const char *in, const char *prefix, const chakra_gen_options
 {
 	chakra_gen_options o;
 	chakra_gen_text_options t;
-	int orc = chakra__opts_copy(&o, sizeof o, opts, &gen_defaults, gen_sizes, 2);
-	gen_sink E = { o.messages, o.messages_data };
-	if (orc < 0 || chakra__opts_copy(&t, sizeof t, text, &text_defaults, text_sizes, 2) < 0) {
+	gen_sink E;
+	int orc = gen_options_take(&o, opts, 1u << 20, &E);
+	if (orc < 0)
+		return orc;
+	if (chakra__opts_copy(&t, sizeof t, text, &text_defaults, text_sizes, 2) < 0) {
 		gen_err(&E, "unknown options version");
 		return CHAKRA_EINVAL;
 	}
 	if (!in || !prefix || !*prefix) {
 		gen_err(&E, "no workload or no output prefix");
-		return CHAKRA_EINVAL;
-	}
-	if (!o.npus || o.npus > 1u << 20 || o.ndims > 16) {
-		gen_err(&E, "npus must be 1..%u (and at most 16 dimensions)", 1u << 20);
-		return CHAKRA_EINVAL;
-	}
-	if (!o.ndims)
-		o.ndims = gen_default_dims(o.npus, o.dims);
-	uint64_t prod = 1;
-	for (uint32_t d = 0; d < o.ndims && prod <= o.npus; d++)
-		prod *= o.dims[d];
-	if (prod != o.npus) {
-		gen_err(&E, "the dimensions multiply to %llu, not npus %u", (unsigned long long)prod,
-		        o.npus);
 		return CHAKRA_EINVAL;
 	}
 	if (!t.passes || t.passes > 1000000 || !(t.ghz > 0) || !(t.compute_scale >= 0) ||
@@ -332,20 +313,9 @@ int chakra_gen_text(const char *in, const char *prefix, const chakra_gen_options
 	c.path = in;
 	c.E = &E;
 	c.strong = t.strong_scaling;
-	if (build(&c) < 0) {
-		if (g.too_many) {
-			gen_err(&E, "%s: more than %u nodes per rank; use fewer --passes", in,
-			        GEN_MAX_NODES);
-			rc = CHAKRA_ETOOBIG;
-		} else {
-			gen_err(&E, "out of memory");
-			rc = CHAKRA_ENOMEM;
-		}
-	} else {
-		gen_write_opts wo = { prefix, o.groups_path, in, o.force, o.gzip, o.rank_map, E,
-		                      o.progress, o.progress_data };
-		rc = gen_graph_write(&g, &wo);
-	}
+	gen_write_opts wo = { prefix, o.groups_path, in, o.force, o.gzip, o.rank_map, E,
+	                      o.progress, o.progress_data };
+	rc = gen_graph_finish(&g, build(&c), &wo, in, "--passes");
 	gen_graph_free(&g);
 	text_workload_free(&w);
 	return rc;

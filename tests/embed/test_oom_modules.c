@@ -303,6 +303,43 @@ static int scenario_gen(void)
 	return chakra_gen_text(text_wl, gen_prefix, &o, &t);
 }
 
+/* gen: a hybrid-parallel DLRM, two passes, the same four ranks' files. */
+static int scenario_gen_model(void)
+{
+	chakra_gen_options o;
+	int rc = chakra_gen_options_init(&o, CHAKRA_GEN_OPTIONS_VERSION);
+	if (rc < 0)
+		return rc;
+	o.npus = 4;
+	o.force = 1;
+	chakra_gen_model_options m;
+	if ((rc = chakra_gen_model_options_init(&m, CHAKRA_GEN_MODEL_OPTIONS_VERSION)) < 0)
+		return rc;
+	m.model = CHAKRA_GEN_MODEL_DLRM;
+	m.parallel = CHAKRA_GEN_PARALLEL_HYBRID;
+	m.bottom = m.top = 2;
+	m.passes = 2;
+	return chakra_gen_model(gen_prefix, &o, &m);
+}
+
+/* gen: a send/recv ring of four ranks, as ASTRA-sim's microbenchmarks. */
+static int scenario_gen_micro(void)
+{
+	chakra_gen_options o;
+	int rc = chakra_gen_options_init(&o, CHAKRA_GEN_OPTIONS_VERSION);
+	if (rc < 0)
+		return rc;
+	o.npus = 4;
+	o.force = 1;
+	o.groups_path = "";
+	chakra_gen_micro_options m;
+	if ((rc = chakra_gen_micro_options_init(&m, CHAKRA_GEN_MICRO_OPTIONS_VERSION)) < 0)
+		return rc;
+	m.comm_type = CHAKRA_GEN_MICRO_RING;
+	m.size = 1 << 20;
+	return chakra_gen_micro(gen_prefix, &o, &m);
+}
+
 /* predict: the presets (JSON), a 3D-parallel GPT iteration through the
  * simulator, and measurements read as CSV. */
 static int scenario_predict(void)
@@ -426,6 +463,8 @@ int main(void)
 		{ "sim, configs + runs", scenario_sim },
 		{ "astralog, lines + lanes", scenario_astralog },
 		{ "gen, text workload -> 4 ETs", scenario_gen },
+		{ "gen, DLRM model -> 4 ETs", scenario_gen_model },
+		{ "gen, micro ring -> 4 ETs", scenario_gen_micro },
 	};
 	chakra_allocator a = { CHAKRA_ALLOCATOR_VERSION, t_malloc, t_realloc, t_free, NULL };
 	CHECK(chakra_set_allocator(&a) == 0);

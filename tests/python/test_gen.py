@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""libchakra.convert_text (libchakra-gen) from Python: the same files, byte
-for byte, as `chakra convert text` on the shared ASTRA-sim text workloads
-(a data-parallel ResNet-50, the hybrid DLRM, a transformer with
-recomputation), with options; a bad workload raises with the command's
-message and leaves nothing behind."""
+"""libchakra.convert_text, generate_model and generate_micro
+(libchakra-gen) from Python: the same files, byte for byte, as `chakra
+convert text` on the shared ASTRA-sim text workloads (a data-parallel
+ResNet-50, the hybrid DLRM, a transformer with recomputation), as `chakra
+generate model` (each model and parallelism), `chakra generate micro` and
+`chakra generate basic`, with options; a bad workload or option raises with the
+module's message and leaves nothing behind."""
 
 import os
 import subprocess
@@ -99,6 +101,122 @@ class ConvertText(TmpDirCase):
         C.convert_text(wl, out, 4, force=True)
         with self.assertRaises(ValueError):
             C.convert_text(wl, out, 6, dims=[4, 4], force=True)
+
+
+@unittest.skipIf(NO_LIB, NO_LIB)
+class GenerateModel(TmpDirCase):
+    def both(self, npus, model, parallel, py_kw, cli_args):
+        if not CHAKRA_EXE:
+            self.skipTest("the chakra command is not built")
+        self.runs = getattr(self, "runs", 0) + 1
+        a, b = self.path("py%d" % self.runs), self.path("cli%d" % self.runs)
+        os.mkdir(a)
+        os.mkdir(b)
+        C.generate_model(os.path.join(a, "w"), npus, model, parallel, **py_kw)
+        r = subprocess.run([CHAKRA_EXE, "generate", "model", "--model", model, "--parallel",
+                            parallel, "--npus", str(npus), "-o", os.path.join(b, "w")]
+                           + cli_args, env=tool_env(), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        fa, fb = files_of(a), files_of(b)
+        self.assertEqual(sorted(fa), sorted(fb))
+        for n in fa:
+            self.assertEqual(fa[n], fb[n], n)
+        return fa
+
+    def test_every_model_and_parallelism(self):
+        for model in ("mlp", "dlrm", "transformer"):
+            for par in ("data", "model", "hybrid"):
+                with self.subTest(model=model, parallel=par):
+                    fa = self.both(8, model, par, {}, [])
+                    self.assertEqual(len([n for n in fa if n.endswith(".et")]), 8)
+
+    def test_options(self):
+        kw = {"dims": [4, 4], "layers": 3, "hidden": 512, "batch": 256, "mp_group": 4,
+              "dtype_bytes": 4, "tflops": 50.0, "mem_gbps": 900.0, "passes": 2, "gzip": True}
+        fa = self.both(16, "transformer", "hybrid", kw,
+                       ["--dims", "4x4", "--layers", "3", "--hidden", "512", "--batch", "256",
+                        "--mp-group", "4", "--dtype-bytes", "4", "--tflops", "50",
+                        "--mem-gbps", "900", "--passes", "2", "--gzip"])
+        self.assertEqual(len([n for n in fa if n.endswith(".et.gz")]), 16)
+        fa = self.both(8, "dlrm", "data", {"rank_map": True, "no_groups": True},
+                       ["--rank-map", "--no-groups"])
+        self.assertEqual(sorted(fa), ["w.c0.et", "w.ranks"])
+
+    def test_bad_options(self):
+        out = self.path("o")
+        with self.assertRaises(C.ChakraError) as cm:
+            C.generate_model(out, 6, "mlp", "data", batch=4)
+        self.assertEqual(cm.exception.code, -3)  # CHAKRA_EINVAL
+        self.assertIn("batch 4 must be a multiple of the data-parallel degree 6",
+                      cm.exception.message)
+        with self.assertRaises(C.ChakraError) as cm:
+            C.generate_model(out, 8, "mlp", "hybrid", mp_group=3)
+        self.assertIn("mp_group 3 must divide npus 8", cm.exception.message)
+        with self.assertRaises(ValueError):
+            C.generate_model(out, 8, "gpt", "data")
+        self.assertEqual(os.listdir(self.tmp), [])
+
+
+@unittest.skipIf(NO_LIB, NO_LIB)
+class GenerateMicro(TmpDirCase):
+    def test_same_files_as_the_command(self):
+        if not CHAKRA_EXE:
+            self.skipTest("the chakra command is not built")
+        cases = [("all_reduce", 8, 1 << 20, []), ("all_to_all", 4, 65536, ["--gzip"]),
+                 ("reduce_scatter", 16, 3000, []), ("send_recv_ring", 4, 1 << 30, [])]
+        for k, (coll, npus, size, extra) in enumerate(cases):
+            with self.subTest(collective=coll):
+                a, b = self.path("py%d" % k), self.path("cli%d" % k)
+                os.mkdir(a)
+                os.mkdir(b)
+                C.generate_micro(os.path.join(a, "m"), npus, coll, size,
+                                 gzip="--gzip" in extra)
+                which = (["--send-recv-ring"] if coll == "send_recv_ring"
+                         else ["--collective", coll])
+                r = subprocess.run([CHAKRA_EXE, "generate", "micro", "--npus", str(npus),
+                                    "--size", str(size), "-o", os.path.join(b, "m")]
+                                   + which + extra, env=tool_env(), capture_output=True,
+                                   text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                fa, fb = files_of(a), files_of(b)
+                self.assertEqual(len(fa), npus)
+                self.assertEqual(fa, fb)
+
+    def test_refusals(self):
+        out = self.path("m")
+        C.generate_micro(out, 2, "broadcast", 1024)
+        with self.assertRaises(C.ChakraError) as cm:
+            C.generate_micro(out, 2, "broadcast", 1024)
+        self.assertIn("m.0.et", cm.exception.message)
+        with self.assertRaises(C.ChakraError) as cm:
+            C.generate_micro(self.path("r"), 1, "send_recv_ring", 8)
+        self.assertIn("a ring needs npus 2 or more", cm.exception.message)
+        with self.assertRaises(ValueError):
+            C.generate_micro(out, 2, "gather", 8)
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["m.0.et", "m.1.et"])
+
+
+@unittest.skipIf(NO_LIB, NO_LIB)
+class GenerateBasic(TmpDirCase):
+    def test_same_files_as_the_command(self):
+        if not CHAKRA_EXE:
+            self.skipTest("the chakra command is not built")
+        a, b = self.path("py"), self.path("cli")
+        os.mkdir(a)
+        os.mkdir(b)
+        C.generate_basic(a, 4, runtime=7, comm_size=4096)
+        r = subprocess.run([CHAKRA_EXE, "generate", "basic", "--npus", "4", "--runtime", "7",
+                            "--comm-size", "4096", "-o", b], env=tool_env(),
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        fa, fb = files_of(a), files_of(b)
+        self.assertEqual(len(fa), 14 * 4)
+        self.assertEqual(fa, fb)
+        # an existing file refuses the whole set: nothing changes
+        with self.assertRaises(C.ChakraError) as cm:
+            C.generate_basic(a, 4, runtime=9)
+        self.assertIn("exists", cm.exception.message)
+        self.assertEqual(files_of(a), fa)
 
 
 if __name__ == "__main__":

@@ -53,18 +53,9 @@ int cmd_convert_text(int argc, char **argv)
 	if (!(ghz > 0) || !(cscale >= 0) || !(mscale >= 0) || isinf(ghz) || isinf(cscale) ||
 	    isinf(mscale))
 		return tool_usage(argv[0], "--ghz must be > 0 and the scales >= 0 (finite)");
-	chakra_gen_options o = CHAKRA_GEN_OPTIONS_INIT;
-	o.npus = (uint32_t)cli.npus;
-	o.ndims = cli.ndims;
-	memcpy(o.dims, cli.dims, sizeof o.dims);
-	o.groups_path = cli.no_groups ? "" : cli.groups;
-	o.force = cli.force;
-	o.gzip = cli.gzip;
-	o.rank_map = cli.rank_map;
-	o.messages = gen_cli_messages;
+	chakra_gen_options o;
 	tool_progress pr;
-	o.progress = gen_cli_progress;
-	o.progress_data = &pr;
+	gen_cli_options(&cli, &o, &pr);
 	chakra_gen_text_options t = CHAKRA_GEN_TEXT_OPTIONS_INIT;
 	t.passes = (uint32_t)passes;
 	t.ghz = ghz;

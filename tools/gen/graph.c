@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The generators' command line (graph.h): --dims, the shared checks, and
- * the graph written through lib/gen with the command's messages. */
+ * the generator module's options with the command's messages. */
 #include "graph.h"
 
 #include <errno.h>
@@ -53,7 +53,7 @@ int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus)
 	if (c->dims_arg && parse_dims(cmd, c->dims_arg, c->dims, &c->ndims) < 0)
 		return -1;
 	if (!c->ndims)
-		c->ndims = gen_default_dims((uint32_t)c->npus, c->dims);
+		return 0; /* the module's default shape */
 	uint64_t prod = 1;
 	for (uint32_t d = 0; d < c->ndims; d++)
 		prod *= c->dims[d];
@@ -85,10 +85,17 @@ void gen_cli_progress(void *data, int what, uint64_t done, uint64_t total)
 		tool_progress_end(p);
 }
 
-int gen_cli_write(const gen_graph *g, const gen_cli *c, const char *input)
+void gen_cli_options(const gen_cli *c, chakra_gen_options *o, tool_progress *pr)
 {
-	tool_progress pr;
-	gen_write_opts o = { c->out, c->no_groups ? "" : c->groups, input, c->force, c->gzip,
-		                 c->rank_map, { gen_cli_messages, NULL }, gen_cli_progress, &pr };
-	return gen_graph_write(g, &o) < 0 ? 1 : 0;
+	chakra_gen_options_init(o, CHAKRA_GEN_OPTIONS_VERSION);
+	o->npus = (uint32_t)c->npus;
+	o->ndims = c->ndims;
+	memcpy(o->dims, c->dims, sizeof o->dims);
+	o->groups_path = c->no_groups ? "" : c->groups;
+	o->force = c->force;
+	o->gzip = c->gzip;
+	o->rank_map = c->rank_map;
+	o->messages = gen_cli_messages;
+	o->progress = gen_cli_progress;
+	o->progress_data = pr;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The generators' command line: the options `convert text` and the
- * generate commands share, and the graph (lib/gen, gen_impl.h) written
+/* The generators' command line: the options `convert text` and
+ * `generate model` share, as the generator module's options (lib/gen)
  * with the command's messages and progress. */
 #ifndef CHAKRA_TOOLS_GEN_GRAPH_H
 #define CHAKRA_TOOLS_GEN_GRAPH_H
@@ -8,7 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gen_impl.h"
+#ifndef CHAKRA_EXPERIMENTAL
+#define CHAKRA_EXPERIMENTAL
+#endif
+#include "chakra/experimental/gen.h"
+#include "common.h"
 
 /* Command-line options shared by `convert text` and `generate model`. */
 typedef struct gen_cli {
@@ -36,7 +40,8 @@ typedef struct gen_cli {
 	  "groups) instead\nof PREFIX.r.et for every rank (docs/feeder.md)" },                    \
 	{ "-f, --force", NULL, TOOL_FLAG, &(c)->force, NULL, "replace existing output files" }
 
-/* After parsing: required options, ranges, default --dims. 0, or -1 after
+/* After parsing: required options, ranges, --dims against --npus (none
+ * given: the module picks the shape). 0, or -1 after
  * printing a usage error. */
 int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus);
 
@@ -45,8 +50,8 @@ int gen_cli_check(gen_cli *c, const char *cmd, uint64_t max_npus);
 int gen_cli_messages(void *data, const void *buf, size_t len);
 void gen_cli_progress(void *data, int what, uint64_t done, uint64_t total);
 
-/* Write the graph to the outputs the options name (input: never
- * overwritten, may be NULL). Prints errors; 0 or 1. */
-int gen_cli_write(const gen_graph *g, const gen_cli *c, const char *input);
+/* The module's options for what the command line asked, with its messages
+ * and progress (pr: the command's, alive while the module runs). */
+void gen_cli_options(const gen_cli *c, chakra_gen_options *o, tool_progress *pr);
 
 #endif

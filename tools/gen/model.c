@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `chakra generate model`: one training iteration of an MLP, DLRM or
  * Transformer under data, model or hybrid parallelism (the Chakra paper's
- * §6.2 set), one Chakra ET per NPU. Every size is an option with a default;
- * the layers and iterations are model_layers.c; docs/generate.md lists the
- * formulas and assumptions. */
-#include <math.h>
+ * §6.2 set), one Chakra ET per NPU, by the generator module
+ * (chakra_gen_model, lib/gen/model.c). Every size is an option with a
+ * default; the command checks them with its own flags' names before the
+ * module does; docs/generate.md lists the formulas and assumptions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
-#include "model.h"
+#include "graph.h"
 #include "opts.h"
 
 /* --model gpt: tools/predict/cmd_generate_gpt.c (its own options). */
@@ -32,7 +32,13 @@ int cmd_generate_model(int argc, char **argv)
 {
 	if (wants_gpt(argc, argv))
 		return cmd_generate_gpt(argc, argv);
-	params p;
+	struct {
+		int model, par;
+		uint64_t mp, layers, hidden, batch, seq, bytes;
+		uint64_t tables, emb_dim, pooling, dense, bottom, top;
+		double tflops, gbps;
+		uint64_t passes;
+	} p;
 	memset(&p, 0, sizeof p);
 	p.model = p.par = -1;
 	p.bytes = 2;
@@ -89,70 +95,29 @@ int cmd_generate_model(int argc, char **argv)
 		return tool_usage(argv[0], "--model and --parallel are required");
 	if (gen_cli_check(&cli, argv[0], 1u << 16) < 0)
 		return 2;
-	p.npus = cli.npus;
-	if (!(p.tflops > 0) || !(p.gbps > 0) || isinf(p.tflops) || isinf(p.gbps))
-		return tool_usage(argv[0], "--tflops and --mem-gbps must be positive");
-	if (!p.passes || p.passes > 100000 || !p.bytes || p.bytes > 64)
-		return tool_usage(argv[0], "--passes must be 1..100000 and --dtype-bytes 1..64");
-	/* Defaults per model. */
-	if (!p.batch)
-		p.batch = p.model == M_MLP ? 1024 : p.model == M_DLRM ? 2048 : 64;
-	if (!p.layers)
-		p.layers = p.model == M_MLP ? 8 : 12;
-	if (!p.hidden)
-		p.hidden = p.model == M_MLP ? 4096 : 1024;
-	if (!p.seq)
-		p.seq = p.model == M_TRANSFORMER ? 1024 : 1;
-	if (!p.tables)
-		p.tables = 64;
-	if (!p.emb_dim)
-		p.emb_dim = 128;
-	if (!p.pooling)
-		p.pooling = 32;
-	if (!p.dense)
-		p.dense = 512;
-	if (!p.bottom)
-		p.bottom = 3;
-	if (!p.top)
-		p.top = 3;
-	if (p.layers > 10000 || p.bottom > 1000 || p.top > 1000 || p.hidden > 1u << 20 ||
-	    p.seq > 1u << 20 || p.emb_dim > 1u << 16 || p.tables > 1u << 20 ||
-	    p.pooling > 1u << 16 || p.dense > 1u << 20 || p.batch > 1u << 24)
-		return tool_usage(argv[0], "a size is out of range (see --help)");
-	if (p.par == PAR_DATA) {
-		if (p.mp && p.mp != 1)
-			return tool_usage(argv[0], "--mp-group is for --parallel hybrid");
-		p.mp = 1;
-	} else if (p.par == PAR_MODEL) {
-		if (p.mp && p.mp != p.npus)
-			return tool_usage(argv[0], "--mp-group is for --parallel hybrid");
-		p.mp = p.npus;
-	} else if (!p.mp) {
-		p.mp = cli.dims[0];
-	}
-	if (p.mp > p.npus || p.npus % p.mp)
-		return tool_usage(argv[0], "--mp-group %llu must divide --npus %llu",
-		                  (unsigned long long)p.mp, (unsigned long long)p.npus);
-	p.dp = p.npus / p.mp;
-	if (p.batch % p.dp)
-		return tool_usage(argv[0], "--batch %llu must be a multiple of the data-parallel "
-		                  "degree %llu", (unsigned long long)p.batch, (unsigned long long)p.dp);
-
-	size_t n = 0;
-	mlayer *L = model_build_layers(&p, &n);
-	gen_graph g;
-	gen_graph_init(&g, (uint32_t)p.npus, cli.dims, cli.ndims);
-	int rc = 1;
-	if (!L || model_emit_iterations(&g, &p, L, n) < 0) {
-		if (g.too_many)
-			tool_err("more than %u nodes per rank; use fewer --passes or --layers",
-			         GEN_MAX_NODES);
-		else
-			tool_err("out of memory");
-	} else {
-		rc = gen_cli_write(&g, &cli, NULL);
-	}
-	gen_graph_free(&g);
-	free(L);
-	return rc;
+	chakra_gen_options o;
+	tool_progress pr;
+	gen_cli_options(&cli, &o, &pr);
+	chakra_gen_model_options m = CHAKRA_GEN_MODEL_OPTIONS_INIT;
+	m.model = p.model;
+	m.parallel = p.par;
+	m.batch = p.batch;
+	m.layers = p.layers;
+	m.hidden = p.hidden;
+	m.seq = p.seq;
+	m.tables = p.tables;
+	m.emb_dim = p.emb_dim;
+	m.pooling = p.pooling;
+	m.dense = p.dense;
+	m.bottom = p.bottom;
+	m.top = p.top;
+	m.dtype_bytes = p.bytes;
+	m.mp_group = p.mp;
+	m.tflops = p.tflops;
+	m.mem_gbps = p.gbps;
+	m.passes = p.passes > UINT32_MAX ? 0 : (uint32_t)p.passes;
+	/* The module checks the sizes and groups (its message names the
+	 * field): a usage error. */
+	int rc = chakra_gen_model(cli.out, &o, &m);
+	return rc == CHAKRA_EINVAL ? 2 : rc < 0 ? 1 : 0;
 }

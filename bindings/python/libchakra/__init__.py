@@ -31,7 +31,7 @@ from ._feeder import Feeder, Workload, DEPS, ORDERS
 from ._sim import sim, SimResult, NpuResult
 from ._jsonet import jsonize, pack
 from ._check import validate, ValidateResult, Finding
-from ._gen import convert_text
+from ._gen import convert_text, generate_basic, generate_micro, generate_model
 
 __version__ = "%d.%d.%d" % BINDINGS_VERSION
 
@@ -47,6 +47,9 @@ __all__ = [
     "infer_kind", "library_version", "library_path", "DEPS", "ORDERS",
     "sim", "SimResult", "NpuResult", "jsonize", "pack", "validate", "ValidateResult", "Finding",
     "convert_text",
+    "generate_basic",
+    "generate_micro",
+    "generate_model",
     "ChakraError", "ChakraIOError", "NoMemoryError", "InvalidArgumentError", "TruncatedError",
     "CorruptError", "TooBigError", "NoMetadataError", "GzipError", "NotFoundError",
     "KindError", "RangeError", "DuplicateIdError", "MissingDependencyError", "CycleError",

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `chakra generate model`: the layers of an MLP, DLRM or Transformer under
+/* The model generator: the layers of an MLP, DLRM or Transformer under
  * data, model or hybrid parallelism (the Chakra paper's §6.2 set) and their
  * training iterations as a workload graph (model.h). */
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "../modmem.h"
 
 static uint64_t dur_ns(const params *p, uint64_t flops, uint64_t bytes)
 {
@@ -68,7 +69,7 @@ static void linear_row(mlayer *l, const params *p, const char *name, uint64_t in
 mlayer *model_build_layers(const params *p, size_t *n)
 {
 	size_t cap = 8 + p->layers * 5 + p->bottom + p->top;
-	mlayer *L = calloc(cap, sizeof *L);
+	mlayer *L = chakra_calloc(cap, sizeof *L);
 	if (!L)
 		return NULL;
 	size_t k = 0;
@@ -184,7 +185,7 @@ int model_emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_t
 	memset(&e, 0, sizeof e);
 	e.g = g;
 	gen_chain_init(&e.chain);
-	uint64_t *prev_wg = malloc(n * sizeof *prev_wg);
+	uint64_t *prev_wg = chakra_calloc(n ? n : 1, sizeof *prev_wg);
 	if (!prev_wg)
 		return -1;
 	for (size_t i = 0; i < n; i++)
@@ -237,6 +238,6 @@ int model_emit_iterations(gen_graph *g, const params *p, const mlayer *L, size_t
 			wait_for(&e, igc); /* the next layer down needs the reduced gradient */
 		}
 	}
-	free(prev_wg);
+	chakra_free(prev_wg);
 	return e.chain.failed || g->too_many || g->oom ? -1 : 0;
 }

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `chakra generate model` in two files: model_layers.c the layers of the
- * model with their compute and collectives per phase, and their training
- * iterations as a workload graph (lib/gen); model.c the command (options,
- * defaults). docs/generate.md lists the formulas and assumptions. */
-#ifndef CHAKRA_TOOLS_GEN_MODEL_H
-#define CHAKRA_TOOLS_GEN_MODEL_H
+/* The model generator (chakra_gen_model) in two files: model_layers.c the
+ * layers of the model with their compute and collectives per phase, and
+ * their training iterations as a workload graph; model.c its options and
+ * defaults. docs/generate.md lists the formulas and assumptions. */
+#ifndef CHAKRA_GEN_MODEL_H
+#define CHAKRA_GEN_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph.h"
+#include "gen_impl.h"
 
-enum { M_MLP, M_DLRM, M_TRANSFORMER };
-enum { PAR_DATA, PAR_MODEL, PAR_HYBRID };
+#define model_build_layers chakra__gen_model_build_layers
+#define model_emit_iterations chakra__gen_model_emit_iterations
+
+enum { M_MLP = CHAKRA_GEN_MODEL_MLP, M_DLRM = CHAKRA_GEN_MODEL_DLRM,
+       M_TRANSFORMER = CHAKRA_GEN_MODEL_TRANSFORMER };
 enum { F, IG, WG };
 enum { K_LINEAR, K_EMBEDDING, K_NOWEIGHT };
 
@@ -35,8 +38,8 @@ typedef struct params {
 	uint64_t passes;
 } params;
 
-/* The layers of p's model as one rank sees them (*n of them; NULL when
- * out of memory). */
+/* The layers of p's model as one rank sees them (*n of them, freed with
+ * chakra_free; NULL when out of memory). */
 mlayer *model_build_layers(const params *p, size_t *n);
 /* p->passes training iterations of the layers into g: 0, or -1 (out of
  * memory, or too many nodes: g->too_many). */
