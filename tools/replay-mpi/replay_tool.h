@@ -99,6 +99,21 @@ int rp_agree(rp_ctx *c, int ok);
 /* The executor's view of what it waits for (run.c), for stop messages. */
 void rp_run_describe(rp_ctx *c, FILE *out);
 
+/* args.c: the usage text; rp_parse_args gives 0 (ok), 1 (help) or -1 (a
+ * usage error, its message in err). */
+extern const char rp_usage[];
+int rp_parse_args(rp_opts *o, int argc, char **argv, char *err, size_t errlen);
+const char *rp_deps_name(chakra_deps d);
+
+/* setup.c: 0, or -1 with the message in err. */
+int rp_setup_shared(rp_ctx *c, char *err, size_t errlen);
+int rp_setup_rank(rp_ctx *c, char *err, size_t errlen);
+
+/* report.c: the simulator's prediction (0, or -1 after every rank agreed
+ * to stop) and the report. */
+int rp_predict(rp_ctx *c, chakra_replay_sim *sim);
+void rp_report(rp_ctx *c, const chakra_replay_sim *sim);
+
 /* comms.c: 0, or -1 with a message printed. */
 int rp_comms_build(rp_ctx *c);
 void rp_comms_free(rp_ctx *c);
