@@ -7,30 +7,10 @@
 
 #include "chakra/chakra.h"
 #include "check.h"
+#include "membuf.h"
 #include "memsrc.h"
 
 /* ---- crafted traces, written through the public writer into memory ---- */
-
-typedef struct membuf {
-	unsigned char *p;
-	size_t len, cap;
-} membuf;
-
-static int mem_write(void *data, const void *buf, size_t len)
-{
-	membuf *m = data;
-	if (m->len + len > m->cap) {
-		size_t cap = (m->len + len) * 2 + 256;
-		unsigned char *p = realloc(m->p, cap);
-		if (!p)
-			return -1;
-		m->p = p;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
 
 #define END UINT64_MAX
 typedef struct spec {

@@ -13,35 +13,13 @@
 
 #include "chakra/chakra.h"
 #include "fuzz_touch.h"
+#include "membuf.h"
 #include "chakra/experimental/jsonet.h"
-
-typedef struct membuf {
-	unsigned char *p;
-	size_t n, cap;
-} membuf;
-
-static int mem_write(void *data, const void *buf, size_t len)
-{
-	membuf *m = data;
-	if (m->n + len > m->cap) {
-		size_t cap = m->cap ? m->cap : 4096;
-		while (cap < m->n + len)
-			cap *= 2;
-		unsigned char *p = realloc(m->p, cap);
-		if (!p)
-			return -1;
-		m->p = p;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->n, buf, len);
-	m->n += len;
-	return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static membuf out;
-	out.n = 0;
+	out.len = 0;
 	chakra_jsonet_options po = CHAKRA_JSONET_OPTIONS_INIT;
 	po.in_name = "<fuzz>";
 	po.out_name = "<out>";
@@ -53,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	chakra_reader_options o = CHAKRA_READER_OPTIONS_INIT;
 	o.verify_with_nanopb = 1;
 	chakra_reader *r;
-	if (chakra_reader_open_buffer(&r, out.p, out.n, &o) < 0)
+	if (chakra_reader_open_buffer(&r, out.p, out.len, &o) < 0)
 		fuzz_fail("pack wrote a trace the reader cannot open", 0, 0, chakra_reader_errmsg(r));
 	fuzz_touch_metadata(chakra_reader_metadata(r));
 	const chakra_node *node;
