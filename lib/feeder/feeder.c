@@ -166,7 +166,7 @@ static int setup(chakra_feeder **out, const chakra_feeder_options *o, const char
 		return CHAKRA_ENOMEM;
 	f->free_slot = f->free_edge = FT_NIL;
 	f->lazy = 1;
-	/* Everything the options point to is copied now (issue 13: reader
+	/* Everything the options point to is copied now (the embedding rule: reader
 	 * options on a helper's stack were read after it returned). */
 	int bad = 0, bad_reader = 0;
 	if (!o) {
@@ -438,7 +438,7 @@ uint64_t chakra_feeder_ready_count(const chakra_feeder *f)
 		return 0;
 	/* The ready set only: inserting the read-ahead FIFO here (as this did
 	 * before) turned lazy feeding off for every caller that asked once
-	 * per node, 2-3x slower (issue 13). */
+	 * per node, 2-3x slower. */
 	return f->ready.n;
 }
 

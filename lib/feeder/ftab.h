@@ -22,7 +22,7 @@
  * (strided or clustered ids) it rehashes with a keyed mixing hash whose
  * key is drawn at random for this map (ids chosen to
  * collide under a fixed multiplier made every probe scan the whole map,
- * issue 16); a long probe under it draws a new one. ---- */
+ * hash flooding); a long probe under it draws a new one. ---- */
 typedef struct idmap_ent {
 	uint64_t key;
 	uint32_t val; /* FT_NIL = empty */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The command line (issue 17): --help written from each command's option
+# The command line: --help written from each command's option
 # table, nested commands named as typed in messages and hints, number
 # errors naming the command, did-you-mean for commands and options, sizes
 # with suffixes, the progress bar with a total and a percentage.

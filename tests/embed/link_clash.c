@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Regression test for the static-link clash (issue 13): libchakra.a used to
+/* Regression test for the static-link clash: libchakra.a used to
  * export ~48 unprefixed internal functions (heap_push, arena_alloc,
  * node_walk, source_open_path, ...) and nanopb's ChakraProtoMsg_*
  * descriptors, so a program with a function of the same name failed to link

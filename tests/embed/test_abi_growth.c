@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ABI growth (issue 13): options structs grow at the end, and the library
+/* ABI growth: options structs grow at the end, and the library
  * reads only the fields of the caller's version.
  *
  *  - A program built against version 1 of the headers passes structs of the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The error model and the counters (issue 13): chakra_err_name, the
+/* The error model and the counters: chakra_err_name, the
  * structured error info of each handle, *_from_name codes, feeder stats,
  * ready_count without a hidden flush, closing a feeder from inside its
  * ready callback, the allocator hook. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Memory budgets (issue 16, class 3): what a small file could make the
+/* Memory budgets (docs/hardening.md): what a small file could make the
  * library allocate, and the budgets that now bound it.
  *  - One node with millions of empty attributes (2 bytes each on the wire,
  *    ~100 in memory): CHAKRA_ETOOBIG at max_node_memory, from the reader

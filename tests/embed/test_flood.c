@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Hash flooding (issue 16, class 5): ids chosen to collide in the feeder's
+/* Hash flooding (docs/hardening.md): ids chosen to collide in the feeder's
  * id map. The map used the identity hash, then, after a long probe, a
  * multiplicative hash with a fixed multiplier K: the ids j * K^-1 all land
  * in bucket 0 under it, so 200k of them after a few clustered ids made

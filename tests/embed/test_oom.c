@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Allocation-failure sweep (issue 16, class 2). Through the allocator hook,
+/* Allocation-failure sweep (docs/hardening.md). Through the allocator hook,
  * the k-th allocation fails, for every k from 1 to the number a clean run
  * makes, in scenarios that go through the reader (plain, gzip, nanopb
  * cross-check), the writer (plain and gzip) and the feeder (lazy and

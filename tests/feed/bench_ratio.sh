@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# CI check on the feeder's speed (issue 17): `chakra bench feed` on a
+# CI check on the feeder's speed: `chakra bench feed` on a
 # generated 1M-node trace must feed within MAX times its floor (reading and
 # framing the same file, measured in the same run), in CPU time. The bound
 # is generous (default 10x: twice today's 4.4-5.5x on the 2-core CI

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Adversarial inputs for the tools' tables (issue 16 items 5 and 7):
+/* Adversarial inputs for the tools' tables (hash flooding, quadratic paths):
  *   mkflood validate-old N OUT.et   ids on which the unkeyed hash validate
  *                                   used (murmur3's finaliser) put every id
  *                                   in one slot of any table up to 2^24

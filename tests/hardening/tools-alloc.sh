@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Allocation failures in the tools (issue 16 item 2, the tool side): every
+# Allocation failures in the tools: every
 # allocation of a run is failed in turn (an LD_PRELOAD shim fails the k-th
 # one, for every k). Each run must either succeed with the same output as
 # without the shim, or fail with a message and exit status 1 leaving no

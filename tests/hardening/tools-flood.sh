@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Adversarial ids and quadratic paths (issue 16 items 5 and 7), timed
+# Adversarial ids and quadratic paths, timed
 # against a baseline in the same run (suite novalgrind):
 # - 200,000 ids chosen so that the unkeyed hashes validate and stats used
 #   put them all in one slot (they took > 60 s and 43 s): within 3x of the

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Hostile and unlucky inputs for the tools (issue 16 items 4, 7, 9 and
-# issue 11's interop checks): endless and repetitive input, capped
+# Hostile and unlucky inputs for the tools (and the interop
+# checks): endless and repetitive input, capped
 # reports, duplicate JSON keys, misleading messages, FIFOs where a second
 # pass is needed, JSON given as a trace, comm sizes past int64, ASTRA-sim's
 # own log lines in `chakra timeline`.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The output rule (docs/hardening.md, issue 16 item 1), for every command
+# The output rule (docs/hardening.md), for every command
 # that writes a file: an existing output is replaced only with -f; a failed
 # run leaves the old file as it was and no temporary behind; devices and
 # FIFOs are written into, never replaced or removed; a symbolic link keeps

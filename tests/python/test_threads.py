@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Python must raise, not crash (issue 16, class 8): one Reader iterated
+"""Python must raise, not crash: one Reader iterated
 from four threads, one Feeder pulled from two, a feeder closed from inside
 its own ready callback, a re-entrant call from a read callback."""
 

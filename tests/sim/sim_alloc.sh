@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Allocation failures in chakra sim (issue 16 item 2, the simulator): every
+# Allocation failures in chakra sim: every
 # allocation of a run is failed in turn (the LD_PRELOAD shim of
 # tests/hardening/failalloc.c fails the k-th one, for every k): the
 # configuration parsers (libyaml, YAJL through the module's recovering

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The simulator against hostile inputs (issue 16): times saturate and the
+/* The simulator against hostile inputs: times saturate and the
  * run is refused instead of wrapping (latency 1e300, bandwidth 1e-300,
  * duration_micros 2^64-1, sums of large durations, a start delay of
  * 2^64-1); deeply nested or oversized configuration files are refused

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Peak memory of `chakra sim` with default options on the reference's scale
- * workload at 64 NPUs x 20,000 nodes (issue 15: at most 100 MiB; it was
+ * workload at 64 NPUs x 20,000 nodes (at most 100 MiB; it was
  * 351 MiB with the feeders' fixed windows). The workload is written here
  * with the library's writer; `chakra sim` runs in a child and its peak
  * resident set comes from wait4 (getrusage of that child). It must also

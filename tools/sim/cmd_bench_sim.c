@@ -16,7 +16,7 @@
 #include "common.h"
 #include "opts.h"
 
-/* The scale targets (issues 15 and 24): time (0: none) and peak memory, and
+/* The scale targets (docs/sim.md): time (0: none) and peak memory, and
  * which path they are for (1: the symmetry reduction). */
 static const struct {
 	uint64_t npus, nodes;
@@ -29,7 +29,7 @@ static const struct {
 	{ 131072, 5000, 300, 4096, 1 },
 };
 
-/* The full path's CPU per node may not grow with ranks (issue 24): at
+/* The full path's CPU per node may not grow with ranks: at
  * 16,384 ranks within 1.5x of 64 ranks' (the same nodes per rank). */
 #define FLAT_FACTOR 1.5
 
