@@ -108,9 +108,26 @@ static void count_node(engine *E, npu *u, int progress)
 		E->opt->progress_cb(E->opt->data, E->nodes_done & ~(uint64_t)0xffff);
 }
 
-void chakra__sim_count_node(engine *E, npu *u)
+void chakra__sim_zero_time(engine *E, npu *u, const chakra_node *n)
 {
+	/* A type outside the schema's enum takes no time either, but is
+	 * counted: the run reports it. */
+	int ty = chakra_node_type_of(n);
+	if (ty < CHAKRA_INVALID_NODE || ty > CHAKRA_COMM_COLL_NODE) {
+		if (!E->odd_types++) {
+			E->odd_rank = u->rank;
+			E->odd_id = chakra_node_id(n);
+			E->odd_type = ty;
+		}
+	}
+	chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
+	chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
+	u->res.nodes++;
+	u->res.finish = E->now;
 	count_node(E, u, 0);
+	int rc = chakra_feeder_complete(u->f, chakra_node_id(n));
+	if (rc < 0)
+		chakra__sim_feeder_fail(E, u, rc);
 }
 
 void chakra__sim_complete(engine *E, npu *u, const chakra_node *n)
@@ -222,24 +239,8 @@ static void pump(engine *E, npu *u)
 			continue;
 		}
 		/* Completed in place: releasing children here keeps long chains
-		 * of such nodes from recursing. A type outside the schema's enum
-		 * takes no time either, but is counted: the run reports it. */
-		int ty = chakra_node_type_of(n);
-		if (ty < CHAKRA_INVALID_NODE || ty > CHAKRA_COMM_COLL_NODE) {
-			if (!E->odd_types++) {
-				E->odd_rank = u->rank;
-				E->odd_id = chakra_node_id(n);
-				E->odd_type = ty;
-			}
-		}
-		chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
-		chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
-		u->res.nodes++;
-		u->res.finish = E->now;
-		count_node(E, u, 0);
-		int crc = chakra_feeder_complete(u->f, chakra_node_id(n));
-		if (crc < 0)
-			chakra__sim_feeder_fail(E, u, crc);
+		 * of such nodes from recursing. */
+		chakra__sim_zero_time(E, u, n);
 	}
 	if (!E->failed && rc < 0)
 		chakra__sim_feeder_fail(E, u, rc);

@@ -514,8 +514,11 @@ void chakra__sim_comm_begin(engine *E, npu *u);
 void chakra__sim_comm_end(engine *E, npu *u);
 /* The node finished now: release its children and issue what is ready. */
 void chakra__sim_complete(engine *E, npu *u, const chakra_node *n);
-/* One more node done on u, counted for its class (reduced runs). */
-void chakra__sim_count_node(engine *E, npu *u);
+/* A node that takes no time, completed as it issues (its events, counts
+ * and the feeder told); a node type outside the schema is noted for the
+ * run's report. Its children are not issued here: the caller's loop or
+ * the NPU's next event takes them. */
+void chakra__sim_zero_time(engine *E, npu *u, const chakra_node *n);
 /* u completed its last node: finish_cb (for its whole class, reduced). */
 void chakra__sim_finished(engine *E, npu *u);
 void chakra__sim_try_collective(engine *E, npu *u);

@@ -175,28 +175,6 @@ static int roofline_time(engine *E, npu *u, const chakra_node *n, uint64_t *d)
 
 /* ---------------- issue and completion ---------------- */
 
-/* A node that takes no time completes as it issues; its children wait for
- * the NPU's next event (the feeder is not asked again in this call). */
-static void zero_time(engine *E, npu *u, const chakra_node *n)
-{
-	int ty = chakra_node_type_of(n);
-	if (ty < CHAKRA_INVALID_NODE || ty > CHAKRA_COMM_COLL_NODE) {
-		if (!E->odd_types++) {
-			E->odd_rank = u->rank;
-			E->odd_id = chakra_node_id(n);
-			E->odd_type = ty;
-		}
-	}
-	chakra__sim_out_event(E, CHAKRA_SIM_ISSUE, u->rank, n);
-	chakra__sim_out_event(E, CHAKRA_SIM_DONE, u->rank, n);
-	u->res.nodes++;
-	u->res.finish = E->now;
-	chakra__sim_count_node(E, u);
-	int rc = chakra_feeder_complete(u->f, chakra_node_id(n));
-	if (rc < 0)
-		chakra__sim_feeder_fail(E, u, rc);
-}
-
 /* A node that takes d cycles on slot s; gpu_time: it counts as GPU compute
  * (ASTRA-sim's exposed communication subtracts it). */
 static void timed(engine *E, npu *u, size_t s, const chakra_node *n, uint64_t d, int gpu_time)
@@ -238,7 +216,7 @@ static void issue(engine *E, npu *u, size_t s, const chakra_node *n)
 		if (E->sys->roofline && sl->kind == SLOT_GPU) {
 			int r = roofline_time(E, u, n, &d);
 			if (r > 0) {
-				zero_time(E, u, n);
+				chakra__sim_zero_time(E, u, n);
 				return;
 			}
 			if (r < 0)
@@ -272,7 +250,7 @@ static void issue(engine *E, npu *u, size_t s, const chakra_node *n)
 		chakra__sim_start_p2p(E, u, n, 0);
 		return;
 	default: /* metadata, invalid, memory, unknown: no time */
-		zero_time(E, u, n);
+		chakra__sim_zero_time(E, u, n);
 		return;
 	}
 }
