@@ -253,7 +253,7 @@ static int read_all(state *S)
 		uint32_t prev;
 		if (vec_push(&S->offs, &off))
 			goto nomem;
-		long long added = chakra_graph_add(S->g, id, chakra_node_data_deps(n),
+		int64_t added = chakra_graph_add(S->g, id, chakra_node_data_deps(n),
 		                                   chakra_node_data_dep_count(n), chakra_node_ctrl_deps(n),
 		                                   chakra_node_ctrl_dep_count(n), &prev);
 		if (added == CHAKRA_ETOOBIG) {

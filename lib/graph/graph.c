@@ -189,7 +189,7 @@ static int add_edges(chakra_graph *g, uint64_t id, const uint64_t *p, size_t k, 
 	return 0;
 }
 
-long long chakra_graph_add(chakra_graph *g, uint64_t id, const uint64_t *data, size_t nd,
+int64_t chakra_graph_add(chakra_graph *g, uint64_t id, const uint64_t *data, size_t nd,
                            const uint64_t *ctrl, size_t nc, uint32_t *first)
 {
 	uint32_t first_ignored;
@@ -288,7 +288,7 @@ static int usable(uint32_t e, int kinds)
 	return (e & ~KIND_BIT) < SELF - 1 && (kinds & (e & KIND_BIT ? CHAKRA_GRAPH_CTRL : CHAKRA_GRAPH_DATA));
 }
 
-long long chakra_graph_children(chakra_graph *g, uint32_t v, const uint32_t **children)
+int64_t chakra_graph_children(chakra_graph *g, uint32_t v, const uint32_t **children)
 {
 	if (!g || !children || v >= g->n)
 		return CHAKRA_EINVAL;
@@ -516,7 +516,7 @@ int chakra_graph_longest(const chakra_graph *g, int kinds, uint64_t *dist, uint3
 
 /* ---- strongly connected components (iterative Tarjan) ---- */
 
-long long chakra_graph_cycles(const chakra_graph *g, int kinds, chakra_graph_cycle_cb cb,
+int64_t chakra_graph_cycles(const chakra_graph *g, int kinds, chakra_graph_cycle_cb cb,
                               void *data)
 {
 	if (!g)
@@ -526,7 +526,7 @@ long long chakra_graph_cycles(const chakra_graph *g, int kinds, chakra_graph_cyc
 	uint32_t *stk = chakra_malloc(m * sizeof *stk), *comp = chakra_malloc(m * sizeof *comp);
 	uint32_t *cs = chakra_malloc(m * sizeof *cs), *ce = chakra_malloc(m * sizeof *ce);
 	unsigned char *on = chakra_calloc(m, 1);
-	long long found = 0;
+	int64_t found = 0;
 	if (!index || !low || !stk || !comp || !cs || !ce || !on) {
 		found = CHAKRA_ENOMEM;
 		goto out;

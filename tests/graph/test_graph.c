@@ -119,7 +119,7 @@ static void one(int variant)
 			if (m.ctrl[i][k])
 				c[nc++] = m.par[i][k];
 		uint32_t first;
-		long long v = chakra_graph_add(g, m.id[i], d, nd, c, nc, &first);
+		int64_t v = chakra_graph_add(g, m.id[i], d, nd, c, nc, &first);
 		CHECK_EQ_U(v, i);
 		int o = owner(&m, m.id[i]);
 		CHECK_EQ_U(first, o == i ? CHAKRA_GRAPH_NONE : (uint32_t)o);
@@ -162,7 +162,7 @@ static void one(int variant)
 	/* children lists: every usable edge once, in child order */
 	for (int p = 0; p < m.n; p++) {
 		const uint32_t *ch;
-		long long k = chakra_graph_children(g, (uint32_t)p, &ch);
+		int64_t k = chakra_graph_children(g, (uint32_t)p, &ch);
 		int want = 0;
 		for (int i = 0; i < m.n; i++)
 			for (int k2 = 0; k2 < npar[i]; k2++)

@@ -117,7 +117,7 @@ int stats_analyze_file(const char *path, int kinds, uint64_t max_dups, stats *s)
 	tool_progress_start_trace(&prog, path, path);
 	while ((nr = chakra_reader_next(r, &n)) > 0) {
 		uint32_t first;
-		long long idx = !g || !s->prob.absent ? CHAKRA_ENOMEM
+		int64_t idx = !g || !s->prob.absent ? CHAKRA_ENOMEM
 		                : chakra_graph_add(g, chakra_node_id(n),
 		                                   kinds & CHAKRA_GRAPH_DATA ? chakra_node_data_deps(n) : NULL,
 		                                   kinds & CHAKRA_GRAPH_DATA ? chakra_node_data_dep_count(n) : 0,

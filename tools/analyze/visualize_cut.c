@@ -30,7 +30,7 @@ int vis_select_around(const vopts *o, vstate *st)
 	tool_progress_start(&prog, "collecting edges", 0);
 	while ((nr = chakra_reader_next(r, &n)) > 0) {
 		uint32_t first;
-		long long idx = chakra_graph_add(st->g, chakra_node_id(n), chakra_node_data_deps(n),
+		int64_t idx = chakra_graph_add(st->g, chakra_node_id(n), chakra_node_data_deps(n),
 		                                 chakra_node_data_dep_count(n), chakra_node_ctrl_deps(n),
 		                                 chakra_node_ctrl_dep_count(n), &first);
 		if (idx < 0) {
@@ -81,8 +81,8 @@ int vis_select_around(const vopts *o, vstate *st)
 				queue[tail++] = u;
 			}
 		}
-		long long kc = chakra_graph_children(st->g, v, &list);
-		for (long long e = 0; e < kc; e++) {
+		int64_t kc = chakra_graph_children(st->g, v, &list);
+		for (int64_t e = 0; e < kc; e++) {
 			uint32_t u = list[e];
 			if (!st->sel[u]) {
 				st->sel[u] = 1;

@@ -71,7 +71,7 @@ CHAKRA_EXPERIMENTAL_API void chakra_graph_free(chakra_graph *g);
  * Returns its index, or CHAKRA_ENOMEM / CHAKRA_ETOOBIG (2^31 - 2 nodes or
  * 2^32 - 1 edges). *first (first may be NULL): the index of the node that
  * has this id already (a duplicate), else CHAKRA_GRAPH_NONE. */
-CHAKRA_EXPERIMENTAL_API long long chakra_graph_add(chakra_graph *g, uint64_t id,
+CHAKRA_EXPERIMENTAL_API int64_t chakra_graph_add(chakra_graph *g, uint64_t id,
                                                    const uint64_t *data, size_t nd,
                                                    const uint64_t *ctrl, size_t nc,
                                                    uint32_t *first);
@@ -95,7 +95,7 @@ CHAKRA_EXPERIMENTAL_API size_t chakra_graph_parents(const chakra_graph *g, uint3
 
 /* Children lists (for walks in both directions): built on first use,
  * 4(n + e) bytes more. CHAKRA_ENOMEM, else the count. */
-CHAKRA_EXPERIMENTAL_API long long chakra_graph_children(chakra_graph *g, uint32_t node,
+CHAKRA_EXPERIMENTAL_API int64_t chakra_graph_children(chakra_graph *g, uint32_t node,
                                                         const uint32_t **children);
 
 /* Longest paths over the parent edges of the given kinds, for the nodes
@@ -125,7 +125,7 @@ CHAKRA_EXPERIMENTAL_API int chakra_graph_has_cycle(const chakra_graph *g, int ki
  * components or CHAKRA_ENOMEM. */
 typedef void (*chakra_graph_cycle_cb)(void *data, const uint32_t *cycle, size_t len,
                                       size_t component_size);
-CHAKRA_EXPERIMENTAL_API long long chakra_graph_cycles(const chakra_graph *g, int kinds,
+CHAKRA_EXPERIMENTAL_API int64_t chakra_graph_cycles(const chakra_graph *g, int kinds,
                                                       chakra_graph_cycle_cb cb, void *data);
 
 #ifdef __cplusplus
