@@ -32,6 +32,7 @@ from ._sim import sim, SimResult, NpuResult
 from ._jsonet import jsonize, pack
 from ._check import validate, ValidateResult, Finding
 from ._gen import convert_text, generate_basic, generate_micro, generate_model
+from ._astralog import read_sim_log, SimLog
 
 __version__ = "%d.%d.%d" % BINDINGS_VERSION
 
@@ -50,6 +51,8 @@ __all__ = [
     "generate_basic",
     "generate_micro",
     "generate_model",
+    "read_sim_log",
+    "SimLog",
     "ChakraError", "ChakraIOError", "NoMemoryError", "InvalidArgumentError", "TruncatedError",
     "CorruptError", "TooBigError", "NoMetadataError", "GzipError", "NotFoundError",
     "KindError", "RangeError", "DuplicateIdError", "MissingDependencyError", "CycleError",
