@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Peak memory of `chakra sim` with default options on the reference's scale
  * workload at 64 NPUs x 20,000 nodes (at most 100 MiB; it was
- * 351 MiB with the feeders' fixed windows). The workload is written here
- * with the library's writer; `chakra sim` runs in a child and its peak
- * resident set comes from wait4 (getrusage of that child). It must also
- * end at the reference's 2,405,152,000 cycles. Skipped (77) in sanitizer
- * builds, whose shadow memory is not the program's. */
+ * 351 MiB with the feeders' fixed windows). The workload, its network and
+ * its system are the ones `chakra bench sim --files` writes (one file per
+ * rank; its own run is the one-class symmetric path, about a second);
+ * `chakra sim` runs in a child and its peak resident set comes from wait4
+ * (getrusage of that child). It must also end at the reference's
+ * 2,405,152,000 cycles. Skipped (77) in sanitizer builds, whose shadow
+ * memory is not the program's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,48 +27,22 @@
 #define NODES 20000
 #define LIMIT_KIB (100 * 1024)
 
-static int write_rank(const char *path, chakra_builder *b)
+/* Run a command (argv[0] the program), its output to /dev/null: its exit
+ * status, or -1. */
+static int run(char *const *argv)
 {
-	static const uint64_t us[4] = { 5, 20, 50, 100 };
-	static const uint64_t bytes[5] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20 };
-	chakra_writer_options wo = CHAKRA_WRITER_OPTIONS_INIT;
-	wo.overwrite = 1;
-	chakra_writer *w = NULL;
-	int rc = chakra_writer_open(&w, path, &wo);
-	if (rc == 0)
-		rc = chakra_writer_write_metadata(w, "0.0.4", NULL);
-	for (uint64_t i = 0; rc == 0 && i < NODES; i++) {
-		chakra_builder_reset(b);
-		chakra_builder_set_id(b, i);
-		if (i)
-			chakra_builder_add_data_dep(b, i - 1);
-		if (i % 2 == 0) {
-			chakra_builder_set_name(b, "compute", (size_t)-1);
-			chakra_builder_set_type(b, CHAKRA_COMP_NODE);
-			chakra_builder_set_duration_micros(b, us[(i / 2) % 4]);
-		} else {
-			chakra_builder_set_name(b, "all_reduce", (size_t)-1);
-			chakra_builder_set_type(b, CHAKRA_COMM_COLL_NODE);
-			chakra_builder_attr_int(b, "comm_type", CHAKRA_ATTR_INT64, CHAKRA_ALL_REDUCE);
-			chakra_builder_attr_int(b, "comm_size", CHAKRA_ATTR_INT64,
-			                        (int64_t)bytes[(i / 2) % 5]);
-		}
-		rc = chakra_writer_write_node(w, b);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
 	}
-	if (rc == 0)
-		rc = chakra_writer_finish(w);
-	chakra_writer_close(w);
-	return rc;
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		CHECK(fclose(f) == 0);
-	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int main(void)
@@ -85,9 +61,9 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	snprintf(prefix, sizeof prefix, "%s/w", dir);
-	snprintf(net, sizeof net, "%s/net.yml", dir);
-	snprintf(sys, sizeof sys, "%s/sys.json", dir);
+	snprintf(prefix, sizeof prefix, "%s/bench", dir);
+	snprintf(net, sizeof net, "%s/network.yml", dir);
+	snprintf(sys, sizeof sys, "%s/system.json", dir);
 	/* The child is forked now, while this process is small: Linux keeps a
 	 * process's peak RSS across exec, and a child starts with its parent's
 	 * pages. It waits for the workload, then becomes `chakra sim`. */
@@ -113,23 +89,12 @@ int main(void)
 		_exit(127);
 	}
 	close(go[0]);
-	chakra_builder *b = chakra_builder_new();
-	CHECK(b != NULL);
-	for (int r = 0; b && r < NPUS; r++) {
-		snprintf(path, sizeof path, "%s.%d.et", prefix, r);
-		CHECK(write_rank(path, b) == 0);
-	}
-	chakra_builder_free(b);
-	write_text(net, "topology: [ Ring, Switch ]\nnpus_count: [ 8, 8 ]\n"
-	                "bandwidth: [ 50.0, 50.0 ]\nlatency: [ 500.0, 500.0 ]\n");
-	write_text(sys, "{\"scheduling-policy\": \"LIFO\", \"endpoint-delay\": 10,\n"
-	                " \"active-chunks-per-dimension\": 1, \"preferred-dataset-splits\": 4,\n"
-	                " \"all-reduce-implementation\": [\"ring\", \"ring\"],\n"
-	                " \"all-gather-implementation\": [\"ring\", \"ring\"],\n"
-	                " \"reduce-scatter-implementation\": [\"ring\", \"ring\"],\n"
-	                " \"all-to-all-implementation\": [\"ring\", \"ring\"],\n"
-	                " \"collective-optimization\": \"localBWAware\", \"local-mem-bw\": 1600,\n"
-	                " \"boost-mode\": 0}\n");
+	char npus[16], nodes[16];
+	snprintf(npus, sizeof npus, "%d", NPUS);
+	snprintf(nodes, sizeof nodes, "%d", NODES);
+	char *bench[] = { (char *)exe, "bench", "sim", "--npus", npus, "--nodes", nodes, "--files",
+		              "--dir", dir, "--path", "symmetry", "--runs", "1", "-f", NULL };
+	CHECK_MSG(run(bench) == 0, "chakra bench sim --files did not write the workload");
 	CHECK(pid > 0 && write(go[1], "g", 1) == 1);
 	close(go[1]);
 	int status = 0;
