@@ -12,26 +12,10 @@
 # - options, errors, outputs never overwritten unasked.
 set -u
 . "$(dirname "$0")/../need.sh" && need_data data/astra-sim data/kineto/hta-critical-path
+CLI_EXPECT_STDOUT=1 # the replay report goes to stdout
+. "$(dirname "$0")/../cli.sh" && cli_tmp replay-cli
 X="$CHAKRA_EXE"
 D="$CHAKRA_SHARED/data"
-T=$(mktemp -d /tmp/chakra-replay-cli-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-expect() {
-	st=$1 pat=$2 what=$3
-	shift 4
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -ne "$st" ]; then
-		bad "$what: exit $got, want $st ($(head -c 300 "$T/err"))"
-	elif [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err" "$T/out"; then
-		bad "$what: output lacks '$pat': $(head -c 300 "$T/err")"
-	else
-		ok "$what"
-	fi
-}
 # the number after "key": in a JSON object on one line
 jnum() { sed -n "s/.*\"$1\":\([-0-9.]*\).*/\1/p" "$2" | head -1; }
 cycles() { sed -n 's/^finished at \([0-9]*\) cycles.*/\1/p' "$1"; }

@@ -5,27 +5,9 @@
 # to the predicted cycle in `chakra sim`, layouts that cannot run, broken
 # measurement files and logs, nothing overwritten unasked.
 set -u
+. "$(dirname "$0")/../cli.sh" && cli_tmp predict-cli
 X="$CHAKRA_EXE"
 D="$CHAKRA_SHARED/data/measured"
-T=$(mktemp -d /tmp/chakra-predict-cli-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-# expect STATUS PATTERN WHAT -- command...: exit status and a stderr pattern
-expect() {
-	st=$1 pat=$2 what=$3
-	shift 4
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -ne "$st" ]; then
-		bad "$what: exit $got, want $st ($(head -c 300 "$T/err"))"
-	elif [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
-		bad "$what: stderr lacks '$pat': $(head -c 300 "$T/err")"
-	else
-		ok "$what"
-	fi
-}
 json() { # json FILE EXPR: python's value of EXPR over the parsed file as j
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
 }

@@ -5,28 +5,10 @@
 # messages naming file, line and key), outputs never overwrite inputs.
 set -u
 . "$(dirname "$0")/../need.sh" && need_data data/astra-sim data/chakra/chakra.0.et.gz
+. "$(dirname "$0")/../cli.sh" && cli_tmp sim-cli
 X="$CHAKRA_EXE"
 D="$CHAKRA_SHARED/data/astra-sim"
 W="$D/microbenchmarks/all_reduce/8npus_1MB/all_reduce"
-T=$(mktemp -d /tmp/chakra-sim-cli-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-# expect STATUS PATTERN WHAT -- command...: exit status and a stderr pattern
-expect() {
-	st=$1 pat=$2 what=$3
-	shift 4
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -ne "$st" ]; then
-		bad "$what: exit $got, want $st ($(head -c 300 "$T/err"))"
-	elif [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
-		bad "$what: stderr lacks '$pat': $(head -c 300 "$T/err")"
-	else
-		ok "$what"
-	fi
-}
 NET="$D/network/Ring_8npus.yml"
 SYS="$D/system/Ring_4chunks.json"
 

@@ -4,26 +4,8 @@
 # valgrind in CI): options and errors, determinism, group shapes, outputs
 # that validate, anonymize keeping the graph, nothing overwritten unasked.
 set -u
+. "$(dirname "$0")/../cli.sh" && cli_tmp synth-cli
 X="$CHAKRA_EXE"
-T=$(mktemp -d /tmp/chakra-synth-cli-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-# expect STATUS PATTERN WHAT -- command...: exit status and a stderr pattern
-expect() {
-	st=$1 pat=$2 what=$3
-	shift 4
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -ne "$st" ]; then
-		bad "$what: exit $got, want $st ($(head -c 300 "$T/err"))"
-	elif [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
-		bad "$what: stderr lacks '$pat': $(head -c 300 "$T/err")"
-	else
-		ok "$what"
-	fi
-}
 
 # A hybrid-parallel MLP on 8 NPUs (2x4: model groups of 2 consecutive
 # ranks, data groups every 2nd rank), 4 layers.
