@@ -8,7 +8,7 @@ import os
 from . import _lib
 from ._lib import lib, READY_CB, FeederOptions, FEEDER_OPTIONS_VERSION
 from ._errors import ChakraError, StateError, error
-from ._guard import Guard
+from ._guard import Guard, Closing
 from ._node import Metadata, Node
 from ._source import Source, reader_options, u64
 
@@ -49,7 +49,7 @@ def _msg(fn, h):
     return m.decode("utf-8", "replace") if m else ""
 
 
-class Feeder:
+class Feeder(Closing):
     """Hands out the nodes of one trace whose dependencies have completed.
 
     src: path, bytes-like or binary file object (as Reader). deps: which
@@ -287,21 +287,8 @@ class Feeder:
                 lib.chakra_feeder_close(self._h)
             self._h = None
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-
-class Workload:
+class Workload(Closing):
     """The feeders of a multi-rank workload PREFIX.0.et ... PREFIX.{N-1}.et
     (also .et.gz; N detected). len(w), w[rank], iteration over feeders.
     Feeder options as for Feeder; ready=fn(node, feeder) for callback style.
@@ -357,16 +344,3 @@ class Workload:
         if self._h is not None:
             lib.chakra_workload_close(self._h)
             self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass

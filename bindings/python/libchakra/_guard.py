@@ -36,3 +36,22 @@ class Guard:
         self._depth -= 1
         self._lock.release()
         return False
+
+
+class Closing:
+    """A handle that has close(): a context manager closing it on exit, and
+    closed when collected (quietly: at interpreter shutdown the module may
+    already be torn down)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

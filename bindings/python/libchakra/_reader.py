@@ -5,7 +5,7 @@ import ctypes
 
 from ._lib import lib
 from ._errors import error, StateError
-from ._guard import Guard
+from ._guard import Guard, Closing
 from ._node import Metadata, Node
 from ._source import Source, reader_options
 
@@ -18,7 +18,7 @@ def _msg(h):
     return m.decode("utf-8", "replace") if m else ""
 
 
-class Reader:
+class Reader(Closing):
     """Read a Chakra ET (plain or gzip, detected from its first bytes).
 
     src: a path (str or os.PathLike; "-" is stdin), a bytes-like object
@@ -109,20 +109,6 @@ class Reader:
             if self._h is not None:
                 lib.chakra_reader_close(self._h)
                 self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        # Interpreter shutdown may already have torn the module down.
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def read(src, **kw):
