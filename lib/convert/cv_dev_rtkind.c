@@ -7,6 +7,7 @@
 #include "cv.h"
 
 enum { PAT_HAS, PAT_IS, PAT_PREFIX };
+#define ROW(how, kind, pat, unless) { how, kind, pat, sizeof pat - 1, unless }
 
 /* The first row that matches wins, so the order is the precedence: a name
  * that matches two rows (one holding both "DeviceSynchronize" and
@@ -15,24 +16,25 @@ static const struct rt_pat {
 	unsigned char how;  /* PAT_*: the name contains / is / begins with pat */
 	unsigned char kind; /* CV_RT_* */
 	const char *pat;
+	size_t len;         /* strlen(pat) */
 	const char *unless; /* the row does not match a name containing this */
 } rt_pats[] = {
-	{ PAT_HAS, CV_RT_DEVSYNC, "DeviceSynchronize", NULL },
-	{ PAT_HAS, CV_RT_DEVSYNC, "CtxSynchronize", NULL },
-	{ PAT_IS, CV_RT_DEVSYNC, "synchronize", NULL },
-	{ PAT_HAS, CV_RT_STREAMSYNC, "StreamSynchronize", NULL },
-	{ PAT_IS, CV_RT_STREAMSYNC, "synchronizeStream", NULL },
-	{ PAT_HAS, CV_RT_EVENTSYNC, "EventSynchronize", NULL },
-	{ PAT_IS, CV_RT_EVENTSYNC, "synchronizeEvent", NULL },
-	{ PAT_HAS, CV_RT_WAIT, "StreamWaitEvent", NULL },
-	{ PAT_HAS, CV_RT_WAIT, "waitOnEvent", NULL },
-	{ PAT_HAS, CV_RT_RECORD, "EventRecord", NULL },
-	{ PAT_IS, CV_RT_RECORD, "recordEvent", NULL },
+	ROW(PAT_HAS, CV_RT_DEVSYNC, "DeviceSynchronize", NULL),
+	ROW(PAT_HAS, CV_RT_DEVSYNC, "CtxSynchronize", NULL),
+	ROW(PAT_IS, CV_RT_DEVSYNC, "synchronize", NULL),
+	ROW(PAT_HAS, CV_RT_STREAMSYNC, "StreamSynchronize", NULL),
+	ROW(PAT_IS, CV_RT_STREAMSYNC, "synchronizeStream", NULL),
+	ROW(PAT_HAS, CV_RT_EVENTSYNC, "EventSynchronize", NULL),
+	ROW(PAT_IS, CV_RT_EVENTSYNC, "synchronizeEvent", NULL),
+	ROW(PAT_HAS, CV_RT_WAIT, "StreamWaitEvent", NULL),
+	ROW(PAT_HAS, CV_RT_WAIT, "waitOnEvent", NULL),
+	ROW(PAT_HAS, CV_RT_RECORD, "EventRecord", NULL),
+	ROW(PAT_IS, CV_RT_RECORD, "recordEvent", NULL),
 	/* synchronous copies: cudaMemcpy, cudaMemcpy2D, ...ToSymbol/FromSymbol
 	 * without Async */
-	{ PAT_PREFIX, CV_RT_MEMCPY_SYNC, "cudaMemcpy", "Async" },
-	{ PAT_PREFIX, CV_RT_MEMCPY_SYNC, "hipMemcpy", "Async" },
-	{ PAT_PREFIX, CV_RT_MEMCPY_SYNC, "cuMemcpy", "Async" },
+	ROW(PAT_PREFIX, CV_RT_MEMCPY_SYNC, "cudaMemcpy", "Async"),
+	ROW(PAT_PREFIX, CV_RT_MEMCPY_SYNC, "hipMemcpy", "Async"),
+	ROW(PAT_PREFIX, CV_RT_MEMCPY_SYNC, "cuMemcpy", "Async"),
 };
 
 int chakra__cv_rt_kind(const char *nm)
@@ -41,7 +43,7 @@ int chakra__cv_rt_kind(const char *nm)
 		const struct rt_pat *p = &rt_pats[i];
 		int hit = p->how == PAT_HAS  ? strstr(nm, p->pat) != NULL
 		        : p->how == PAT_IS   ? !strcmp(nm, p->pat)
-		                             : !strncmp(nm, p->pat, strlen(p->pat));
+		                             : !strncmp(nm, p->pat, p->len);
 		if (hit && !(p->unless && strstr(nm, p->unless)))
 			return p->kind;
 	}
