@@ -594,7 +594,7 @@ typedef struct cv_dev {
 } cv_dev;
 
 /* The steps, in the order chakra__cv_dev_build runs them; each returns 0 or
- * a negative chakra_error with d->err set. */
+ * a negative chakra_error with d->err set (3b cannot fail). */
 int chakra__cv_dev_index_events(cv_dev *d); /* 1: threads, correlations, nesting */
 int chakra__cv_dev_index_device(cv_dev *d); /* 2: device ops, window, streams */
 int chakra__cv_dev_cpu_nodes(cv_dev *d);    /* 3a: mode A, CPU nodes */
