@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The one binary min-heap of the tree, as a template: the feeder's ready
  * queue (lib/feeder/ftab.c), the simulator's event queue (lib/sim) and
- * synth's issue order (lib/synth/trace.c) instantiate it for their own
+ * the one Kahn's order (lib/graph/topo.c) instantiate it for their own
  * entry type and order. It works on the caller's array: growing it stays
  * with the caller (each has its own allocator). Inline, so the compare is
  * too: the feeder's and simulator's benchmarks depend on it.

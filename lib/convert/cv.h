@@ -535,6 +535,114 @@ typedef struct cv_dev_opts {
 int chakra__cv_dev_build(cv_kin *k, cv_graph *g, const cv_dev_opts *o, chakra_convert_summary *s,
                          cv_err *err);
 
+/* ---- the device pass's state, shared by its steps (cv_device.c drives
+ * them; cv_dev_*.c hold one step each) ---- */
+/* What a runtime call is to the device pass (chakra__cv_rt_kind). */
+enum { CV_RT_OTHER = 0, CV_RT_DEVSYNC, CV_RT_STREAMSYNC, CV_RT_EVENTSYNC, CV_RT_WAIT, CV_RT_RECORD,
+       CV_RT_MEMCPY_SYNC };
+/* CUDA (cuda*, cu*), HIP (hip*) and MTIA runtime call names: CV_RT_*. */
+int chakra__cv_rt_kind(const char *name);
+
+/* More GPU streams than any real trace has: every host wait looks at each
+ * stream, so a hostile file could make that quadratic. */
+#define CV_DEV_MAX_STREAMS 4096
+
+typedef struct cv_dev_stream {
+	int64_t device, stream;
+	uint32_t *ops;     /* device events, by launch time */
+	size_t n, cap;
+	int64_t busy_until; /* end of its work launched before the window, CV_UNSET */
+} cv_dev_stream;
+
+typedef struct cv_dev_thread {
+	int64_t pid, tid;
+	uint32_t *ev;      /* CPU-side events (cpu_op, runtime), by time */
+	size_t n, cap;
+	uint32_t *launch;  /* device events launched from here, by launch time */
+	size_t nl, lcap;
+	uint32_t *gn;      /* mode A: its graph nodes, in time order */
+	size_t ngn, gcap;
+} cv_dev_thread;
+
+typedef struct cv_dev {
+	cv_kin *k;
+	cv_graph *g;
+	const cv_dev_opts *o;
+	chakra_convert_summary *s;
+	cv_err *err;
+	const char *file;
+	size_t n;
+	uint32_t *thr;     /* event -> thread index (CPU side) */
+	uint32_t *par;     /* innermost enclosing cpu_op */
+	uint32_t *top;     /* outermost enclosing cpu_op (self for a top-level op) */
+	int64_t *end;      /* end, clamped into the parent */
+	uint32_t *launch;  /* device event -> runtime call (CV_NONE) */
+	uint32_t *node;    /* event -> graph node */
+	uint32_t *anchor;  /* runtime call -> the CPU node it belongs to */
+	uint8_t *rtkind;   /* runtime call: CV_RT_* */
+	uint32_t *lastrec; /* CPU-side event -> last cudaEventRecord before it, same thread */
+	uint8_t *inwin;    /* device event included / runtime significant */
+	int64_t *lkey;     /* device event: launch time (else own start) */
+	cv_map rt_corr, sync_corr;
+	cv_pmap thmap, stmap;
+	cv_dev_stream *st;
+	size_t nst, stcap;
+	cv_dev_thread *th;
+	size_t nth, thcap;
+	uint32_t *next_cpu; /* mode A: graph node -> next CPU node of its thread */
+	size_t next_cap;
+} cv_dev;
+
+/* The steps, in the order chakra__cv_dev_build runs them; each returns 0 or
+ * a negative chakra_error with d->err set (3b cannot fail). */
+int chakra__cv_dev_index_events(cv_dev *d); /* 1: threads, correlations, nesting */
+int chakra__cv_dev_index_device(cv_dev *d); /* 2: device ops, window, streams */
+int chakra__cv_dev_cpu_nodes(cv_dev *d);    /* 3a: mode A, CPU nodes */
+void chakra__cv_dev_anchor_linked(cv_dev *d); /* 3b: mode B, calls to host ops */
+int chakra__cv_dev_device_nodes(cv_dev *d); /* 4: device nodes */
+int chakra__cv_dev_host_syncs(cv_dev *d);   /* 5: host waits */
+int chakra__cv_dev_stream_waits(cv_dev *d); /* 5: stream waits on events */
+int chakra__cv_dev_flow_edges(cv_dev *d);   /* 6: fwdbwd flows */
+/* Sort event indices v[0..n) by (k1 asc, k2 desc (k2 may be NULL), index
+ * asc); tmp holds n. */
+void chakra__cv_dev_msort(uint32_t *v, size_t n, const int64_t *k1, const int64_t *k2,
+                          uint32_t *tmp);
+
+static inline int cv_dev_nomem(cv_dev *d)
+{
+	return chakra__cv_fail(d->err, CHAKRA_ENOMEM, d->file, NULL, -1, -1, "out of memory");
+}
+
+static inline const char *cv_dev_ename(const cv_dev *d, uint32_t i)
+{
+	return cv_str(&d->k->strs, d->k->ev[i].name);
+}
+
+static inline int cv_dev_is_device(int kind)
+{
+	return kind == CV_K_KERNEL || kind == CV_K_MEMCPY || kind == CV_K_MEMSET;
+}
+
+static inline int cv_dev_in_window(const cv_dev *d, int64_t t)
+{
+	if (d->o->none)
+		return 0;
+	if (d->o->w1 < d->o->w0)
+		return 1;
+	/* [w0, w1): an op starting where the window ends is the next one's */
+	return t >= d->o->w0 && t < d->o->w1;
+}
+
+/* The graph node after `node` on its thread (CV_NONE). */
+static inline uint32_t cv_dev_next_on_thread(const cv_dev *d, uint32_t node)
+{
+	if (node == CV_NONE)
+		return CV_NONE;
+	if (d->o->link)
+		return node < d->o->n_host ? d->o->host_next[node] : CV_NONE;
+	return node < d->next_cap ? d->next_cpu[node] : CV_NONE;
+}
+
 /* Cross-thread waits by the idle-gap rule (cv_threads.c): control
  * dependencies between timed CPU nodes of different threads. w0: the
  * window's start (relative ns), CV_UNSET: the first timed node's. 0 or -1

@@ -10,7 +10,7 @@
 
 #include "chakra/attrs.h"
 #include "cv.h"
-#include "../heap.h"
+#include "topo.h"
 
 int chakra__cv_graph_init(cv_graph *g)
 {
@@ -181,89 +181,36 @@ void chakra__cv_graph_free(cv_graph *g)
 }
 
 /* ---- topological numbering ---- */
-typedef struct hitem {
-	int64_t key;
-	uint32_t node;
-} hitem;
-
-static int hless(const hitem *a, const hitem *b)
-{
-	return a->key < b->key || (a->key == b->key && a->node < b->node);
-}
-
-/* (key, node) is a total order, so the numbering does not depend on the
- * heap's tie handling. */
-CHAKRA__HEAP_DEFINE(hq, hitem, hless)
-
-/* Kahn's algorithm; a node's key is its start time when it has one, else
- * the largest key of its parents (so untimed nodes follow what they wait
- * for). Edges that would close a cycle (none by construction) are dropped
- * rather than producing an unreadable trace. Fills order[] and node ids. */
+/* Kahn's order (lib/graph/topo.c) by key, then index; a node's key is its
+ * start time when it has one, else the largest key of its parents (so
+ * untimed nodes follow what they wait for). Edges that would close a
+ * cycle (none by construction) are dropped, releasing the lowest-index
+ * node left, rather than producing an unreadable trace. Fills order[] and
+ * node ids. */
 static int number_nodes(cv_graph *g, uint32_t *in_off, uint32_t *in_list, uint32_t *order,
                         uint64_t *dropped)
 {
 	size_t n = g->n;
-	uint32_t *out_off = chakra_calloc(n + 1, sizeof *out_off);
-	uint32_t *out_list = chakra_malloc((g->ne + 1) * sizeof *out_list);
-	uint32_t *indeg = chakra_calloc(n + 1, sizeof *indeg);
-	int64_t *key = chakra_malloc((n + 1) * sizeof *key);
-	uint8_t *done = chakra_calloc(n + 1, 1);
-	hitem *h = chakra_malloc((n + 1) * sizeof *h);
-	if (!out_off || !out_list || !indeg || !key || !done || !h) {
-		chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key);
-		chakra_free(done), chakra_free(h);
+	uint64_t *key = chakra_malloc((n + 1) * sizeof *key);
+	uint8_t *untimed = chakra_malloc(n + 1);
+	if (!key || !untimed) {
+		chakra_free(key), chakra_free(untimed);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		for (uint32_t k = in_off[i]; k < in_off[i + 1]; k++)
-			out_off[in_list[k] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		out_off[i + 1] += out_off[i];
-	{
-		uint32_t *fill = indeg; /* reuse as cursor, reset below */
-		for (size_t i = 0; i < n; i++)
-			fill[i] = out_off[i];
-		for (size_t i = 0; i < n; i++)
-			for (uint32_t k = in_off[i]; k < in_off[i + 1]; k++)
-				out_list[fill[in_list[k]]++] = (uint32_t)i;
-	}
-	size_t hn = 0;
 	for (size_t i = 0; i < n; i++) {
-		indeg[i] = in_off[i + 1] - in_off[i];
-		key[i] = g->nodes[i].has_time ? g->nodes[i].start_ns : INT64_MIN;
-		if (!indeg[i])
-			hq_push(h, &hn, (hitem){ key[i], (uint32_t)i });
+		key[i] = chakra__topo_key_i64(g->nodes[i].has_time ? g->nodes[i].start_ns : INT64_MIN);
+		untimed[i] = !g->nodes[i].has_time;
 	}
-	size_t k = 0;
-	while (k < n) {
-		if (!hn) {
-			/* a cycle: release the earliest-added waiting node */
-			size_t i = 0;
-			while (done[i] || !indeg[i])
-				i++;
-			*dropped += indeg[i];
-			indeg[i] = 0;
-			hq_push(h, &hn, (hitem){ key[i], (uint32_t)i });
-		}
-		hitem it = hq_pop(h, &hn);
-		uint32_t v = it.node;
-		if (done[v])
-			continue;
-		done[v] = 1;
-		g->nodes[v].id = (uint32_t)k;
-		order[k++] = v;
-		for (uint32_t e = out_off[v]; e < out_off[v + 1]; e++) {
-			uint32_t w = out_list[e];
-			if (done[w])
-				continue;
-			if (!g->nodes[w].has_time && key[v] > key[w])
-				key[w] = key[v];
-			if (indeg[w] && --indeg[w] == 0)
-				hq_push(h, &hn, (hitem){ key[w], w });
-		}
-	}
-	chakra_free(out_off), chakra_free(out_list), chakra_free(indeg), chakra_free(key);
-	chakra_free(done), chakra_free(h);
+	chakra__topo t = { .n = n, .in_off = in_off, .in_src = in_list, .ready = CHAKRA__TOPO_BY_KEY,
+	                   .cycle = CHAKRA__TOPO_RELEASE_FIRST, .key = key, .carry = untimed,
+	                   .order = order };
+	int rc = chakra__topo_order(&t);
+	chakra_free(key), chakra_free(untimed);
+	if (rc < 0)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		g->nodes[order[k]].id = (uint32_t)k;
+	*dropped += t.dropped;
 	return 0;
 }
 

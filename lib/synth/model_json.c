@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,64 @@
 
 #define FORMAT "chakra-synth-model"
 #define VERSION 1
+
+/* ---------------- the fields both directions share ---------------- */
+/* A record's histograms, in the order they are written and read: key,
+ * where the record holds it, the least value it may hold. */
+typedef struct hist_field {
+	const char *key;
+	size_t off;
+	uint64_t minv;
+} hist_field;
+
+#define HF(type, key, member, minv) { key, offsetof(type, member), minv }
+static const hist_field class_hists[] = {
+	HF(sy_class, "fanin", fanin, 0),
+	HF(sy_class, "nearest", nearest, 1),
+	HF(sy_class, "distance", dist, 1),
+	HF(sy_class, "fanout", fanout, 0),
+};
+static const hist_field coll_hists[] = {
+	HF(sy_coll, "fanin_compute", fanin_c, 0),
+	HF(sy_coll, "nearest_compute", near_c, 1),
+	HF(sy_coll, "distance_compute", dist_c, 1),
+	HF(sy_coll, "fanin_collective", fanin_x, 0),
+	HF(sy_coll, "distance_collective", dist_x, 1),
+	HF(sy_coll, "later_consumer_distance", dist_f, 1),
+};
+static const hist_field tok_hists[] = {
+	HF(sy_tok, "gap", gap, 0),
+	HF(sy_tok, "first_consumer", first, 1),
+	HF(sy_tok, "consumers", consumers, 0),
+};
+static const hist_field model_hists[] = {
+	HF(struct chakra_synth_model, "lead", lead, 0),
+	HF(struct chakra_synth_model, "tail", tail, 0),
+};
+#undef HF
+#define NFIELDS(t) (sizeof(t) / sizeof *(t))
+
+/* What fit left out ("dropped"): counts, read leniently (a model
+ * without them is still a model). */
+static const struct {
+	const char *key;
+	size_t off;
+} dropped_fields[] = {
+	{ "self_deps", offsetof(struct chakra_synth_model, self_deps) },
+	{ "missing_deps", offsetof(struct chakra_synth_model, missing_deps) },
+	{ "cycle_edges", offsetof(struct chakra_synth_model, cycle_edges) },
+	{ "pg_name_without_groups", offsetof(struct chakra_synth_model, pg_ignored) },
+};
+
+static sy_hist *hist_at(void *rec, const hist_field *f)
+{
+	return (sy_hist *)((char *)rec + f->off);
+}
+
+static uint64_t *u64_at(void *rec, size_t off)
+{
+	return (uint64_t *)((char *)rec + off);
+}
 
 /* ---------------- writing ---------------- */
 typedef struct sbuf {
@@ -88,6 +147,17 @@ static void put_hist(sbuf *b, const char *key, const sy_hist *h, const char *ind
 	sb_printf(b, "]");
 }
 
+/* A record's histograms, each after ",\n" (the first too when sep_first). */
+static void put_hists(sbuf *b, const void *rec, const hist_field *f, size_t n, int sep_first,
+                      const char *ind)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i || sep_first)
+			sb_printf(b, ",\n");
+		put_hist(b, f[i].key, hist_at((void *)rec, &f[i]), ind);
+	}
+}
+
 static void put_gmm(sbuf *b, const char *key, const sy_gmm *g, const char *ind)
 {
 	sb_printf(b, "%s\"%s\": {\"n\": %llu, \"loglik\": ", ind, key, (unsigned long long)g->n);
@@ -151,10 +221,11 @@ char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len)
 	sb_printf(&b, "  \"ranks\": %u,\n  \"nodes_per_rank\": ", m->ranks);
 	sb_num(&b, m->nodes_per_rank);
 	sb_printf(&b, ",\n  \"duration_quantum_ns\": %llu,\n", (unsigned long long)m->quantum_ns);
-	sb_printf(&b, "  \"dropped\": {\"self_deps\": %llu, \"missing_deps\": %llu, "
-	              "\"cycle_edges\": %llu, \"pg_name_without_groups\": %llu},\n",
-	          (unsigned long long)m->self_deps, (unsigned long long)m->missing_deps,
-	          (unsigned long long)m->cycle_edges, (unsigned long long)m->pg_ignored);
+	sb_printf(&b, "  \"dropped\": {");
+	for (size_t i = 0; i < NFIELDS(dropped_fields); i++)
+		sb_printf(&b, "%s\"%s\": %llu", i ? ", " : "", dropped_fields[i].key,
+		          (unsigned long long)*u64_at((void *)m, dropped_fields[i].off));
+	sb_printf(&b, "},\n");
 	sb_printf(&b, "  \"compute_classes\": [");
 	for (size_t i = 0; i < m->ncls; i++) {
 		const sy_class *c = &m->cls[i];
@@ -164,14 +235,7 @@ char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len)
 		sb_num(&b, c->mean);
 		sb_printf(&b, ",\n");
 		put_gmm(&b, "duration", &c->dur, "     ");
-		sb_printf(&b, ",\n");
-		put_hist(&b, "fanin", &c->fanin, "     ");
-		sb_printf(&b, ",\n");
-		put_hist(&b, "nearest", &c->nearest, "     ");
-		sb_printf(&b, ",\n");
-		put_hist(&b, "distance", &c->dist, "     ");
-		sb_printf(&b, ",\n");
-		put_hist(&b, "fanout", &c->fanout, "     ");
+		put_hists(&b, c, class_hists, NFIELDS(class_hists), 1, "     ");
 		sb_printf(&b, "}");
 	}
 	sb_printf(&b, "],\n  \"collectives\": [");
@@ -184,19 +248,7 @@ char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len)
 		sb_num(&b, c->mean);
 		sb_printf(&b, ",\n");
 		put_gmm(&b, "size", &c->size, "     ");
-		struct {
-			const char *k;
-			const sy_hist *h;
-		} hs[] = { { "fanin_compute", &c->fanin_c },
-			       { "nearest_compute", &c->near_c },
-			       { "distance_compute", &c->dist_c },
-			       { "fanin_collective", &c->fanin_x },
-			       { "distance_collective", &c->dist_x },
-			       { "later_consumer_distance", &c->dist_f } };
-		for (size_t j = 0; j < sizeof hs / sizeof hs[0]; j++) {
-			sb_printf(&b, ",\n");
-			put_hist(&b, hs[j].k, hs[j].h, "     ");
-		}
+		put_hists(&b, c, coll_hists, NFIELDS(coll_hists), 1, "     ");
 		sb_printf(&b, "}");
 	}
 	sb_printf(&b, "],\n  \"collective_tokens\": [");
@@ -204,21 +256,14 @@ char *chakra_synth_model_json(const chakra_synth_model *m, size_t *len)
 		const sy_tok *t = &m->tok[i];
 		sb_printf(&b, "%s\n    {\"collective\": %d, \"overlap\": %d, \"count\": %llu,\n",
 		          i ? "," : "", t->coll, t->bucket, (unsigned long long)t->count);
-		put_hist(&b, "gap", &t->gap, "     ");
-		sb_printf(&b, ",\n");
-		put_hist(&b, "first_consumer", &t->first, "     ");
-		sb_printf(&b, ",\n");
-		put_hist(&b, "consumers", &t->consumers, "     ");
+		put_hists(&b, t, tok_hists, NFIELDS(tok_hists), 0, "     ");
 		sb_printf(&b, "}");
 	}
 	sb_printf(&b, "],\n");
 	put_markov(&b, "collective_sequence", &m->cseq);
 	sb_printf(&b, ",\n");
 	put_markov(&b, "compute_sequence", &m->kseq);
-	sb_printf(&b, ",\n");
-	put_hist(&b, "lead", &m->lead, "  ");
-	sb_printf(&b, ",\n");
-	put_hist(&b, "tail", &m->tail, "  ");
+	put_hists(&b, m, model_hists, NFIELDS(model_hists), 1, "  ");
 	sb_printf(&b, "\n}\n");
 	if (b.oom) {
 		chakra_free(b.p);
@@ -445,6 +490,15 @@ static int read_hist(rd *R, yajl_val obj, const char *key, uint64_t minv, sy_his
 	return chakra__sy_hist_adopt(h, v, c, n);
 }
 
+/* A record's histograms, in table order; the first error stops. */
+static int read_hists(rd *R, yajl_val obj, void *rec, const hist_field *f, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = read_hist(R, obj, f[i].key, f[i].minv, hist_at(rec, &f[i]));
+	return rc;
+}
+
 static int read_gmm(rd *R, yajl_val obj, const char *key, sy_gmm *g)
 {
 	yajl_val o;
@@ -647,11 +701,7 @@ static int read_tokens(rd *R, yajl_val root, chakra_synth_model *m)
 		if (rc == 0)
 			rc = read_u64(R, t, "count", 1, (uint64_t)1 << 52, &k->count);
 		if (rc == 0)
-			rc = read_hist(R, t, "gap", 0, &k->gap);
-		if (rc == 0)
-			rc = read_hist(R, t, "first_consumer", 1, &k->first);
-		if (rc == 0)
-			rc = read_hist(R, t, "consumers", 0, &k->consumers);
+			rc = read_hists(R, t, k, tok_hists, NFIELDS(tok_hists));
 		pop(R, at2);
 	}
 	pop(R, at);
@@ -684,15 +734,11 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 		return rc;
 	yajl_val dr = get(root, "dropped");
 	if (YAJL_IS_OBJECT(dr)) {
-		yajl_val v;
-		if (YAJL_IS_INTEGER(v = get(dr, "self_deps")) && YAJL_GET_INTEGER(v) >= 0)
-			m->self_deps = (uint64_t)YAJL_GET_INTEGER(v);
-		if (YAJL_IS_INTEGER(v = get(dr, "missing_deps")) && YAJL_GET_INTEGER(v) >= 0)
-			m->missing_deps = (uint64_t)YAJL_GET_INTEGER(v);
-		if (YAJL_IS_INTEGER(v = get(dr, "cycle_edges")) && YAJL_GET_INTEGER(v) >= 0)
-			m->cycle_edges = (uint64_t)YAJL_GET_INTEGER(v);
-		if (YAJL_IS_INTEGER(v = get(dr, "pg_name_without_groups")) && YAJL_GET_INTEGER(v) >= 0)
-			m->pg_ignored = (uint64_t)YAJL_GET_INTEGER(v);
+		for (size_t i = 0; i < NFIELDS(dropped_fields); i++) {
+			yajl_val v = get(dr, dropped_fields[i].key);
+			if (YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) >= 0)
+				*u64_at(m, dropped_fields[i].off) = (uint64_t)YAJL_GET_INTEGER(v);
+		}
 	}
 	yajl_val cl, co;
 	if ((rc = need(R, root, "compute_classes", &cl)) < 0 ||
@@ -745,13 +791,7 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 		if (rc == 0)
 			rc = read_gmm(R, c, "duration", &k->dur);
 		if (rc == 0)
-			rc = read_hist(R, c, "fanin", 0, &k->fanin);
-		if (rc == 0)
-			rc = read_hist(R, c, "nearest", 1, &k->nearest);
-		if (rc == 0)
-			rc = read_hist(R, c, "distance", 1, &k->dist);
-		if (rc == 0)
-			rc = read_hist(R, c, "fanout", 0, &k->fanout);
+			rc = read_hists(R, c, k, class_hists, NFIELDS(class_hists));
 		pop(R, at2);
 		if (rc < 0)
 			break;
@@ -812,18 +852,8 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 			rc = read_num(R, c, "mean", 0, 5e18, &k->mean);
 		if (rc == 0)
 			rc = read_gmm(R, c, "size", &k->size);
-		struct {
-			const char *key;
-			sy_hist *h;
-			uint64_t minv;
-		} hs[] = { { "fanin_compute", &k->fanin_c, 0 },
-			       { "nearest_compute", &k->near_c, 1 },
-			       { "distance_compute", &k->dist_c, 1 },
-			       { "fanin_collective", &k->fanin_x, 0 },
-			       { "distance_collective", &k->dist_x, 1 },
-			       { "later_consumer_distance", &k->dist_f, 1 } };
-		for (size_t j = 0; j < sizeof hs / sizeof hs[0] && rc == 0; j++)
-			rc = read_hist(R, c, hs[j].key, hs[j].minv, hs[j].h);
+		if (rc == 0)
+			rc = read_hists(R, c, k, coll_hists, NFIELDS(coll_hists));
 		pop(R, at2);
 		if (rc < 0)
 			break;
@@ -842,9 +872,7 @@ static int read_model(rd *R, yajl_val root, chakra_synth_model *m)
 	/* Every class must be reachable by its chain's counts; otherwise a
 	 * target could not be met without leaving the chain (the sampler
 	 * copes, but such a model was not written by fit). */
-	if ((rc = read_hist(R, root, "lead", 0, &m->lead)) < 0)
-		return rc;
-	return read_hist(R, root, "tail", 0, &m->tail);
+	return read_hists(R, root, m, model_hists, NFIELDS(model_hists));
 }
 
 /* The most MODEL.json text read: the whole text is parsed into a tree of

@@ -8,7 +8,9 @@
  *               with count targets
  *   classify.c  op classes from names and attributes (docs/synth.md)
  *   trace.c     one rank in memory: nodes, resolved data deps, issue order
- *   fit.c       traces -> model;   sample.c  model -> per-rank traces
+ *   fit.c       traces -> model, by stages: fit_groups.c the communicator
+ *               groups, fit_walk.c one rank's walk (fit_impl.h)
+ *   model.c     the model in memory;   sample.c  model -> per-rank traces
  *   model_json.c  MODEL.json out and in;  compare.c  KS statistics
  *   anonymize.c   names -> classes, identifying attributes dropped
  * Values are integers (bytes, duration quanta, counts, distances); the

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../heap.h"
+#include "../graph/topo.h"
 #include "chakra/experimental/graph.h"
 #include "../rankpath.h"
 #include "synth_impl.h"
@@ -40,134 +40,60 @@ void chakra__sy_trace_free(sy_trace *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Ready nodes by id (ids are unique: duplicates are refused on load). */
-typedef struct ready_ent {
-	uint64_t id;
-	uint32_t idx;
-} ready_ent;
-static inline int ready_less(const ready_ent *x, const ready_ent *y)
-{
-	return x->id < y->id;
-}
-CHAKRA__HEAP_DEFINE(ready_heap, ready_ent, ready_less)
-
-typedef struct heap {
-	ready_ent *a;
-	size_t n;
-	const sy_node *nodes;
-} heap;
-
-static void heap_push(heap *h, uint32_t x)
-{
-	ready_ent e = { h->nodes[x].id, x };
-	ready_heap_push(h->a, &h->n, e);
-}
-
-static uint32_t heap_pop(heap *h)
-{
-	return ready_heap_pop(h->a, &h->n).idx;
-}
-
 static int cmp_u32(const void *x, const void *y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	return a < b ? -1 : a > b;
 }
 
-/* Kahn's algorithm, lowest id first; a stall (cycle) drops the incoming
- * edges of the lowest remaining id. */
+/* Kahn's order (lib/graph/topo.c), lowest id first (ids are unique:
+ * duplicates are refused on load); a stall (cycle) releases the lowest id
+ * left, whose parents not yet issued are dropped from its deps. */
 static int issue_order(sy_trace *t)
 {
 	size_t n = t->nn;
-	uint32_t *indeg = chakra_calloc(n ? n : 1, sizeof *indeg);
-	uint32_t *cstart = chakra_calloc(n + 1, sizeof *cstart);
-	uint32_t *child = chakra_malloc((t->ndeps ? t->ndeps : 1) * sizeof *child);
-	uint8_t *done = chakra_calloc(n ? n : 1, 1);
-	heap h = { chakra_malloc((n ? n : 1) * sizeof(ready_ent)), 0, t->n };
+	uint32_t *in_off = chakra_malloc((n + 1) * sizeof *in_off);
+	uint64_t *id = chakra_malloc((n ? n : 1) * sizeof *id);
+	uint8_t *released = chakra_malloc(n ? n : 1);
 	t->order = chakra_malloc((n ? n : 1) * sizeof *t->order);
 	int rc = 0;
-	if (!indeg || !cstart || !child || !done || !h.a || !t->order) {
+	if (!in_off || !id || !released || !t->order) {
 		rc = CHAKRA_ENOMEM;
 		goto out;
 	}
+	/* each node's parents are contiguous in deps, in node order */
 	for (size_t i = 0; i < n; i++) {
-		indeg[i] = t->n[i].ndep;
-		for (uint32_t d = 0; d < t->n[i].ndep; d++)
-			cstart[t->deps[t->n[i].dep0 + d] + 1]++;
+		in_off[i] = t->n[i].dep0;
+		id[i] = t->n[i].id;
 	}
-	for (size_t i = 0; i < n; i++)
-		cstart[i + 1] += cstart[i];
-	{
-		uint32_t *fill = chakra_malloc((n ? n : 1) * sizeof *fill);
-		if (!fill) {
-			rc = CHAKRA_ENOMEM;
-			goto out;
-		}
-		memcpy(fill, cstart, n * sizeof *fill);
-		for (size_t i = 0; i < n; i++)
-			for (uint32_t d = 0; d < t->n[i].ndep; d++)
-				child[fill[t->deps[t->n[i].dep0 + d]]++] = (uint32_t)i;
-		chakra_free(fill);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (!indeg[i])
-			heap_push(&h, (uint32_t)i);
-	size_t out = 0;
-	size_t scan = 0; /* lowest-id candidate for breaking a cycle */
-	uint32_t *byid = NULL;
-	while (out < n) {
-		if (!h.n) {
-			/* Everything left waits on a cycle: free the lowest id. */
-			if (!byid) {
-				byid = chakra_malloc(n * sizeof *byid);
-				if (!byid) {
-					rc = CHAKRA_ENOMEM;
-					goto out;
-				}
-				for (size_t i = 0; i < n; i++)
-					byid[i] = (uint32_t)i;
-				heap hh = { chakra_malloc(n * sizeof(ready_ent)), 0, t->n };
-				if (!hh.a) {
-					chakra_free(byid);
-					rc = CHAKRA_ENOMEM;
-					goto out;
-				}
-				for (size_t i = 0; i < n; i++)
-					heap_push(&hh, (uint32_t)i);
-				for (size_t i = 0; i < n; i++)
-					byid[i] = heap_pop(&hh);
-				chakra_free(hh.a);
-			}
-			while (scan < n && done[byid[scan]])
-				scan++;
-			uint32_t v = byid[scan];
-			t->cycle_edges += indeg[v];
-			/* Keep only the parents already issued. */
+	in_off[n] = (uint32_t)t->ndeps;
+	chakra__topo T = { .n = n, .in_off = in_off, .in_src = t->deps, .ready = CHAKRA__TOPO_BY_KEY,
+	                   .cycle = CHAKRA__TOPO_RELEASE_LOWEST_KEY, .key = id, .order = t->order,
+	                   .released = released };
+	if ((rc = chakra__topo_order(&T)) < 0)
+		goto out;
+	t->cycle_edges += T.dropped;
+	if (T.dropped) {
+		/* A released node is issued right after its release: it keeps
+		 * the parents issued before it. */
+		uint32_t *pos = in_off; /* no longer needed as offsets */
+		for (size_t k = 0; k < n; k++)
+			pos[t->order[k]] = (uint32_t)k;
+		for (size_t v = 0; v < n; v++) {
+			if (!released[v])
+				continue;
 			sy_node *nd = &t->n[v];
 			uint32_t k = 0;
 			for (uint32_t d = 0; d < nd->ndep; d++)
-				if (done[t->deps[nd->dep0 + d]])
+				if (pos[t->deps[nd->dep0 + d]] < pos[v])
 					t->deps[nd->dep0 + k++] = t->deps[nd->dep0 + d];
 			nd->ndep = k;
-			indeg[v] = 0;
-			heap_push(&h, v);
-		}
-		uint32_t v = heap_pop(&h);
-		done[v] = 1;
-		t->order[out++] = v;
-		for (uint32_t c = cstart[v]; c < cstart[v + 1]; c++) {
-			uint32_t ch = child[c];
-			if (!done[ch] && indeg[ch] && --indeg[ch] == 0)
-				heap_push(&h, ch);
 		}
 	}
-	chakra_free(byid);
 out:
-	chakra_free(indeg);
-	chakra_free(cstart);
-	chakra_free(child);
-	chakra_free(done);
-	chakra_free(h.a);
+	chakra_free(in_off);
+	chakra_free(id);
+	chakra_free(released);
 	return rc;
 }
 
