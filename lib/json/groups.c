@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Communicator-group files: the one reader (YAJL's callbacks, with the line
- * of each key for the messages) and the one writer. */
+/* Communicator-group files: the one reader (a format of the driver,
+ * jdrive.h, with the line of each key for the messages) and the one
+ * writer. */
 #include "groups.h"
 
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 #include "chakra/error.h"
-#include "jguard.h"
+#include "jdrive.h"
 #include "../modmem.h"
 
 /* Deepest nesting accepted (the format needs 2). */
@@ -25,8 +24,9 @@ typedef struct gentry {
 } gentry;
 
 typedef struct gparse {
+	chakra__json_ctx j;     /* first: the driver's */
 	const char *text;
-	yajl_handle h;
+	size_t len;
 	uint32_t npus;
 	int depth;              /* 1 = the top-level object */
 	int list_depth;
@@ -36,6 +36,8 @@ typedef struct gparse {
 	int bad_top;
 	unsigned long bad_line;
 	int oom, too_deep;      /* why a callback stopped the parse */
+	int rc;                 /* the parse's error code */
+	size_t errlen;
 	size_t line_off;        /* line number of the text up to line_off */
 	unsigned long line_no;
 } gparse;
@@ -70,7 +72,7 @@ void chakra__groups_free(chakra__groups *gs)
  * in order, so the whole text is scanned once). */
 static unsigned long gline(gparse *p)
 {
-	size_t off = yajl_get_bytes_consumed(p->h);
+	size_t off = (size_t)chakra__json_offset(&p->j);
 	if (off < p->line_off) {
 		p->line_off = 0;
 		p->line_no = 1;
@@ -129,7 +131,7 @@ static int g_number(void *ctx, const char *s, size_t len)
 	return gitem(ctx, strpbrk(buf, ".eE") ? -1 : v);
 }
 
-static int g_string(void *ctx, const unsigned char *s, size_t len)
+static int g_string(void *ctx, const char *s, size_t len)
 {
 	(void)s;
 	(void)len;
@@ -153,7 +155,7 @@ static int g_start_map(void *ctx)
 	return 1;
 }
 
-static int g_map_key(void *ctx, const unsigned char *s, size_t len)
+static int g_map_key(void *ctx, const char *s, size_t len)
 {
 	gparse *p = ctx;
 	if (p->depth != 1)
@@ -172,7 +174,7 @@ static int g_map_key(void *ctx, const unsigned char *s, size_t len)
 	memset(g, 0, sizeof *g);
 	memset(e, 0, sizeof *e);
 	e->bad = SIZE_MAX;
-	size_t n = strnlen((const char *)s, len); /* an escaped NUL ends the name */
+	size_t n = strnlen(s, len); /* an escaped NUL ends the name */
 	g->name = chakra_malloc(n + 1);
 	if (!g->name) {
 		p->oom = 1;
@@ -215,10 +217,56 @@ static int g_end_array(void *ctx)
 	return 1;
 }
 
-static const yajl_callbacks gcb = {
-	g_null, g_bool, NULL, NULL, g_number, g_string,
-	g_start_map, g_map_key, g_end_map, g_start_array, g_end_array
-};
+static int g_scalar(void *ctx, char kind, const char *s, size_t len)
+{
+	switch (kind) {
+	case 'z': return g_null(ctx);
+	case 'b': return g_bool(ctx, len == 4);
+	case 'n': return g_number(ctx, s, len);
+	default: return g_string(ctx, s, len);
+	}
+}
+
+static int g_open(void *ctx, int is_map)
+{
+	return is_map ? g_start_map(ctx) : g_start_array(ctx);
+}
+
+static int g_close(void *ctx, int is_map)
+{
+	return is_map ? g_end_map(ctx) : g_end_array(ctx);
+}
+
+static const chakra__json_fmt gfmt = { g_scalar, g_map_key, g_open, g_close };
+
+/* The driver's failures: a handler stops only for the reasons it records. */
+static void g_fail(chakra__json_ctx *c, int what, int code, const char *msg)
+{
+	gparse *p = (gparse *)c;
+	char *err = c->err;
+	size_t errlen = p->errlen;
+	const char *path = c->name;
+	(void)code;
+	if (what == CHAKRA__JSON_STOPPED && p->oom) {
+		p->rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
+	} else if (what == CHAKRA__JSON_STOPPED && p->too_deep) {
+		p->rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: nested deeper than %d levels", path,
+		             gline(p), GROUPS_DEPTH);
+	} else if (what == CHAKRA__JSON_STOPPED) {
+		p->rc = fail(err, errlen, CHAKRA_ECONFIG,
+		             "%s:%lu: expected a JSON object at the top level", path, p->bad_line);
+	} else if (what == CHAKRA__JSON_SYNTAX || what == CHAKRA__JSON_TRUNC) {
+		/* the whole text is one chunk: YAJL's count is the offset */
+		size_t off = yajl_get_bytes_consumed(c->h);
+		unsigned long line = 1;
+		for (size_t i = 0; i < off && i < p->len; i++)
+			line += p->text[i] == '\n';
+		p->rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: JSON syntax error: %s", path, line,
+		             msg ? msg : "invalid");
+	} else {
+		p->rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
+	}
+}
 
 typedef struct keyref {
 	const char *key;
@@ -296,53 +344,26 @@ int chakra__groups_parse(chakra__groups *gs, const char *path, const char *text,
 {
 	memset(gs, 0, sizeof *gs);
 	/* the parse state lives on the heap: a failed allocation inside YAJL
-	 * jumps back here, and what it changed must still be readable */
+	 * jumps back into the driver, and what it changed must still be
+	 * readable */
 	gparse *p = chakra_calloc(1, sizeof *p);
-	chakra__jg *a = p ? chakra__jg_new() : NULL;
-	if (!a) {
-		chakra_free(p);
+	if (!p)
 		return fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
-	}
 	p->text = text;
+	p->len = len;
 	p->npus = npus;
 	p->gs = gs;
 	p->line_no = 1;
+	p->errlen = errlen;
+	p->j.err = err;
+	chakra__json_src src = { .name = path, .buf = text, .len = len, .whole = 1 };
 	int rc = 0;
-	if (setjmp(a->fail)) {
-		chakra__jg_release(a);
-		rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
-		goto done;
-	}
-	p->h = yajl_alloc(&gcb, &a->funcs, p);
-	yajl_status st = yajl_parse(p->h, (const unsigned char *)text, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(p->h);
-	if (p->oom) {
-		rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
-	} else if (p->too_deep) {
-		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: nested deeper than %d levels", path,
-		          gline(p), GROUPS_DEPTH);
-	} else if (p->bad_top) {
-		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: expected a JSON object at the top level",
-		          path, p->bad_line);
-	} else if (st != yajl_status_ok) {
-		size_t off = yajl_get_bytes_consumed(p->h);
-		unsigned long line = 1;
-		for (size_t i = 0; i < off && i < len; i++)
-			line += text[i] == '\n';
-		unsigned char *msg = yajl_get_error(p->h, 0, NULL, 0);
-		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: JSON syntax error: %s", path, line,
-		          msg ? (const char *)msg : "invalid");
-		if (msg)
-			yajl_free_error(p->h, msg);
-	} else if (p->depth != 0 || (gs->n == 0 && len && !memchr(text, '{', len))) {
+	if (chakra__json_run(&src, &gfmt, g_fail, &p->j) < 0)
+		rc = p->rc;
+	else if (p->depth != 0 || (gs->n == 0 && len && !memchr(text, '{', len)))
 		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:1: expected a JSON object", path);
-	}
-	yajl_free(p->h);
-	chakra__jg_free(a);
 	if (rc == 0)
 		rc = check(gs, p->e, path, npus, err, errlen);
-done:
 	chakra_free(p->e);
 	chakra_free(p);
 	if (rc)

@@ -5,7 +5,7 @@
 #define CHAKRA_SIM_CONFIG_H
 
 #include <stddef.h>
-#include <yajl/yajl_parse.h>
+#include "jdrive.h"
 
 #include "sim_model.h"
 #include "../modmem.h"
@@ -60,9 +60,9 @@ typedef struct jentry {
 } jentry;
 
 typedef struct jflat {
+	chakra__json_ctx j; /* first: the driver's (lib/json/jdrive.h) */
 	const char *text;
-	yajl_handle h;
-	size_t base;        /* bytes consumed before the current chunk */
+	size_t len;
 	int depth;          /* 1 = top-level object */
 	int list_depth;
 	jentry *e;
@@ -70,6 +70,7 @@ typedef struct jflat {
 	int bad_top;
 	unsigned long bad_line;
 	int oom, too_deep;  /* why a callback stopped the parse */
+	int rc;             /* the parse's error code */
 	size_t line_off;    /* line number of the text up to line_off */
 	unsigned long line_no;
 } jflat;

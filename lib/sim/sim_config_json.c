@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The flat JSON reader under the system and group files (YAJL through
- * lib/json's guarded allocator): one object of scalars and flat lists,
- * each top-level key recorded with its line and values. */
+/* The flat JSON reader under the system files (a format of lib/json's
+ * driver, jdrive.h): one object of scalars and flat lists, each top-level
+ * key recorded with its line and values. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jguard.h"
 #include "sim_config.h"
 
 /* Line of the parser's position (counted on from the last call: keys come
  * in order, so the whole file is scanned once). */
 static unsigned long jline(jflat *j)
 {
-	size_t off = j->base + yajl_get_bytes_consumed(j->h);
+	size_t off = (size_t)chakra__json_offset(&j->j);
 	if (off < j->line_off) {
 		j->line_off = 0;
 		j->line_no = 1;
@@ -86,11 +85,11 @@ static int j_number(void *ctx, const char *s, size_t len)
 	return jadd_item(ctx, it);
 }
 
-static int j_string(void *ctx, const unsigned char *s, size_t len)
+static int j_string(void *ctx, const char *s, size_t len)
 {
 	jitem it = { 0 };
 	it.is_str = 1;
-	it.str = mstrndup((const char *)s, len);
+	it.str = mstrndup(s, len);
 	if (!it.str) {
 		((jflat *)ctx)->oom = 1;
 		return 0;
@@ -115,7 +114,7 @@ static int j_start_map(void *ctx)
 	return 1;
 }
 
-static int j_map_key(void *ctx, const unsigned char *s, size_t len)
+static int j_map_key(void *ctx, const char *s, size_t len)
 {
 	jflat *j = ctx;
 	if (j->depth != 1)
@@ -132,7 +131,7 @@ static int j_map_key(void *ctx, const unsigned char *s, size_t len)
 	}
 	jentry *e = &j->e[j->n++];
 	memset(e, 0, sizeof *e);
-	e->key = mstrndup((const char *)s, len);
+	e->key = mstrndup(s, len);
 	e->line = jline(j);
 	if (!e->key)
 		j->oom = 1;
@@ -169,10 +168,53 @@ static int j_end_array(void *ctx)
 	return 1;
 }
 
-static const yajl_callbacks jcb = {
-	j_null, j_bool, NULL, NULL, j_number, j_string,
-	j_start_map, j_map_key, j_end_map, j_start_array, j_end_array
-};
+static int j_scalar(void *ctx, char kind, const char *s, size_t len)
+{
+	switch (kind) {
+	case 'z': return j_null(ctx);
+	case 'b': return j_bool(ctx, len == 4);
+	case 'n': return j_number(ctx, s, len);
+	default: return j_string(ctx, s, len);
+	}
+}
+
+static int j_open(void *ctx, int is_map)
+{
+	return is_map ? j_start_map(ctx) : j_start_array(ctx);
+}
+
+static int j_close(void *ctx, int is_map)
+{
+	return is_map ? j_end_map(ctx) : j_end_array(ctx);
+}
+
+static const chakra__json_fmt jfmt = { j_scalar, j_map_key, j_open, j_close };
+
+/* The driver's failures: a handler stops only for the reasons it records. */
+static void j_fail(chakra__json_ctx *c, int what, int code, const char *msg)
+{
+	jflat *j = (jflat *)c;
+	char *err = c->err;
+	const char *path = c->name;
+	(void)code;
+	if (what == CHAKRA__JSON_STOPPED && j->oom) {
+		j->rc = nomem(err, path);
+	} else if (what == CHAKRA__JSON_STOPPED && j->too_deep) {
+		j->rc = fail(err, "%s:%lu: nested deeper than %d levels", path, jline(j),
+		             SIM_CONFIG_DEPTH);
+	} else if (what == CHAKRA__JSON_STOPPED) {
+		j->rc = fail(err, "%s:%lu: expected a JSON object at the top level", path, j->bad_line);
+	} else if (what == CHAKRA__JSON_SYNTAX || what == CHAKRA__JSON_TRUNC) {
+		/* the whole text is one chunk: YAJL's count is the offset */
+		size_t off = yajl_get_bytes_consumed(c->h);
+		unsigned long line = 1;
+		for (size_t i = 0; i < off && i < j->len; i++)
+			line += j->text[i] == '\n';
+		j->rc = fail(err, "%s:%lu: JSON syntax error: %s", path, line, msg ? msg : "invalid");
+	} else {
+		j->rc = nomem(err, path);
+	}
+}
 
 void chakra__sim_jflat_free(jflat *j)
 {
@@ -190,48 +232,18 @@ int chakra__sim_jflat_parse(jflat *j, const char *path, const char *text, size_t
 {
 	memset(j, 0, sizeof *j);
 	j->text = text;
+	j->len = len;
 	j->line_no = 1;
 	if (len > SIM_CONFIG_MAX)
 		return fail(err, "%s: larger than %zu MiB: not a configuration file", path,
 		            SIM_CONFIG_MAX >> 20);
-	/* YAJL does not check its own allocations: a failure jumps back here
-	 * (jguard.h), every block YAJL held is freed and its state dropped. */
-	chakra__jg *a = chakra__jg_new();
-	if (!a)
-		return nomem(err, path);
-	if (setjmp(a->fail)) {
-		chakra__jg_release(a);
-		jflat_free(j);
-		return nomem(err, path);
-	}
-	j->h = yajl_alloc(&jcb, &a->funcs, j);
-	yajl_status st = yajl_parse(j->h, (const unsigned char *)text, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(j->h);
+	j->j.err = err;
+	chakra__json_src src = { .name = path, .buf = text, .len = len, .whole = 1 };
 	int rc = 0;
-	if (j->oom) {
-		rc = nomem(err, path);
-	} else if (j->too_deep) {
-		rc = fail(err, "%s:%lu: nested deeper than %d levels", path, jline(j),
-		          SIM_CONFIG_DEPTH);
-	} else if (j->bad_top) {
-		rc = fail(err, "%s:%lu: expected a JSON object at the top level", path, j->bad_line);
-	} else if (st != yajl_status_ok) {
-		size_t off = yajl_get_bytes_consumed(j->h);
-		unsigned long line = 1;
-		for (size_t i = 0; i < off && i < len; i++)
-			line += text[i] == '\n';
-		unsigned char *msg = yajl_get_error(j->h, 0, NULL, 0);
-		rc = fail(err, "%s:%lu: JSON syntax error: %s", path, line,
-		          msg ? (const char *)msg : "invalid");
-		if (msg)
-			yajl_free_error(j->h, msg);
-	} else if (j->depth != 0 || (j->n == 0 && len && !memchr(text, '{', len))) {
+	if (chakra__json_run(&src, &jfmt, j_fail, &j->j) < 0)
+		rc = j->rc;
+	else if (j->depth != 0 || (j->n == 0 && len && !memchr(text, '{', len)))
 		rc = fail(err, "%s:1: expected a JSON object", path);
-	}
-	yajl_free(j->h);
-	j->h = NULL;
-	chakra__jg_free(a);
 	if (rc)
 		jflat_free(j);
 	return rc;
