@@ -61,7 +61,11 @@ static void fail(chakra__json_ctx *c, int what, int code, const char *msg)
 		return;
 	}
 	}
-	snprintf(m, sizeof m, "%s", msg ? msg : "JSON syntax error");
+	snprintf(m, sizeof m, "JSON syntax error");
+	if (chakra__json_yajl_error(c, m, sizeof m) < 0) {
+		chakra__cv_fail(err, CHAKRA_ENOMEM, c->name, NULL, -1, -1, "out of memory (JSON parser)");
+		return;
+	}
 	size_t k = strlen(m);
 	while (k && (m[k - 1] == '\n' || m[k - 1] == ' '))
 		m[--k] = 0;

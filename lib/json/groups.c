@@ -247,6 +247,7 @@ static void g_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 	size_t errlen = p->errlen;
 	const char *path = c->name;
 	(void)code;
+	(void)msg;
 	if (what == CHAKRA__JSON_STOPPED && p->oom) {
 		p->rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	} else if (what == CHAKRA__JSON_STOPPED && p->too_deep) {
@@ -256,14 +257,19 @@ static void g_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 		p->rc = fail(err, errlen, CHAKRA_ECONFIG,
 		             "%s:%lu: expected a JSON object at the top level", path, p->bad_line);
 	} else if (what == CHAKRA__JSON_SYNTAX || what == CHAKRA__JSON_TRUNC) {
+		char m[256];
+		int got = chakra__json_yajl_error(c, m, sizeof m);
+		if (got < 0)
+			goto nomem;
 		/* the whole text is one chunk: YAJL's count is the offset */
 		size_t off = yajl_get_bytes_consumed(c->h);
 		unsigned long line = 1;
 		for (size_t i = 0; i < off && i < p->len; i++)
 			line += p->text[i] == '\n';
 		p->rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: JSON syntax error: %s", path, line,
-		             msg ? msg : "invalid");
+		             got ? m : "invalid");
 	} else {
+nomem:
 		p->rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 	}
 }

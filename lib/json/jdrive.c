@@ -50,23 +50,19 @@ static yajl_status parse(yajl_handle h, chakra__json_ctx *c, const unsigned char
 	return p ? yajl_parse(h, p, n) : yajl_complete_parse(h);
 }
 
-/* YAJL's message for the error just seen (as YAJL words it, or NULL), in
- * msg; -1 when its allocation failed. */
-static int syntax_msg(yajl_handle h, chakra__json_ctx *c, const unsigned char *p, size_t n,
-                      char *msg, size_t cap, const char **out)
+int chakra__json_yajl_error(chakra__json_ctx *c, char *msg, size_t cap)
 {
-	*out = NULL;
 	if (setjmp(c->jg->fail)) {
 		c->oom = 1;
 		return -1;
 	}
-	unsigned char *e = yajl_get_error(h, 0, p, n);
-	if (e) {
-		snprintf(msg, cap, "%s", (const char *)e);
-		yajl_free_error(h, e);
-		*out = msg;
-	}
-	return 0;
+	/* not verbose: YAJL reads no text */
+	unsigned char *e = yajl_get_error(c->h, 0, NULL, 0);
+	if (!e)
+		return 0;
+	snprintf(msg, cap, "%s", (const char *)e);
+	yajl_free_error(c->h, e);
+	return 1;
 }
 
 static int oom(chakra__json_fail_fn f, chakra__json_ctx *c)
@@ -76,11 +72,10 @@ static int oom(chakra__json_fail_fn f, chakra__json_ctx *c)
 }
 
 /* One chunk to YAJL, or (p NULL) the end; 0, or -1 after the fail function. */
-static int feed(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c, const unsigned char *p,
-                size_t n)
+static int feed(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c,
+                const chakra__json_src *src, const unsigned char *p, size_t n)
 {
-	if (p)
-		c->chunk = p;
+	c->chunk = p;
 	yajl_status st = parse(h, c, p, n);
 	if (c->oom)
 		return oom(f, c);
@@ -88,6 +83,8 @@ static int feed(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c, cons
 		if (!p)
 			return 0;
 		c->chunk_base += (int64_t)n;
+		if (src->parsed)
+			src->parsed(c, p, n);
 		/* a raw copy running past the chunk continues in the next one */
 		if (c->raw) {
 			if (n > c->raw_from && c->raw_put(c->raw, p + c->raw_from, n - c->raw_from) < 0) {
@@ -102,11 +99,7 @@ static int feed(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c, cons
 		fail(f, c, CHAKRA__JSON_STOPPED, CHAKRA_ECORRUPT, NULL);
 		return -1;
 	}
-	char msg[256];
-	const char *m;
-	if (syntax_msg(h, c, p, n, msg, sizeof msg, &m) < 0)
-		return oom(f, c);
-	fail(f, c, p ? CHAKRA__JSON_SYNTAX : CHAKRA__JSON_TRUNC, CHAKRA_ECORRUPT, m);
+	fail(f, c, p ? CHAKRA__JSON_SYNTAX : CHAKRA__JSON_TRUNC, CHAKRA_ECORRUPT, NULL);
 	return -1;
 }
 
@@ -117,7 +110,7 @@ static int run_source(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c
 {
 	if (src->whole) {
 		static const unsigned char none[1];
-		return feed(h, f, c, src->len ? src->buf : none, src->len);
+		return feed(h, f, c, src, src->len ? src->buf : none, src->len);
 	}
 	size_t chunk = src->chunk ? src->chunk : CHUNK;
 	source in;
@@ -148,7 +141,7 @@ static int run_source(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c
 			rc = -1;
 		} else if (n == 0) {
 			break;
-		} else if (feed(h, f, c, buf, (size_t)n) < 0) {
+		} else if (feed(h, f, c, src, buf, (size_t)n) < 0) {
 			rc = -1;
 		}
 	}
@@ -238,7 +231,7 @@ int chakra__json_run(const chakra__json_src *src, const chakra__json_fmt *fmt,
 	c->h = h;
 	int rc = run_source(h, f, c, src);
 	if (rc == 0)
-		rc = feed(h, f, c, NULL, 0);
+		rc = feed(h, f, c, src, NULL, 0);
 	if (c->oom) {
 		chakra__jg_release(c->jg); /* YAJL's state is not to be trusted */
 	} else {

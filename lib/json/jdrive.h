@@ -37,6 +37,8 @@ typedef struct chakra__json_src {
 	int whole;              /* memory in one piece to YAJL, not in chunks */
 	int multiple;           /* values back to back (yajl_allow_multiple_values) */
 	int raw_strings;        /* strings need not be UTF-8 (yajl_dont_validate_strings) */
+	/* Each chunk YAJL took without an error (NULL: none wanted). */
+	void (*parsed)(void *ctx, const unsigned char *p, size_t n);
 } chakra__json_src;
 
 /* A format's handlers (a scalar's kind: 'z' null, 'b' bool, 'n' number,
@@ -51,8 +53,8 @@ typedef struct chakra__json_fmt {
 
 /* What the driver tells the format's fail function. */
 enum {
-	CHAKRA__JSON_SYNTAX = 1, /* bad JSON inside a chunk; msg: YAJL's (NULL: none) */
-	CHAKRA__JSON_TRUNC,      /* bad at the end (yajl_complete_parse); msg as above */
+	CHAKRA__JSON_SYNTAX = 1, /* bad JSON inside a chunk (chakra__json_yajl_error) */
+	CHAKRA__JSON_TRUNC,      /* bad at the end (yajl_complete_parse) */
 	CHAKRA__JSON_STOPPED,    /* a handler returned 0 */
 	CHAKRA__JSON_NOMEM_YAJL, /* YAJL's allocation failed: its state is dropped */
 	CHAKRA__JSON_NOMEM,      /* the driver's own (setup, chunk buffer, raw copy) */
@@ -60,8 +62,8 @@ enum {
 };
 
 typedef struct chakra__json_ctx chakra__json_ctx;
-/* c->h is still the parser (NULL after NOMEM_YAJL) and c->chunk_base the
- * offset of the chunk it failed in. */
+/* c->h is still the parser and c->chunk_base the offset of the chunk it
+ * failed in (c->chunk: NULL at the end); msg is the source's message. */
 typedef void (*chakra__json_fail_fn)(chakra__json_ctx *c, int what, int code, const char *msg);
 
 struct chakra__json_ctx {
@@ -72,7 +74,7 @@ struct chakra__json_ctx {
 	int64_t index;         /* the current item, -1 before the first */
 	int64_t chunk_base;    /* byte offset of the chunk being parsed */
 	yajl_handle h;         /* the parser (its position inside the chunk) */
-	const unsigned char *chunk; /* the chunk being parsed */
+	const unsigned char *chunk; /* the chunk being parsed (NULL at the end) */
 	void *raw;             /* raw copy in progress (see _raw_begin) */
 	int (*raw_put)(void *raw, const void *s, size_t n);
 	size_t raw_from;       /* where it continues in the current chunk */
@@ -85,6 +87,10 @@ struct chakra__json_ctx {
 /* Runs the parser to the end: 0, or -1 after the fail function. */
 int chakra__json_run(const chakra__json_src *src, const chakra__json_fmt *fmt,
                      chakra__json_fail_fn fail, chakra__json_ctx *c);
+/* From a fail function: YAJL's message for the error (as YAJL words it,
+ * newline and all) in msg: 1, 0 when YAJL has none, -1 when its allocation
+ * failed (YAJL's state is then dropped). */
+int chakra__json_yajl_error(chakra__json_ctx *c, char *msg, size_t cap);
 /* Copy the JSON text of the container just opened (call from its open
  * handler) through put(raw, ...), as written, until _raw_end (call from
  * its close handler); chunk boundaries are handled. 0 or -1 (put's). */

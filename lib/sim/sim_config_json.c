@@ -197,6 +197,7 @@ static void j_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 	char *err = c->err;
 	const char *path = c->name;
 	(void)code;
+	(void)msg;
 	if (what == CHAKRA__JSON_STOPPED && j->oom) {
 		j->rc = nomem(err, path);
 	} else if (what == CHAKRA__JSON_STOPPED && j->too_deep) {
@@ -205,13 +206,18 @@ static void j_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 	} else if (what == CHAKRA__JSON_STOPPED) {
 		j->rc = fail(err, "%s:%lu: expected a JSON object at the top level", path, j->bad_line);
 	} else if (what == CHAKRA__JSON_SYNTAX || what == CHAKRA__JSON_TRUNC) {
+		char m[256];
+		int got = chakra__json_yajl_error(c, m, sizeof m);
+		if (got < 0)
+			goto nomem;
 		/* the whole text is one chunk: YAJL's count is the offset */
 		size_t off = yajl_get_bytes_consumed(c->h);
 		unsigned long line = 1;
 		for (size_t i = 0; i < off && i < j->len; i++)
 			line += j->text[i] == '\n';
-		j->rc = fail(err, "%s:%lu: JSON syntax error: %s", path, line, msg ? msg : "invalid");
+		j->rc = fail(err, "%s:%lu: JSON syntax error: %s", path, line, got ? m : "invalid");
 	} else {
+nomem:
 		j->rc = nomem(err, path);
 	}
 }
