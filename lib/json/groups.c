@@ -11,6 +11,7 @@
 
 #include "chakra/error.h"
 #include "jdrive.h"
+#include "jstr.h"
 #include "../modmem.h"
 
 /* Deepest nesting accepted (the format needs 2). */
@@ -394,8 +395,12 @@ int chakra__groups_out_begin(chakra__groups_out *o, chakra_write_cb cb, void *da
 	return put(o, "{", 1);
 }
 
-/* A JSON string: '"' and '\\' escaped, control characters as \n, \t or
- * \u00XX, everything else as it is. */
+static int put_v(void *o, const char *s, size_t n)
+{
+	return put(o, s, n);
+}
+
+/* The name as a JSON string (jstr.h). */
 int chakra__groups_out_group(chakra__groups_out *o, const char *name, size_t len)
 {
 	if (o->ngroups)
@@ -404,28 +409,8 @@ int chakra__groups_out_group(chakra__groups_out *o, const char *name, size_t len
 		put(o, "\n  ", 3);
 	o->ngroups++;
 	o->nranks = 0;
-	put(o, "\"", 1);
-	size_t run = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		char esc[8];
-		int m;
-		if (c == '"' || c == '\\')
-			m = snprintf(esc, sizeof esc, "\\%c", c);
-		else if (c == '\n')
-			m = snprintf(esc, sizeof esc, "\\n");
-		else if (c == '\t')
-			m = snprintf(esc, sizeof esc, "\\t");
-		else
-			m = snprintf(esc, sizeof esc, "\\u%04x", c);
-		put(o, name + run, i - run);
-		put(o, esc, (size_t)m);
-		run = i + 1;
-	}
-	put(o, name + run, len - run);
-	return put(o, "\": [", 4);
+	chakra__json_str(name, len, 0, put_v, o);
+	return put(o, ": [", 3);
 }
 
 int chakra__groups_out_rank(chakra__groups_out *o, uint64_t rank)
