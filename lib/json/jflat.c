@@ -1,13 +1,47 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The flat JSON reader under the system files (a format of lib/json's
- * driver, jdrive.h): one object of scalars and flat lists, each top-level
- * key recorded with its line and values. */
-#include <math.h>
+/* The flat JSON reader (jflat.h): a format of the driver, jdrive.h. */
+#include "jflat.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_config.h"
+#include "chakra/error.h"
+#include "../modmem.h"
+
+typedef chakra__jflat jflat;
+typedef chakra__jentry jentry;
+typedef chakra__jitem jitem;
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return CHAKRA_ECONFIG;
+}
+
+static int nomem(char *err, size_t errlen, const char *path)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s: out of memory", path);
+	return CHAKRA_ENOMEM;
+}
+
+static char *mstrndup(const char *s, size_t len)
+{
+	char *d = chakra_malloc(len + 1);
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = 0;
+	}
+	return d;
+}
 
 /* Line of the parser's position (counted on from the last call: keys come
  * in order, so the whole file is scanned once). */
@@ -106,7 +140,7 @@ static int j_start_map(void *ctx)
 	}
 	if (j->depth == 1 && jcur(j))
 		jcur(j)->is_object = 1;
-	if (j->depth + j->list_depth >= SIM_CONFIG_DEPTH) {
+	if (j->depth + j->list_depth >= CHAKRA__JFLAT_DEPTH) {
 		j->too_deep = 1;
 		return 0;
 	}
@@ -154,7 +188,7 @@ static int j_start_array(void *ctx)
 	}
 	if (j->depth == 1 && j->list_depth == 0 && jcur(j))
 		jcur(j)->is_list = 1;
-	if (j->depth + j->list_depth >= SIM_CONFIG_DEPTH) {
+	if (j->depth + j->list_depth >= CHAKRA__JFLAT_DEPTH) {
 		j->too_deep = 1;
 		return 0;
 	}
@@ -199,12 +233,13 @@ static void j_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 	(void)code;
 	(void)msg;
 	if (what == CHAKRA__JSON_STOPPED && j->oom) {
-		j->rc = nomem(err, path);
+		j->rc = nomem(err, j->errlen, path);
 	} else if (what == CHAKRA__JSON_STOPPED && j->too_deep) {
-		j->rc = fail(err, "%s:%lu: nested deeper than %d levels", path, jline(j),
-		             SIM_CONFIG_DEPTH);
+		j->rc = fail(err, j->errlen, "%s:%lu: nested deeper than %d levels", path, jline(j),
+		             CHAKRA__JFLAT_DEPTH);
 	} else if (what == CHAKRA__JSON_STOPPED) {
-		j->rc = fail(err, "%s:%lu: expected a JSON object at the top level", path, j->bad_line);
+		j->rc = fail(err, j->errlen, "%s:%lu: expected a JSON object at the top level", path,
+		             j->bad_line);
 	} else if (what == CHAKRA__JSON_SYNTAX || what == CHAKRA__JSON_TRUNC) {
 		char m[256];
 		int got = chakra__json_yajl_error(c, m, sizeof m);
@@ -215,14 +250,14 @@ static void j_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 		unsigned long line = 1;
 		for (size_t i = 0; i < off && i < j->len; i++)
 			line += j->text[i] == '\n';
-		j->rc = fail(err, "%s:%lu: JSON syntax error: %s", path, line, got ? m : "invalid");
+		j->rc = fail(err, j->errlen, "%s:%lu: JSON syntax error: %s", path, line, got ? m : "invalid");
 	} else {
 nomem:
-		j->rc = nomem(err, path);
+		j->rc = nomem(err, j->errlen, path);
 	}
 }
 
-void chakra__sim_jflat_free(jflat *j)
+void chakra__jflat_free(jflat *j)
 {
 	for (size_t i = 0; i < j->n; i++) {
 		for (size_t k = 0; k < j->e[i].n; k++)
@@ -234,23 +269,22 @@ void chakra__sim_jflat_free(jflat *j)
 	memset(j, 0, sizeof *j);
 }
 
-int chakra__sim_jflat_parse(jflat *j, const char *path, const char *text, size_t len, char *err)
+int chakra__jflat_parse(jflat *j, const char *path, const char *text, size_t len, char *err,
+                        size_t errlen)
 {
 	memset(j, 0, sizeof *j);
 	j->text = text;
 	j->len = len;
 	j->line_no = 1;
-	if (len > SIM_CONFIG_MAX)
-		return fail(err, "%s: larger than %zu MiB: not a configuration file", path,
-		            SIM_CONFIG_MAX >> 20);
+	j->errlen = errlen;
 	j->j.err = err;
 	chakra__json_src src = { .name = path, .buf = text, .len = len, .whole = 1 };
 	int rc = 0;
 	if (chakra__json_run(&src, &jfmt, j_fail, &j->j) < 0)
 		rc = j->rc;
 	else if (j->depth != 0 || (j->n == 0 && len && !memchr(text, '{', len)))
-		rc = fail(err, "%s:1: expected a JSON object", path);
+		rc = fail(err, errlen, "%s:1: expected a JSON object", path);
 	if (rc)
-		jflat_free(j);
+		chakra__jflat_free(j);
 	return rc;
 }
