@@ -10,7 +10,7 @@
 
 #include "chakra/error.h"
 #include "../modmem.h"
-#include "source.h"
+#include "../source.h"
 
 #define CHUNK (256 * 1024)
 
