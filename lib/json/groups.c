@@ -4,7 +4,6 @@
  * writer. */
 #include "groups.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,18 +20,7 @@ typedef struct gentry {
 	size_t bad;             /* first item that is not a rank, or SIZE_MAX */
 } gentry;
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
+#define fail(...) chakra__json_errf(__VA_ARGS__)
 
 void chakra__groups_free(chakra__groups *gs)
 {

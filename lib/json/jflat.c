@@ -14,8 +14,7 @@ typedef chakra__jflat jflat;
 typedef chakra__jentry jentry;
 typedef chakra__jitem jitem;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int chakra__json_errf(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	if (err && errlen) {
 		va_list ap;
@@ -23,14 +22,14 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
-	return CHAKRA_ECONFIG;
+	return rc;
 }
+
+#define fail(err, errlen, ...) chakra__json_errf(err, errlen, CHAKRA_ECONFIG, __VA_ARGS__)
 
 static int nomem(char *err, size_t errlen, const char *path)
 {
-	if (err && errlen)
-		snprintf(err, errlen, "%s: out of memory", path);
-	return CHAKRA_ENOMEM;
+	return chakra__json_errf(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
 }
 
 static char *mstrndup(const char *s, size_t len)

@@ -53,4 +53,11 @@ int chakra__jflat_parse(chakra__jflat *j, const char *path, const char *text, si
                         char *err, size_t errlen);
 void chakra__jflat_free(chakra__jflat *j);
 
+/* A message in err[0..errlen) (none when err is NULL); returns rc. */
+int chakra__json_errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
 #endif
