@@ -14,12 +14,6 @@
 
 #define CHUNK (256 * 1024)
 
-static void fail(chakra__json_fail_fn f, chakra__json_ctx *c, int what, int code, const char *msg)
-{
-	c->failed = 1;
-	f(c, what, code, msg);
-}
-
 int chakra__json_raw_begin(chakra__json_ctx *c, void *raw, int (*put)(void *, const void *, size_t))
 {
 	size_t at = (size_t)yajl_get_bytes_consumed(c->h);
@@ -67,7 +61,7 @@ int chakra__json_yajl_error(chakra__json_ctx *c, char *msg, size_t cap)
 
 static int oom(chakra__json_fail_fn f, chakra__json_ctx *c)
 {
-	fail(f, c, CHAKRA__JSON_NOMEM_YAJL, CHAKRA_ENOMEM, NULL);
+	f(c, CHAKRA__JSON_NOMEM_YAJL, CHAKRA_ENOMEM, NULL);
 	return -1;
 }
 
@@ -88,7 +82,7 @@ static int feed(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c,
 		/* a raw copy running past the chunk continues in the next one */
 		if (c->raw) {
 			if (n > c->raw_from && c->raw_put(c->raw, p + c->raw_from, n - c->raw_from) < 0) {
-				fail(f, c, CHAKRA__JSON_NOMEM, CHAKRA_ENOMEM, NULL);
+				f(c, CHAKRA__JSON_NOMEM, CHAKRA_ENOMEM, NULL);
 				return -1;
 			}
 			c->raw_from = 0;
@@ -96,10 +90,10 @@ static int feed(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c,
 		return 0;
 	}
 	if (st == yajl_status_client_canceled) {
-		fail(f, c, CHAKRA__JSON_STOPPED, CHAKRA_ECORRUPT, NULL);
+		f(c, CHAKRA__JSON_STOPPED, CHAKRA_ECORRUPT, NULL);
 		return -1;
 	}
-	fail(f, c, p ? CHAKRA__JSON_SYNTAX : CHAKRA__JSON_TRUNC, CHAKRA_ECORRUPT, NULL);
+	f(c, p ? CHAKRA__JSON_SYNTAX : CHAKRA__JSON_TRUNC, CHAKRA_ECORRUPT, NULL);
 	return -1;
 }
 
@@ -123,21 +117,21 @@ static int run_source(yajl_handle h, chakra__json_fail_fn f, chakra__json_ctx *c
 	} else {
 		int rc = chakra__source_open_path(&in, src->path, msg);
 		if (rc < 0) {
-			fail(f, c, CHAKRA__JSON_SOURCE, rc, msg);
+			f(c, CHAKRA__JSON_SOURCE, rc, msg);
 			return -1;
 		}
 	}
 	unsigned char *buf = chakra_malloc(chunk);
 	int rc = 0;
 	if (!buf) {
-		fail(f, c, CHAKRA__JSON_NOMEM, CHAKRA_ENOMEM, NULL);
+		f(c, CHAKRA__JSON_NOMEM, CHAKRA_ENOMEM, NULL);
 		rc = -1;
 	}
 	while (!rc) {
 		long n = src->rd ? src->rd(src->rd_data, buf, chunk)
 		                 : chakra__source_read(&in, buf, chunk, c->name, msg);
 		if (n < 0) {
-			fail(f, c, CHAKRA__JSON_SOURCE, src->rd ? CHAKRA_EIO : (int)n, src->rd ? NULL : msg);
+			f(c, CHAKRA__JSON_SOURCE, src->rd ? CHAKRA_EIO : (int)n, src->rd ? NULL : msg);
 			rc = -1;
 		} else if (n == 0) {
 			break;
@@ -214,13 +208,12 @@ int chakra__json_run(const chakra__json_src *src, const chakra__json_fmt *fmt,
 	c->raw = NULL;
 	c->depth = 0;
 	c->oom = 0;
-	c->failed = 0;
 	c->h = NULL;
 	c->jg = chakra__jg_new();
 	if (!c->jg || setjmp(c->jg->fail)) {
 		chakra__jg_release(c->jg);
 		c->jg = NULL;
-		fail(f, c, CHAKRA__JSON_NOMEM, CHAKRA_ENOMEM, NULL);
+		f(c, CHAKRA__JSON_NOMEM, CHAKRA_ENOMEM, NULL);
 		return -1;
 	}
 	yajl_handle h = yajl_alloc(&y_callbacks, &c->jg->funcs, c);

@@ -81,7 +81,6 @@ struct chakra__json_ctx {
 	int depth;             /* the format's to keep */
 	chakra__jg *jg;        /* YAJL's allocator (jguard.h) */
 	int oom;               /* it failed: YAJL's state is dropped */
-	int failed;            /* a fail function has been called */
 };
 
 /* Runs the parser to the end: 0, or -1 after the fail function. */

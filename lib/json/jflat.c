@@ -242,16 +242,15 @@ static void j_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 	} else if (what == CHAKRA__JSON_SYNTAX || what == CHAKRA__JSON_TRUNC) {
 		char m[256];
 		int got = chakra__json_yajl_error(c, m, sizeof m);
-		if (got < 0)
-			goto nomem;
 		/* the whole text is one chunk: YAJL's count is the offset */
 		size_t off = yajl_get_bytes_consumed(c->h);
 		unsigned long line = 1;
 		for (size_t i = 0; i < off && i < j->len; i++)
 			line += j->text[i] == '\n';
-		j->rc = fail(err, j->errlen, "%s:%lu: JSON syntax error: %s", path, line, got ? m : "invalid");
+		j->rc = got < 0 ? nomem(err, j->errlen, path)
+		                : fail(err, j->errlen, "%s:%lu: JSON syntax error: %s", path, line,
+		                       got ? m : "invalid");
 	} else {
-nomem:
 		j->rc = nomem(err, j->errlen, path);
 	}
 }
