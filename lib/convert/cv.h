@@ -16,7 +16,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "graph_impl.h"
-#include "jguard.h"
+#include "jdrive.h"
 
 #if defined(__GNUC__)
 #  define CV_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -177,44 +177,25 @@ const char *chakra__cv_coll_name(int coll);
  * "Tensor(float)", "c10::BFloat16", "Long"...); 0 if unknown. */
 int chakra__cv_dtype_size(const char *s, size_t n);
 
-/* ---- JSON input: YAJL over a gzip/plain file or a buffer ---- */
-typedef struct cv_json cv_json;
+/* ---- JSON input: lib/json's driver (jdrive.h) over a gzip/plain file or
+ * a buffer ---- */
 /* Runs the parser to the end. ctx receives the callbacks; the callbacks
- * return 0 to stop after setting an error through chakra__cv_json_fail.
- * The driver keeps the nesting depth (limit CV_JSON_MAX_DEPTH) and the byte
- * offset. name is the file name for messages. */
-#define CV_JSON_MAX_DEPTH 256
+ * return 0 to stop after setting an error through chakra__cv_jfail. The
+ * formats keep the nesting depth (limit CV_JSON_MAX_DEPTH) in ctx.depth;
+ * the driver keeps the byte offset. The source's name is the file name
+ * for messages. */
+#define CV_JSON_MAX_DEPTH CHAKRA__JSON_MAX_DEPTH
 typedef struct cv_json_src {
 	const char *path, *name;
 	const void *buf;
 	size_t len;
 } cv_json_src;
-/* A format's handlers: the driver turns YAJL's eleven callbacks into these
- * four (a scalar's kind: 'z' null, 'b' bool, 'n' number, 's' string, with
- * its text as written). Each gets the parser's ctx and returns 1 to go on,
- * 0 to stop (after chakra__cv_jfail). */
-typedef struct cv_jfmt {
-	int (*scalar)(void *ctx, char kind, const char *s, size_t n);
-	int (*key)(void *ctx, const char *s, size_t n);
-	int (*open)(void *ctx, int is_map);
-	int (*close)(void *ctx, int is_map);
-} cv_jfmt;
-/* The parser's ctx starts with a cv_jctx (callbacks use it for errors). */
-typedef struct cv_jctx {
-	const cv_jfmt *fmt;    /* set by chakra__cv_json_run */
-	cv_err *err;
-	const char *name;      /* file name for messages */
-	const char *unit;      /* "node" / "event" */
-	int64_t index;         /* current unit, -1 before the first */
-	int64_t chunk_base;    /* byte offset of the chunk being parsed */
-	yajl_handle h;         /* the parser (its position inside the chunk) */
-	const unsigned char *chunk; /* the chunk being parsed */
-	cv_buf *raw;           /* raw copy in progress (see _raw_begin) */
-	size_t raw_from;       /* where it continues in the current chunk */
-	int depth;
-	chakra__jg *jg;        /* YAJL's allocator (jguard.h) */
-	int oom;               /* it failed: YAJL's state is dropped */
-} cv_jctx;
+/* A format's handlers (jdrive.h): 1 to go on, 0 to stop (after
+ * chakra__cv_jfail). */
+typedef chakra__json_fmt cv_jfmt;
+/* The parser's ctx starts with a cv_jctx; its err is the cv_err the
+ * messages go to, its unit "node" / "event". */
+typedef chakra__json_ctx cv_jctx;
 /* Set an error at the current unit; returns 0 (YAJL: stop parsing). */
 int chakra__cv_jfail(cv_jctx *c, int code, const char *fmt, ...) CV_PRINTF(3, 4);
 int chakra__cv_json_run(const cv_json_src *src, const cv_jfmt *fmt, cv_jctx *ctx);

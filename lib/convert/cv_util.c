@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "cv.h"
+#include "jstr.h"
 #include "chakra/experimental/graph.h"
 
 int chakra__cv_fail(cv_err *e, int code, const char *file, const char *unit, int64_t index,
@@ -66,56 +67,15 @@ int chakra__cv_buf_grow(cv_buf *b, const void *s, size_t n)
 	return 0;
 }
 
-/* Does the 8-byte word hold a byte below 0x20, '"' or '\\'? (SWAR) */
-static int word_needs_escape(uint64_t w)
+static int buf_put(void *b, const char *s, size_t n)
 {
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t lt20 = (w - ones * 0x20) & ~w;
-	uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
-	uint64_t zq = (q - ones) & ~q, zb = (bs - ones) & ~bs;
-	return ((lt20 | zq | zb) & high) != 0;
+	return chakra__cv_buf_add(b, s, n);
 }
 
+/* lib/json's writer (jstr.h), its put inlined on the buffer. */
 int chakra__cv_buf_add_jstr(cv_buf *b, const char *s, size_t n)
 {
-	if (chakra__cv_buf_addc(b, '"') < 0)
-		return -1;
-	size_t run = 0, i = 0;
-	for (;;) {
-		/* skip clean words */
-		while (i + 8 <= n) {
-			uint64_t w;
-			memcpy(&w, s + i, 8);
-			if (word_needs_escape(w))
-				break;
-			i += 8;
-		}
-		if (i >= n)
-			break;
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\') {
-			i++;
-			continue;
-		}
-		if (chakra__cv_buf_add(b, s + run, i - run) < 0)
-			return -1;
-		char esc[8];
-		int m;
-		if (c == '"' || c == '\\')
-			m = snprintf(esc, sizeof esc, "\\%c", c);
-		else if (c == '\n')
-			m = snprintf(esc, sizeof esc, "\\n");
-		else if (c == '\t')
-			m = snprintf(esc, sizeof esc, "\\t");
-		else
-			m = snprintf(esc, sizeof esc, "\\u%04x", c);
-		if (chakra__cv_buf_add(b, esc, (size_t)m) < 0)
-			return -1;
-		run = ++i;
-	}
-	if (chakra__cv_buf_add(b, s + run, n - run) < 0)
-		return -1;
-	return chakra__cv_buf_addc(b, '"');
+	return chakra__json_str(s, n, 0, buf_put, b);
 }
 
 void chakra__cv_buf_free(cv_buf *b)

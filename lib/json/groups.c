@@ -1,57 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Communicator-group files: the one reader (YAJL's callbacks, with the line
- * of each key for the messages) and the one writer. */
+/* Communicator-group files: the one reader (over the flat JSON reader,
+ * jflat.h, with the line of each key for the messages) and the one
+ * writer. */
 #include "groups.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 #include "chakra/error.h"
-#include "jguard.h"
+#include "jflat.h"
+#include "jstr.h"
 #include "../modmem.h"
 
-/* Deepest nesting accepted (the format needs 2). */
-#define GROUPS_DEPTH 64
-
+/* What the checks need of each entry. */
 typedef struct gentry {
 	int is_list, is_object; /* a nested value makes the entry an object */
 	size_t n;               /* items seen */
 	size_t bad;             /* first item that is not a rank, or SIZE_MAX */
-	size_t cap;
 } gentry;
 
-typedef struct gparse {
-	const char *text;
-	yajl_handle h;
-	uint32_t npus;
-	int depth;              /* 1 = the top-level object */
-	int list_depth;
-	chakra__groups *gs;
-	gentry *e;              /* beside gs->g */
-	size_t cap;
-	int bad_top;
-	unsigned long bad_line;
-	int oom, too_deep;      /* why a callback stopped the parse */
-	size_t line_off;        /* line number of the text up to line_off */
-	unsigned long line_no;
-} gparse;
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
+#define fail(...) chakra__json_errf(__VA_ARGS__)
 
 void chakra__groups_free(chakra__groups *gs)
 {
@@ -65,160 +34,6 @@ void chakra__groups_free(chakra__groups *gs)
 	gs->g = NULL;
 	gs->n = 0;
 }
-
-/* Line of the parser's position (counted on from the last call: keys come
- * in order, so the whole text is scanned once). */
-static unsigned long gline(gparse *p)
-{
-	size_t off = yajl_get_bytes_consumed(p->h);
-	if (off < p->line_off) {
-		p->line_off = 0;
-		p->line_no = 1;
-	}
-	for (size_t i = p->line_off; i < off && p->text[i]; i++)
-		p->line_no += p->text[i] == '\n';
-	p->line_off = off;
-	return p->line_no;
-}
-
-/* One scalar: a rank (rank >= 0) or not (rank < 0). */
-static int gitem(gparse *p, double rank)
-{
-	if (!p->gs->n || p->depth != 1)
-		return 1; /* before any key, or inside a nested object */
-	gentry *e = &p->e[p->gs->n - 1];
-	if (p->list_depth > 1) {
-		e->is_object = 1; /* a nested list: a nested value */
-		return 1;
-	}
-	chakra__group *g = &p->gs->g[p->gs->n - 1];
-	size_t x = e->n++;
-	if (e->bad != SIZE_MAX)
-		return 1;
-	if (!(rank >= 0 && rank < p->npus)) {
-		e->bad = x;
-		return 1;
-	}
-	if (!chakra__mgrow((void **)&g->ranks, &e->cap, g->n + 1, sizeof *g->ranks)) {
-		p->oom = 1;
-		return 0;
-	}
-	g->ranks[g->n++] = (uint32_t)rank;
-	return 1;
-}
-
-static int g_null(void *ctx)
-{
-	return gitem(ctx, -1);
-}
-
-static int g_bool(void *ctx, int b)
-{
-	(void)b;
-	return gitem(ctx, -1);
-}
-
-static int g_number(void *ctx, const char *s, size_t len)
-{
-	char buf[64];
-	if (len >= sizeof buf)
-		len = sizeof buf - 1;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	double v = strtod(buf, NULL);
-	return gitem(ctx, strpbrk(buf, ".eE") ? -1 : v);
-}
-
-static int g_string(void *ctx, const unsigned char *s, size_t len)
-{
-	(void)s;
-	(void)len;
-	return gitem(ctx, -1);
-}
-
-static int g_start_map(void *ctx)
-{
-	gparse *p = ctx;
-	if (p->depth == 0 && p->gs->n == 0 && !p->bad_top) {
-		p->depth = 1;
-		return 1;
-	}
-	if (p->depth == 1 && p->gs->n)
-		p->e[p->gs->n - 1].is_object = 1;
-	if (p->depth + p->list_depth >= GROUPS_DEPTH) {
-		p->too_deep = 1;
-		return 0;
-	}
-	p->depth++;
-	return 1;
-}
-
-static int g_map_key(void *ctx, const unsigned char *s, size_t len)
-{
-	gparse *p = ctx;
-	if (p->depth != 1)
-		return 1;
-	chakra__groups *gs = p->gs;
-	if (gs->n == p->cap) {
-		size_t c = p->cap;
-		if (!chakra__mgrow((void **)&gs->g, &c, gs->n + 1, sizeof *gs->g) ||
-		    !chakra__mgrow((void **)&p->e, &p->cap, gs->n + 1, sizeof *p->e)) {
-			p->oom = 1;
-			return 0;
-		}
-	}
-	chakra__group *g = &gs->g[gs->n];
-	gentry *e = &p->e[gs->n];
-	memset(g, 0, sizeof *g);
-	memset(e, 0, sizeof *e);
-	e->bad = SIZE_MAX;
-	size_t n = strnlen((const char *)s, len); /* an escaped NUL ends the name */
-	g->name = chakra_malloc(n + 1);
-	if (!g->name) {
-		p->oom = 1;
-		return 0;
-	}
-	memcpy(g->name, s, n);
-	g->name[n] = 0;
-	g->line = gline(p);
-	gs->n++;
-	return 1;
-}
-
-static int g_end_map(void *ctx)
-{
-	((gparse *)ctx)->depth--;
-	return 1;
-}
-
-static int g_start_array(void *ctx)
-{
-	gparse *p = ctx;
-	if (p->depth == 0) {
-		p->bad_top = 1;
-		p->bad_line = gline(p);
-		return 0;
-	}
-	if (p->depth == 1 && p->list_depth == 0 && p->gs->n)
-		p->e[p->gs->n - 1].is_list = 1;
-	if (p->depth + p->list_depth >= GROUPS_DEPTH) {
-		p->too_deep = 1;
-		return 0;
-	}
-	p->list_depth++;
-	return 1;
-}
-
-static int g_end_array(void *ctx)
-{
-	((gparse *)ctx)->list_depth--;
-	return 1;
-}
-
-static const yajl_callbacks gcb = {
-	g_null, g_bool, NULL, NULL, g_number, g_string,
-	g_start_map, g_map_key, g_end_map, g_start_array, g_end_array
-};
 
 typedef struct keyref {
 	const char *key;
@@ -291,60 +106,52 @@ static int check(const chakra__groups *gs, const gentry *e, const char *path, ui
 	return rc;
 }
 
+/* An item is a rank when it is an integer in 0..npus-1. */
+static int is_rank(const chakra__jitem *it, uint32_t npus)
+{
+	return it->is_str == 0 && !it->is_bool && it->is_int && it->num >= 0 && it->num < npus;
+}
+
 int chakra__groups_parse(chakra__groups *gs, const char *path, const char *text, size_t len,
                          uint32_t npus, char *err, size_t errlen)
 {
 	memset(gs, 0, sizeof *gs);
-	/* the parse state lives on the heap: a failed allocation inside YAJL
-	 * jumps back here, and what it changed must still be readable */
-	gparse *p = chakra_calloc(1, sizeof *p);
-	chakra__jg *a = p ? chakra__jg_new() : NULL;
-	if (!a) {
-		chakra_free(p);
-		return fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
-	}
-	p->text = text;
-	p->npus = npus;
-	p->gs = gs;
-	p->line_no = 1;
-	int rc = 0;
-	if (setjmp(a->fail)) {
-		chakra__jg_release(a);
+	chakra__jflat j;
+	int rc = chakra__jflat_parse(&j, path, text, len, err, errlen);
+	if (rc)
+		return rc;
+	gentry *e = chakra_calloc(j.n ? j.n : 1, sizeof *e);
+	gs->g = chakra_calloc(j.n ? j.n : 1, sizeof *gs->g);
+	if (!e || !gs->g)
 		rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
-		goto done;
+	for (size_t i = 0; i < j.n && rc == 0; i++) {
+		chakra__jentry *je = &j.e[i];
+		chakra__group *g = &gs->g[gs->n++];
+		g->name = je->key; /* the group's now */
+		je->key = NULL;
+		g->line = je->line;
+		e[i].is_list = je->is_list;
+		e[i].is_object = je->is_object;
+		e[i].n = je->n;
+		e[i].bad = SIZE_MAX;
+		for (size_t k = 0; k < je->n && e[i].bad == SIZE_MAX; k++)
+			if (!is_rank(&je->items[k], npus))
+				e[i].bad = k;
+		if (e[i].bad != SIZE_MAX || !je->n)
+			continue;
+		g->ranks = chakra_malloc(je->n * sizeof *g->ranks);
+		if (!g->ranks) {
+			rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
+			break;
+		}
+		for (size_t k = 0; k < je->n; k++)
+			g->ranks[k] = (uint32_t)je->items[k].num;
+		g->n = je->n;
 	}
-	p->h = yajl_alloc(&gcb, &a->funcs, p);
-	yajl_status st = yajl_parse(p->h, (const unsigned char *)text, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(p->h);
-	if (p->oom) {
-		rc = fail(err, errlen, CHAKRA_ENOMEM, "%s: out of memory", path);
-	} else if (p->too_deep) {
-		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: nested deeper than %d levels", path,
-		          gline(p), GROUPS_DEPTH);
-	} else if (p->bad_top) {
-		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: expected a JSON object at the top level",
-		          path, p->bad_line);
-	} else if (st != yajl_status_ok) {
-		size_t off = yajl_get_bytes_consumed(p->h);
-		unsigned long line = 1;
-		for (size_t i = 0; i < off && i < len; i++)
-			line += text[i] == '\n';
-		unsigned char *msg = yajl_get_error(p->h, 0, NULL, 0);
-		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:%lu: JSON syntax error: %s", path, line,
-		          msg ? (const char *)msg : "invalid");
-		if (msg)
-			yajl_free_error(p->h, msg);
-	} else if (p->depth != 0 || (gs->n == 0 && len && !memchr(text, '{', len))) {
-		rc = fail(err, errlen, CHAKRA_ECONFIG, "%s:1: expected a JSON object", path);
-	}
-	yajl_free(p->h);
-	chakra__jg_free(a);
+	chakra__jflat_free(&j);
 	if (rc == 0)
-		rc = check(gs, p->e, path, npus, err, errlen);
-done:
-	chakra_free(p->e);
-	chakra_free(p);
+		rc = check(gs, e, path, npus, err, errlen);
+	chakra_free(e);
 	if (rc)
 		chakra__groups_free(gs);
 	return rc;
@@ -367,8 +174,12 @@ int chakra__groups_out_begin(chakra__groups_out *o, chakra_write_cb cb, void *da
 	return put(o, "{", 1);
 }
 
-/* A JSON string: '"' and '\\' escaped, control characters as \n, \t or
- * \u00XX, everything else as it is. */
+static int put_v(void *o, const char *s, size_t n)
+{
+	return put(o, s, n);
+}
+
+/* The name as a JSON string (jstr.h). */
 int chakra__groups_out_group(chakra__groups_out *o, const char *name, size_t len)
 {
 	if (o->ngroups)
@@ -377,28 +188,8 @@ int chakra__groups_out_group(chakra__groups_out *o, const char *name, size_t len
 		put(o, "\n  ", 3);
 	o->ngroups++;
 	o->nranks = 0;
-	put(o, "\"", 1);
-	size_t run = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		char esc[8];
-		int m;
-		if (c == '"' || c == '\\')
-			m = snprintf(esc, sizeof esc, "\\%c", c);
-		else if (c == '\n')
-			m = snprintf(esc, sizeof esc, "\\n");
-		else if (c == '\t')
-			m = snprintf(esc, sizeof esc, "\\t");
-		else
-			m = snprintf(esc, sizeof esc, "\\u%04x", c);
-		put(o, name + run, i - run);
-		put(o, esc, (size_t)m);
-		run = i + 1;
-	}
-	put(o, name + run, len - run);
-	return put(o, "\": [", 4);
+	chakra__json_str(name, len, 0, put_v, o);
+	return put(o, ": [", 3);
 }
 
 int chakra__groups_out_rank(chakra__groups_out *o, uint64_t rank)

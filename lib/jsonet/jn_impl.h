@@ -31,7 +31,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "chakra/experimental/jsonet.h"
-#include "jguard.h"
+#include "jdrive.h"
 #include "../modmem.h"
 
 #if defined(__GNUC__)
@@ -120,23 +120,15 @@ typedef struct keyset {
 } keyset;
 
 typedef struct pack {
+	chakra__json_ctx j; /* first: lib/json's driver (jdrive.h) */
 	const char *in_name, *out;
 	int gzip;
 	chakra_write_cb cb;
 	void *cb_data;
-	yajl_handle h;
-	/* position of the current chunk */
-	const unsigned char *chunk;
-	uint64_t chunk_base, lines_before;
+	uint64_t lines_before; /* newlines in the chunks before the current one */
 	char err[1024];
 	int failed;
 	int code;          /* the chakra_error to return when failed (0: ECORRUPT) */
-	chakra__jg *jg;    /* YAJL's allocations, freed at once on a failure */
-	chakra_read_cb rd; /* the input: rd, or mem[0..mem_len) */
-	void *rd_data;
-	const void *mem;
-	size_t mem_len;
-	unsigned char *buf; /* rd's chunk */
 
 	int stack[MAX_DEPTH];
 	uint64_t seen[MAX_DEPTH]; /* per object frame: known keys met (1 << kid) */

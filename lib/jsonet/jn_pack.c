@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* JSON -> ET: errors with their position, the YAJL callbacks and the
- * driver behind chakra_jsonet_pack_*. */
+/* JSON -> ET: errors with their position, the format's handlers over
+ * lib/json's driver (jdrive.h), and chakra_jsonet_pack_*. */
 #include "jn_impl.h"
-
-#include <setjmp.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -27,9 +25,10 @@ static uint64_t count_lines(const unsigned char *p, size_t n)
 
 static void where(pack *P, uint64_t *line, uint64_t *byte)
 {
-	size_t off = P->h && P->chunk ? yajl_get_bytes_consumed(P->h) : 0;
-	*byte = P->chunk_base + off;
-	*line = P->lines_before + (P->chunk ? count_lines(P->chunk, off) : 0) + 1;
+	const unsigned char *chunk = P->j.chunk;
+	size_t off = P->j.h && chunk ? yajl_get_bytes_consumed(P->j.h) : 0;
+	*byte = (uint64_t)P->j.chunk_base + off;
+	*line = P->lines_before + (chunk ? count_lines(chunk, off) : 0) + 1;
 }
 
 int chakra__jn_fail(pack *P, const char *fmt, ...) JN_PRINTF(2, 3);
@@ -66,12 +65,7 @@ const char *chakra__jn_tok_name(int type)
 	}
 }
 
-/* ---- yajl callbacks ---- */
-
-static int cb_null(void *c) { return chakra__jn_on_value(c, EV_SCALAR, T_NULL, "", 0); }
-
-/* T_BOOL tokens keep their value in the length field. */
-static int cb_bool(void *c, int b) { return chakra__jn_on_value(c, EV_SCALAR, T_BOOL, "", (size_t)(b != 0)); }
+/* ---- the format's handlers ---- */
 
 static int cb_number(void *c, const char *s, size_t len)
 {
@@ -93,7 +87,7 @@ static int cb_number(void *c, const char *s, size_t len)
 	return rc;
 }
 
-static int cb_string(void *c, const unsigned char *s, size_t len)
+static int cb_string(void *c, const char *s, size_t len)
 {
 	pack *P = c;
 	/* yajl's buffer is not NUL-terminated */
@@ -109,17 +103,30 @@ static int cb_string(void *c, const unsigned char *s, size_t len)
 	return rc;
 }
 
-static int cb_start_map(void *c) { return chakra__jn_on_value(c, EV_MAP, 0, NULL, 0); }
-static int cb_start_array(void *c) { return chakra__jn_on_value(c, EV_ARRAY, 0, NULL, 0); }
+static int cb_scalar(void *c, char kind, const char *s, size_t len)
+{
+	switch (kind) {
+	case 's': return cb_string(c, s, len);
+	case 'n': return cb_number(c, s, len);
+	/* T_BOOL tokens keep their value in the length field */
+	case 'b': return chakra__jn_on_value(c, EV_SCALAR, T_BOOL, "", (size_t)(len == 4));
+	default: return chakra__jn_on_value(c, EV_SCALAR, T_NULL, "", 0);
+	}
+}
 
-static int cb_map_key(void *c, const unsigned char *s, size_t len)
+static int cb_open(void *c, int is_map)
+{
+	return chakra__jn_on_value(c, is_map ? EV_MAP : EV_ARRAY, 0, NULL, 0);
+}
+
+static int cb_map_key(void *c, const char *s, size_t len)
 {
 	pack *P = c;
 	size_t n = len < sizeof P->key - 1 ? len : sizeof P->key - 1;
 	memcpy(P->key, s, n);
 	P->key[n] = 0;
 	P->key_kind = 0;
-	P->kid = chakra__jn_key_lookup((const char *)s, len, &P->key_kind);
+	P->kid = chakra__jn_key_lookup(s, len, &P->key_kind);
 	if (len + 1 > P->wkey_cap) {
 		char *w = chakra_realloc(P->wkey, len + 1);
 		if (!w)
@@ -212,14 +219,26 @@ static int cb_end_array(void *c)
 	return 1;
 }
 
-static const yajl_callbacks callbacks = {
-	cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
-	cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array
-};
+static int cb_close(void *c, int is_map)
+{
+	return is_map ? cb_end_map(c) : cb_end_array(c);
+}
 
-/* ---- driver ---- */
+static const chakra__json_fmt format = { cb_scalar, cb_map_key, cb_open, cb_close };
 
-static void report_yajl(pack *P, const unsigned char *buf, size_t len)
+/* ---- the driver's failures ---- */
+
+/* YAJL ran out of memory: its state is dropped, the message has no
+ * position inside the chunk. */
+static void fail_nomem(pack *P)
+{
+	P->j.h = NULL;
+	P->failed = 0;
+	chakra__jn_fail(P, "out of memory");
+	P->code = CHAKRA_ENOMEM;
+}
+
+static void report_yajl(pack *P)
 {
 	if (P->failed)
 		return;
@@ -228,11 +247,14 @@ static void report_yajl(pack *P, const unsigned char *buf, size_t len)
 		chakra__jn_fail(P, "invalid JSON: parse error: trailing garbage");
 		return;
 	}
-	unsigned char *e = yajl_get_error(P->h, 0, buf, len);
 	char msg[256];
-	snprintf(msg, sizeof msg, "%s", e ? (const char *)e : "parse error");
-	if (e)
-		yajl_free_error(P->h, e);
+	int got = chakra__json_yajl_error(&P->j, msg, sizeof msg);
+	if (got < 0) {
+		fail_nomem(P);
+		return;
+	}
+	if (!got)
+		snprintf(msg, sizeof msg, "parse error");
 	/* yajl's messages end with a newline */
 	size_t ml = strlen(msg);
 	while (ml && (msg[ml - 1] == '\n' || msg[ml - 1] == ' '))
@@ -240,61 +262,58 @@ static void report_yajl(pack *P, const unsigned char *buf, size_t len)
 	chakra__jn_fail(P, "invalid JSON: %s", msg);
 }
 
-static int feed(pack *P, const unsigned char *buf, size_t n)
+static void on_fail(chakra__json_ctx *c, int what, int code, const char *msg)
 {
-	P->chunk = buf;
-	if (yajl_parse(P->h, buf, n) != yajl_status_ok) {
-		report_yajl(P, buf, n);
-		return -1;
+	pack *P = (pack *)c;
+	(void)code;
+	(void)msg;
+	switch (what) {
+	case CHAKRA__JSON_NOMEM_YAJL:
+		fail_nomem(P);
+		break;
+	case CHAKRA__JSON_NOMEM:
+		chakra__jn_fail(P, "out of memory");
+		break;
+	case CHAKRA__JSON_SOURCE:
+		if (!P->failed) {
+			chakra__jn_fail(P, "read error: %s", strerror(errno));
+			P->code = CHAKRA_EIO;
+		}
+		break;
+	default: /* bad JSON, or a handler stopped (after its own message) */
+		report_yajl(P);
+		break;
 	}
-	P->chunk_base += n;
-	P->lines_before += count_lines(buf, n);
-	return 0;
+}
+
+/* Lines are counted a chunk at a time, for the messages. */
+static void parsed(void *c, const unsigned char *p, size_t n)
+{
+	((pack *)c)->lines_before += count_lines(p, n);
 }
 
 enum { CHUNK = 1 << 16 };
 
-/* The parse itself, in a frame of its own for the guard's setjmp. */
-static void parse(pack *P)
+/* The parse: from rd, or from memory in one piece. */
+static void parse(pack *P, chakra_read_cb rd, void *rd_data, const void *mem, size_t mem_len)
 {
-	/* YAJL does not check what its allocator returns: a failure jumps
-	 * back here, and every block it held is freed with the guard. */
-	if (setjmp(P->jg->fail)) {
-		P->h = NULL;
-		chakra__jg_release(P->jg);
-		P->jg = NULL;
-		P->failed = 0;
-		chakra__jn_fail(P, "out of memory");
-		P->code = CHAKRA_ENOMEM;
+	chakra__json_src src = { .name = P->in_name, .chunk = CHUNK, .parsed = parsed,
+	                         /* Names in real traces need not be UTF-8; jsonize
+	                          * writes them as is. Protobuf's stream puts
+	                          * messages back to back. */
+	                         .raw_strings = 1, .multiple = 1 };
+	static const unsigned char none[1];
+	if (rd) {
+		src.rd = rd;
+		src.rd_data = rd_data;
+	} else {
+		src.buf = mem_len ? mem : none;
+		src.len = mem_len;
+		src.whole = 1;
+	}
+	if (chakra__json_run(&src, &format, on_fail, &P->j) < 0)
 		return;
-	}
-	/* yajl_alloc allocates through the guard too: after the setjmp */
-	if (!(P->h = yajl_alloc(&callbacks, &P->jg->funcs, P))) {
-		chakra__jn_fail(P, "out of memory");
-		return;
-	}
-	/* Names in real traces need not be UTF-8; jsonize writes them as is.
-	 * Protobuf's stream puts messages back to back. */
-	yajl_config(P->h, yajl_dont_validate_strings, 1);
-	yajl_config(P->h, yajl_allow_multiple_values, 1);
-	if (P->rd) {
-		long n;
-		while ((n = P->rd(P->rd_data, P->buf, CHUNK)) > 0)
-			if (feed(P, P->buf, (size_t)n) < 0)
-				break;
-		if (!P->failed && n < 0) {
-			chakra__jn_fail(P, "read error: %s", strerror(errno));
-			P->code = CHAKRA_EIO;
-		}
-	} else if (P->mem_len) {
-		feed(P, P->mem, P->mem_len);
-	}
-	if (!P->failed) {
-		P->chunk = NULL;
-		if (yajl_complete_parse(P->h) != yajl_status_ok)
-			report_yajl(P, NULL, 0);
-	}
-	if (!P->failed && P->chunk_base == 0)
+	if (!P->failed && P->j.chunk_base == 0)
 		chakra__jn_fail(P, "empty input");
 	if (!P->failed && P->depth > 0)
 		chakra__jn_fail(P, "input ends inside an object or array");
@@ -335,27 +354,14 @@ static int run(chakra_read_cb rd, void *rd_data, const void *mem, size_t mem_len
 	P->cb_data = cb_data;
 	P->node = chakra_builder_new();
 	P->meta = chakra_builder_new();
-	P->jg = chakra__jg_new();
-	unsigned char *buf = rd ? chakra_malloc(CHUNK) : NULL;
-	if (!P->node || !P->meta || !P->jg || (rd && !buf)) {
+	if (!P->node || !P->meta)
 		chakra__jn_fail(P, "out of memory");
-		goto done;
-	}
-	P->rd = rd;
-	P->rd_data = rd_data;
-	P->mem = mem;
-	P->mem_len = mem_len;
-	P->buf = buf;
-	parse(P);
-done:;
+	else
+		parse(P, rd, rd_data, mem, mem_len);
 	int rc = P->failed ? (P->code ? P->code : CHAKRA_ECORRUPT) : 0;
 	if (P->failed)
 		snprintf(res->errmsg, sizeof res->errmsg, "%s", P->err);
 	res->nodes = P->nodes;
-	chakra_free(buf);
-	if (P->h)
-		yajl_free(P->h);
-	chakra__jg_free(P->jg);
 	chakra_writer_close(P->w);
 	chakra_writer_close(P->sw);
 	if (P->sp.f)

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ASTRA-sim configuration files, what their parsers share: messages,
  * reading a file whole. The formats each have a file: the network YAML
- * (sim_config_network.c, libyaml), the flat JSON reader
- * (sim_config_json.c, YAJL) and on it the system JSON
- * (sim_config_system.c) and the communicator groups
- * (sim_config_groups.c). Errors name the file, the line and the key,
+ * (sim_config_network.c, libyaml), the system JSON (sim_config_system.c,
+ * over lib/json's flat JSON reader) and the communicator groups
+ * (sim_config_groups.c, lib/json's groups reader). Errors name the file, the line and the key,
  * because these files are hand-edited. */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,8 @@
 #define CHAKRA_SIM_CONFIG_H
 
 #include <stddef.h>
-#include <yajl/yajl_parse.h>
+#include <string.h>
+#include "jflat.h"
 
 #include "sim_model.h"
 #include "../modmem.h"
@@ -39,45 +40,24 @@ int chakra__sim_cfg_report(int rc, const char *e, char *err, size_t errlen);
 #define slurp_text(path, len, err, code) chakra__sim_cfg_slurp(path, len, err, code)
 #define report(rc, e, err, errlen) chakra__sim_cfg_report(rc, e, err, errlen)
 
-/* ---- The flat JSON reader (sim_config_json.c) ---- */
-/* The system and group files are one object of scalars and flat lists;
- * the walker records each top-level key with its line and values. */
-typedef struct jitem {
-	int is_str;
-	int is_bool;
-	double num;
-	int is_int;
-	char *str;
-} jitem;
-
-typedef struct jentry {
-	char *key;
-	unsigned long line;
-	int is_list;
-	int is_object;      /* nested object: only an error if the key is known */
-	jitem *items;
-	size_t n, cap;
-} jentry;
-
-typedef struct jflat {
-	const char *text;
-	yajl_handle h;
-	size_t base;        /* bytes consumed before the current chunk */
-	int depth;          /* 1 = top-level object */
-	int list_depth;
-	jentry *e;
-	size_t n, cap;
-	int bad_top;
-	unsigned long bad_line;
-	int oom, too_deep;  /* why a callback stopped the parse */
-	size_t line_off;    /* line number of the text up to line_off */
-	unsigned long line_no;
-} jflat;
+/* ---- The flat JSON reader (lib/json/jflat.h) ---- */
+/* The system files are one object of scalars and flat lists; the reader
+ * records each top-level key with its line and values. */
+typedef chakra__jitem jitem;
+typedef chakra__jentry jentry;
+typedef chakra__jflat jflat;
 
 /* Parses text (named path in messages) into j: 0, or an error with err. */
-int chakra__sim_jflat_parse(jflat *j, const char *path, const char *text, size_t len, char *err);
-void chakra__sim_jflat_free(jflat *j);
+static inline int chakra__sim_jflat_parse(jflat *j, const char *path, const char *text,
+                                          size_t len, char *err)
+{
+	memset(j, 0, sizeof *j);
+	if (len > SIM_CONFIG_MAX)
+		return fail(err, "%s: larger than %zu MiB: not a configuration file", path,
+		            SIM_CONFIG_MAX >> 20);
+	return chakra__jflat_parse(j, path, text, len, err, SIM_ERR_LEN);
+}
 #define jflat_parse(j, path, text, len, err) chakra__sim_jflat_parse(j, path, text, len, err)
-#define jflat_free(j) chakra__sim_jflat_free(j)
+#define jflat_free(j) chakra__jflat_free(j)
 
 #endif

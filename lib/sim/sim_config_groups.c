@@ -7,6 +7,9 @@
 #include "groups.h"
 #include "sim_config.h"
 
+/* The public groups' own free: chakra_sim_group (sim.h) is not lib/json's
+ * chakra__group (that one keeps each key's line), so chakra__groups_free
+ * cannot take it. */
 void chakra_sim_groups_free(chakra_sim_groups *gs)
 {
 	if (!gs)

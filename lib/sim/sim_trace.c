@@ -11,7 +11,7 @@
 #include "chakra/experimental/sim.h"
 #include "../modmem.h"
 #include "../opts.h"
-#include "../utf8.h"
+#include "jstr.h"
 
 struct chakra_sim_trace {
 	chakra__cbout events, timeline;
@@ -101,47 +101,18 @@ void chakra_sim_trace_event(void *trace, int what, uint32_t npu, uint64_t cycle,
 	chakra__cbprintf(o, "%.*s\n", (int)(s - run), run);
 }
 
-/* A JSON string: YAJL's escapes, invalid UTF-8 as U+FFFD. */
+static int put_out(void *p, const char *s, size_t n)
+{
+	chakra__cbout *o = p;
+	if (!o->rc && n && o->write(o->data, s, n) < 0)
+		o->rc = CHAKRA_EIO;
+	return o->rc;
+}
+
+/* A JSON string: YAJL's escapes, invalid UTF-8 as U+FFFD (jstr.h). */
 static void json_str(chakra__cbout *o, const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	char buf[256];
-	size_t b = 0;
-	buf[b++] = '"';
-	for (size_t i = 0; i < len;) {
-		if (b > sizeof buf - 16) {
-			chakra__cbprintf(o, "%.*s", (int)b, buf);
-			b = 0;
-		}
-		size_t k = chakra__utf8_len(u + i, len - i);
-		const char *esc = NULL;
-		switch (u[i]) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\b': esc = "\\b"; break;
-		case '\f': esc = "\\f"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		default: break;
-		}
-		if (esc) {
-			memcpy(buf + b, esc, 2);
-			b += 2;
-		} else if (!k) {
-			memcpy(buf + b, "\xef\xbf\xbd", 3);
-			b += 3;
-			k = 1;
-		} else if (u[i] < 0x20) {
-			b += (size_t)snprintf(buf + b, 7, "\\u%04X", u[i]);
-		} else {
-			memcpy(buf + b, u + i, k);
-			b += k;
-		}
-		i += k ? k : 1;
-	}
-	buf[b++] = '"';
-	chakra__cbprintf(o, "%.*s", (int)b, buf);
+	chakra__json_str(s, len, CHAKRA__JSTR_YAJL, put_out, o);
 }
 
 /* A time in microseconds from nanoseconds: six decimals, trailing zeros
