@@ -5,7 +5,9 @@
  * network; the rest is the text. A parser must accept, or refuse with a
  * message; what it accepts must be usable (configurations that pass their
  * check, positive sizes and times, values in range). */
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
