@@ -276,6 +276,9 @@ void chakra__pf_set_lags(const pf_prep *p);
 int chakra__pf_topo_order(chakra_perf *r);
 /* pf_eval.c: longest paths over r->copies iterations, critical path. */
 int chakra__pf_evaluate(chakra_perf *r);
+/* pf_et.c: the resource of the thread an annotation was recorded on (the
+ * window's thread), or -1 to let the engine choose; < -1 an error. */
+int64_t chakra__pf_window_thread(chakra_perf *r, uint32_t rank, int64_t tid);
 /* pf_report.c */
 int chakra__pf_report(chakra_perf *r);
 /* pf_net.c: the network model's time for one collective over `ranks`. */
