@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* chakra sim --replay: the report as JSON, and the helpers of both reports
- * (replay_out.h). */
+/* chakra sim --replay: the report as JSON (replay_out.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,17 +8,10 @@
 #include "jsonout.h"
 #include "replay_out.h"
 
-void replay_us_str(int64_t ns, char *buf, size_t cap)
-{
-	const char *sign = ns < 0 ? "-" : "";
-	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
-	snprintf(buf, cap, "%s%" PRIu64 ".%03" PRIu64, sign, a / 1000, a % 1000);
-}
-
 static void jo_us(yajl_gen g, const char *key, int64_t ns)
 {
 	char b[40];
-	replay_us_str(ns, b, sizeof b);
+	chakra_perf_us_format(ns, b, sizeof b);
 	jo_str(g, key);
 	yajl_gen_number(g, b, strlen(b));
 }
@@ -28,33 +20,6 @@ static void jo_i64(yajl_gen g, const char *key, int64_t v)
 {
 	jo_str(g, key);
 	yajl_gen_integer(g, v);
-}
-
-const char *replay_res_name(const chakra_perf_resource_info *ri, char *buf, size_t cap)
-{
-	if (!ri->gpu)
-		snprintf(buf, cap, ri->id == -1 && ri->device == -1 ? "host" : "thread %" PRId64,
-		         ri->id);
-	else if (ri->device == -1)
-		snprintf(buf, cap, "%s", ri->id == -2 ? "comm" : "compute");
-	else
-		snprintf(buf, cap, "stream %" PRId64 " (device %" PRId64 ")", ri->id, ri->device);
-	return buf;
-}
-
-void replay_sum_path(const chakra_perf *r, path_sum *ps)
-{
-	memset(ps, 0, sizeof *ps);
-	const chakra_perf_segment *p = chakra_perf_path(r);
-	for (size_t i = 0; i < chakra_perf_path_length(r); i++) {
-		chakra_perf_op_info oi;
-		chakra_perf_op_info_of(r, p[i].op, &oi);
-		int64_t d = p[i].end_ns - p[i].start_ns;
-		if (p[i].is_lag)
-			ps->lag[p[i].via] += d;
-		else
-			ps->own[oi.kind] += d;
-	}
 }
 
 void replay_json_out(const chakra_perf *r, const between_res *bw)
@@ -131,7 +96,7 @@ void replay_json_out(const chakra_perf *r, const between_res *bw)
 				continue;
 			yajl_gen_map_open(g);
 			jo_kv_u64(g, "rank", ri.rank);
-			jo_kv_str(g, "name", replay_res_name(&ri, nb, sizeof nb));
+			jo_kv_str(g, "name", chakra_perf_resource_name(&ri, nb, sizeof nb));
 			jo_i64(g, gpu ? "stream" : "tid", ri.id);
 			if (gpu)
 				jo_i64(g, "device", ri.device);
@@ -145,8 +110,8 @@ void replay_json_out(const chakra_perf *r, const between_res *bw)
 		}
 		yajl_gen_array_close(g);
 	}
-	path_sum ps;
-	replay_sum_path(r, &ps);
+	chakra_perf_path_totals ps;
+	chakra_perf_path_sum(r, &ps);
 	jo_str(g, "critical_path");
 	yajl_gen_map_open(g);
 	jo_kv_u64(g, "segments", chakra_perf_path_length(r));
@@ -154,12 +119,12 @@ void replay_json_out(const chakra_perf *r, const between_res *bw)
 	yajl_gen_map_open(g);
 	for (int k = 0; k < CHAKRA_PERF_KIND_COUNT; k++)
 		if (k != CHAKRA_PERF_MARK)
-			jo_us(g, chakra_perf_kind_name(k), ps.own[k]);
+			jo_us(g, chakra_perf_kind_name(k), ps.own_ns[k]);
 	yajl_gen_map_close(g);
 	jo_str(g, "wait_us");
 	yajl_gen_map_open(g);
 	for (int k = 0; k < CHAKRA_PERF_EDGE_KIND_COUNT; k++)
-		jo_us(g, chakra_perf_edge_kind_name(k), ps.lag[k]);
+		jo_us(g, chakra_perf_edge_kind_name(k), ps.lag_ns[k]);
 	yajl_gen_map_close(g);
 	jo_str(g, "path");
 	yajl_gen_array_open(g);
@@ -181,7 +146,7 @@ void replay_json_out(const chakra_perf *r, const between_res *bw)
 		jo_str(g, "name");
 		jo_strn(g, oi.name ? oi.name : "", oi.name ? oi.name_len : 0);
 		jo_kv_str(g, "kind", chakra_perf_kind_name(oi.kind));
-		jo_kv_str(g, "resource", replay_res_name(&ri, nb, sizeof nb));
+		jo_kv_str(g, "resource", chakra_perf_resource_name(&ri, nb, sizeof nb));
 		jo_kv_str(g, "segment", p[i].is_lag ? "wait" : "run");
 		jo_kv_str(g, "via", chakra_perf_edge_kind_name(p[i].via));
 		jo_str(g, "from");
