@@ -966,8 +966,24 @@ static void t_to_next(void)
 	unlink(cut);
 }
 
+typedef struct sbuf {
+	char b[8192];
+	size_t n;
+} sbuf;
+
+static int sb_write(void *data, const void *buf, size_t len)
+{
+	sbuf *s = data;
+	if (len >= sizeof s->b - s->n)
+		return -1;
+	memcpy(s->b + s->n, buf, len);
+	s->n += len;
+	s->b[s->n] = 0;
+	return 0;
+}
+
 /* What the reports print: microseconds, resource names, the critical
- * path's time by kind (t_launch's graph, as recorded). */
+ * path's time by kind, the JSON report (t_launch's graph, as recorded). */
 static void t_report(void)
 {
 	char b[40];
@@ -978,6 +994,8 @@ static void t_report(void)
 	chakra_perf_us_format(INT64_MIN, b, sizeof b);
 	CHECK(!strcmp(b, "-9223372036854775.808"));
 	chakra_perf_new(&R);
+	sbuf sb = { "", 0 };
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, NULL, 0, NULL) == CHAKRA_EINVAL);
 	uint32_t T = res(0, 0, 1), S = res(0, 1, 7);
 	op(T, CHAKRA_PERF_CPU, "a", 0, 10);
 	uint64_t l1 = op(T, CHAKRA_PERF_CALL, "cudaLaunchKernel", 10, 5);
@@ -1000,6 +1018,15 @@ static void t_report(void)
 	for (int k = 0; k < CHAKRA_PERF_EDGE_KIND_COUNT; k++)
 		sum += pt.lag_ns[k];
 	CHECK_EQ_U(sum, 120);
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, NULL, 0, NULL) == 0);
+	CHECK_MSG(!strncmp(sb.b, "{\"iteration_us\":0.120,\"iteration_ns\":120,", 41) &&
+	          sb.n > 2 && !strcmp(sb.b + sb.n - 2, "}\n") && strchr(sb.b, '\n') == sb.b + sb.n - 1 &&
+	          strstr(sb.b, "\"name\":\"stream 7 (device 0)\"") &&
+	          strstr(sb.b, "\"gpu_compute_us\":0.100"), "report: %s", sb.b);
+	/* an annotation needs its windows; a failed write is an error */
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, "step", 0, NULL) == CHAKRA_EINVAL);
+	sb.n = sizeof sb.b - 1;
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, NULL, 0, NULL) == CHAKRA_EIO);
 	chakra_perf_free(R);
 }
 

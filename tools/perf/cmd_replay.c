@@ -15,6 +15,20 @@
 
 int cmd_sim_replay(int argc, char **argv);
 
+static int write_stdout(void *data, const void *buf, size_t len)
+{
+	(void)data;
+	return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
+}
+
+/* The report as JSON on stdout; a write error shows at the flush. */
+static void json_out(const chakra_perf *r, const char *between, uint64_t skip,
+                     const chakra_perf_windows *win)
+{
+	if (chakra_perf_report_json(write_stdout, NULL, r, between, skip, win) == CHAKRA_ENOMEM)
+		tool_oom_exit("JSON");
+}
+
 /* --between as text: every window, the median, then the report of it. */
 static void between_text(const chakra_perf *r, const char *between, uint64_t skip,
                          const chakra_perf_windows *win, size_t ntop, double secs)
@@ -226,11 +240,8 @@ int cmd_sim_replay(int argc, char **argv)
 		double secs = tool_now() - t0;
 		if (timeline && replay_timeline_out(r, timeline, force, tl_in, &tlo))
 			goto out;
-		if (json) {
-			between_res bw = { between, skip, win.count, win.median, win.predicted_ns,
-			                   win.recorded_ns, win.recorded_median_ns };
-			replay_json_out(r, &bw);
-		}
+		if (json)
+			json_out(r, between, skip, &win);
 		else
 			between_text(r, between, skip, &win, (size_t)ntop, secs);
 		rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
@@ -253,7 +264,7 @@ int cmd_sim_replay(int argc, char **argv)
 		fprintf(stderr, "chakra: warning: %" PRIu64 " dependencies against the recorded order "
 		        "of a thread or stream were ignored\n", chakra_perf_dropped_edges(r));
 	if (json)
-		replay_json_out(r, NULL);
+		json_out(r, NULL, 0, NULL);
 	else
 		replay_text_out(r, copies, (size_t)ntop, secs);
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;

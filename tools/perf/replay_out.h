@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim --replay in files by job: cmd_replay.c the command (options,
  * the runs, --between), replay_scale.c the what-if scale options,
- * replay_json.c the report as JSON, replay_text.c the report as text and
- * the Chrome trace-event timeline. */
+ * replay_text.c the report as text and the Chrome trace-event timeline;
+ * the JSON report is the library's (chakra_perf_report_json). */
 #ifndef CHAKRA_TOOLS_PERF_REPLAY_OUT_H
 #define CHAKRA_TOOLS_PERF_REPLAY_OUT_H
 
@@ -29,18 +29,8 @@ int replay_kernel_scales(const char *name, const tool_list *ksl, opt_list *ks);
 /* --compute-scale [K=]F... over nr ranks into *out (malloc'd, the
  * caller frees; NULL: none given): 0, 2 (usage, printed) or 1. */
 int replay_compute_scales(const char *name, const tool_list *cscale, uint32_t nr, double **out);
-/* --between: the windows' iteration and recorded times, and their median. */
-typedef struct between_res {
-	const char *name;
-	uint64_t skip;
-	size_t n, med;
-	const int64_t *it, *rec;
-	int64_t rec_med;
-} between_res;
-
-/* The report on stdout, as JSON (bw: --between's windows, or NULL) and as
- * text (copies: iterations replayed; ntop: the longest ops listed). */
-void replay_json_out(const chakra_perf *r, const between_res *bw);
+/* The report on stdout as text (copies: iterations replayed; ntop: the
+ * longest ops listed); as JSON: chakra_perf_report_json. */
 void replay_text_out(const chakra_perf *r, unsigned copies, size_t ntop, double secs);
 /* The timeline under the output rule, written and closed in *o for the
  * caller to commit: 0, -1 (not opened), 1 (a write failed). */

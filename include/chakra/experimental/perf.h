@@ -31,6 +31,7 @@
 
 #include "chakra/experimental.h"
 #include "chakra/experimental/sim.h"
+#include "chakra/writer.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -363,6 +364,17 @@ CHAKRA_EXPERIMENTAL_API void chakra_perf_us_format(int64_t ns, char *buf, size_t
  * (device 0)", "host", "compute", "comm") into buf[cap]; returns buf. */
 CHAKRA_EXPERIMENTAL_API const char *chakra_perf_resource_name(const chakra_perf_resource_info *ri,
                                                               char *buf, size_t cap);
+/* The report of a run as one JSON object on one line and a newline,
+ * through write (called once or twice; writer.h): iteration_us, the
+ * breakdown, per_rank, streams, threads, critical_path (docs/replay.md).
+ * With annotation (not NULL): the windows of chakra_perf_between_median
+ * (w, first: the first window's index), r the median window's replay.
+ * Nothing is kept: r, annotation and w are only read during the call.
+ * 0, CHAKRA_EINVAL (r has not run, or w missing or empty with an
+ * annotation), CHAKRA_ENOMEM, or CHAKRA_EIO when write failed. */
+CHAKRA_EXPERIMENTAL_API int chakra_perf_report_json(chakra_write_cb write, void *data,
+                                                    const chakra_perf *r, const char *annotation,
+                                                    uint64_t first, const chakra_perf_windows *w);
 
 /* ---- projection: chakra project ---- */
 typedef struct chakra_project_options {
