@@ -108,3 +108,24 @@ void chakra_perf_windows_free(chakra_perf_windows *w)
 	w->predicted_ns = w->recorded_ns = NULL;
 	w->count = 0;
 }
+
+int chakra_perf_between_median(const chakra_perf *r, const char *annotation, uint64_t first,
+                               size_t count, const chakra_perf_options *opts,
+                               chakra_perf_windows *w, chakra_perf **out)
+{
+	if (!w || !out)
+		return CHAKRA_EINVAL;
+	*out = NULL;
+	int rc = chakra_perf_between_windows(r, annotation, first, count, opts, w);
+	if (rc < 0)
+		return rc;
+	chakra_perf *d = NULL;
+	if ((rc = chakra_perf_between(r, annotation, first + w->median, &d)) < 0 ||
+	    (rc = chakra_perf_run(d, opts)) < 0) {
+		fail(w, rc, d ? chakra_perf_errmsg(d) : "out of memory");
+		chakra_perf_free(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}

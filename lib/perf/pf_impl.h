@@ -219,9 +219,66 @@ static inline int pf_is_gpu_kind(int k)
 	return k == CHAKRA_PERF_KERNEL || k == CHAKRA_PERF_MEMORY || k == CHAKRA_PERF_COMM;
 }
 
-/* pf_engine.c */
+/* A recorded duration, 0 when none. */
+static inline int64_t pf_rec_dur(const pf_op *o)
+{
+	return o->rd > 0 ? o->rd : 0;
+}
+
+/* A duration times a factor, rounded, at most 2^60 ns. */
+static inline int64_t pf_scaled(int64_t d, double f)
+{
+	if (d <= 0)
+		return 0;
+	if (f == 1.0)
+		return d;
+	double v = (double)d * f + 0.5;
+	return v >= (double)((int64_t)1 << 60) ? (int64_t)1 << 60 : (int64_t)v;
+}
+
+/* An edge of the event graph being built (pf_events.c), before the CSR. */
+typedef struct pf_tedge {
+	uint32_t src, dst;
+	uint8_t kind, cross, first_only;
+	int64_t lag;
+} pf_tedge;
+
+/* An explicit edge between resources, named from its endpoints. */
+typedef struct pf_xcls {
+	uint32_t from, to;
+	uint8_t kind;
+} pf_xcls;
+
+/* What one preparation carries from step to step (pf_engine.c). */
+typedef struct pf_prep {
+	chakra_perf *r;
+	const chakra_perf_options *o;
+	pf_tedge *te;
+	size_t nte, te_cap;
+	pf_xcls *xc;
+	size_t nxc, xc_cap;
+	uint32_t *launch;        /* per op: latest-starting launch source, PF_NONE */
+} pf_prep;
+
+/* pf_engine.c: the steps below in order, then evaluation and report. */
 int chakra__pf_prepare(chakra_perf *r, const chakra_perf_options *o);
+/* pf_recorded.c: markers, relative times, run order, edge classes
+ * (p->xc, p->launch), thread waits, typical gaps. */
+int chakra__pf_recorded(pf_prep *p);
+/* pf_coll.c: collective instances and their transfer times (cscale: each
+ * op's duration factor). */
+int chakra__pf_collectives(pf_prep *p, const double *cscale);
+/* pf_events.c: the in-edges of every event (CSR in r->in_first, r->in),
+ * then their lags. */
+int chakra__pf_build_edges(pf_prep *p);
+void chakra__pf_set_lags(const pf_prep *p);
+/* pf_topo.c: r->topo, or CHAKRA_ECYCLE naming ops of the cycle. */
+int chakra__pf_topo_order(chakra_perf *r);
+/* pf_eval.c: longest paths over r->copies iterations, critical path. */
 int chakra__pf_evaluate(chakra_perf *r);
+/* pf_et.c: the resource of the thread an annotation was recorded on (the
+ * window's thread), or -1 to let the engine choose; < -1 an error. */
+int64_t chakra__pf_window_thread(chakra_perf *r, uint32_t rank, int64_t tid);
 /* pf_report.c */
 int chakra__pf_report(chakra_perf *r);
 /* pf_net.c: the network model's time for one collective over `ranks`. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Where the reported iteration's time went: a sweep over the replayed
- * intervals of each rank (docs/replay.md, "Breakdown"). */
+ * intervals of each rank (docs/replay.md, "Breakdown"), and the critical
+ * path's time by kind. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,4 +157,21 @@ int chakra__pf_report(chakra_perf *r)
 	}
 	chakra_free(s.p);
 	return 0;
+}
+
+void chakra_perf_path_sum(const chakra_perf *r, chakra_perf_path_totals *out)
+{
+	if (!out)
+		return;
+	memset(out, 0, sizeof *out);
+	const chakra_perf_segment *p = chakra_perf_path(r);
+	for (size_t i = 0; i < chakra_perf_path_length(r); i++) {
+		chakra_perf_op_info oi;
+		chakra_perf_op_info_of(r, p[i].op, &oi);
+		int64_t d = p[i].end_ns - p[i].start_ns;
+		if (p[i].is_lag)
+			out->lag_ns[p[i].via] += d;
+		else
+			out->own_ns[oi.kind] += d;
+	}
 }

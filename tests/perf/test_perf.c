@@ -873,6 +873,16 @@ static void t_truth(int large)
 						v[y - 1] = t;
 					}
 				pred = m ? (double)v[(m - 1) / 2] / 1e3 : 0;
+				/* what --between reports: the median window, replayed on its own */
+				chakra_perf_windows bw;
+				chakra_perf *md = NULL;
+				CHECK_MSG(chakra_perf_between_median(r, c->between, c->skip, cw, &o, &bw,
+				                                     &md) == 0, "%s: %s", c->name, bw.errmsg);
+				CHECK(md && m && bw.count == m &&
+				      bw.predicted_ns[bw.median] == v[(m - 1) / 2] &&
+				      chakra_perf_breakdown_of(md, -1)->iteration_ns == v[(m - 1) / 2]);
+				chakra_perf_free(md);
+				chakra_perf_windows_free(&bw);
 				free(v);
 			} else {
 				rc = chakra_perf_run(r, &o);
@@ -956,6 +966,70 @@ static void t_to_next(void)
 	unlink(cut);
 }
 
+typedef struct sbuf {
+	char b[8192];
+	size_t n;
+} sbuf;
+
+static int sb_write(void *data, const void *buf, size_t len)
+{
+	sbuf *s = data;
+	if (len >= sizeof s->b - s->n)
+		return -1;
+	memcpy(s->b + s->n, buf, len);
+	s->n += len;
+	s->b[s->n] = 0;
+	return 0;
+}
+
+/* What the reports print: microseconds, resource names, the critical
+ * path's time by kind, the JSON report (t_launch's graph, as recorded). */
+static void t_report(void)
+{
+	char b[40];
+	chakra_perf_us_format(-1500, b, sizeof b);
+	CHECK(!strcmp(b, "-1.500"));
+	chakra_perf_us_format(120, b, sizeof b);
+	CHECK(!strcmp(b, "0.120"));
+	chakra_perf_us_format(INT64_MIN, b, sizeof b);
+	CHECK(!strcmp(b, "-9223372036854775.808"));
+	chakra_perf_new(&R);
+	sbuf sb = { "", 0 };
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, NULL, 0, NULL) == CHAKRA_EINVAL);
+	uint32_t T = res(0, 0, 1), S = res(0, 1, 7);
+	op(T, CHAKRA_PERF_CPU, "a", 0, 10);
+	uint64_t l1 = op(T, CHAKRA_PERF_CALL, "cudaLaunchKernel", 10, 5);
+	op(T, CHAKRA_PERF_CPU, "b", 15, 105);
+	uint64_t k1 = op(S, CHAKRA_PERF_KERNEL, "gemm_k1", 20, 100);
+	edge(l1, k1);
+	CHECK(chakra_perf_window(R, 0, 0, 120, T) == 0);
+	chakra_perf_options o = CHAKRA_PERF_OPTIONS_INIT;
+	CHECK_EQ_U(run(&o, "report: as recorded"), 120);
+	chakra_perf_resource_info ri;
+	chakra_perf_resource_info_of(R, S, &ri);
+	CHECK(!strcmp(chakra_perf_resource_name(&ri, b, sizeof b), "stream 7 (device 0)"));
+	chakra_perf_resource_info_of(R, T, &ri);
+	CHECK(!strcmp(chakra_perf_resource_name(&ri, b, sizeof b), "thread 1"));
+	chakra_perf_path_totals pt;
+	chakra_perf_path_sum(R, &pt);
+	int64_t sum = 0;
+	for (int k = 0; k < CHAKRA_PERF_KIND_COUNT; k++)
+		sum += pt.own_ns[k];
+	for (int k = 0; k < CHAKRA_PERF_EDGE_KIND_COUNT; k++)
+		sum += pt.lag_ns[k];
+	CHECK_EQ_U(sum, 120);
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, NULL, 0, NULL) == 0);
+	CHECK_MSG(!strncmp(sb.b, "{\"iteration_us\":0.120,\"iteration_ns\":120,", 41) &&
+	          sb.n > 2 && !strcmp(sb.b + sb.n - 2, "}\n") && strchr(sb.b, '\n') == sb.b + sb.n - 1 &&
+	          strstr(sb.b, "\"name\":\"stream 7 (device 0)\"") &&
+	          strstr(sb.b, "\"gpu_compute_us\":0.100"), "report: %s", sb.b);
+	/* an annotation needs its windows; a failed write is an error */
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, "step", 0, NULL) == CHAKRA_EINVAL);
+	sb.n = sizeof sb.b - 1;
+	CHECK(chakra_perf_report_json(sb_write, &sb, R, NULL, 0, NULL) == CHAKRA_EIO);
+	chakra_perf_free(R);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "unit";
@@ -970,6 +1044,7 @@ int main(int argc, char **argv)
 		t_threads();
 		t_errors();
 		t_groups();
+		t_report();
 	} else {
 		t_truth(!strcmp(mode, "large"));
 		if (!strcmp(mode, "large"))

@@ -15,24 +15,43 @@
 
 int cmd_sim_replay(int argc, char **argv);
 
-/* A scale factor in 0..1e9: 0, or a usage error of cmd (exit status 2). */
-static int parse_factor(const char *cmd, const char *opt, const char *s, const char *arg,
-                        double *f)
+static int write_stdout(void *data, const void *buf, size_t len)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || errno || *end || !(v >= 0) || v > 1e9)
-		return tool_usage(cmd, "%s: the factor must be a number in 0..1e9, got '%s'", opt, arg);
-	*f = v;
-	return 0;
+	(void)data;
+	return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
 }
 
-typedef struct opt_list {
-	const char **re;
-	double *f;
-	size_t n;
-} opt_list;
+/* The report as JSON on stdout; a write error shows at the flush. */
+static void json_out(const chakra_perf *r, const char *between, uint64_t skip,
+                     const chakra_perf_windows *win)
+{
+	if (chakra_perf_report_json(write_stdout, NULL, r, between, skip, win) == CHAKRA_ENOMEM)
+		tool_oom_exit("JSON");
+}
+
+/* --between as text: every window, the median, then the report of it. */
+static void between_text(const chakra_perf *r, const char *between, uint64_t skip,
+                         const chakra_perf_windows *win, size_t ntop, double secs)
+{
+	char a[40], b[40];
+	const int64_t *wit = win->predicted_ns, *wrec = win->recorded_ns;
+	size_t m = win->count, med = win->median;
+	int64_t rec_med = win->recorded_median_ns;
+	printf("%zu iterations between '%s' annotations (first %llu skipped):\n", m, between,
+	       (unsigned long long)skip);
+	for (size_t w = 0; w < m; w++) {
+		chakra_perf_us_format(wit[w], a, sizeof a);
+		chakra_perf_us_format(wrec[w], b, sizeof b);
+		printf("  %4zu  predicted %14s us  recorded %14s us  %+.2f%%\n", skip + w, a, b,
+		       100.0 * (double)(wit[w] - wrec[w]) / (double)wrec[w]);
+	}
+	chakra_perf_us_format(wit[med], a, sizeof a);
+	chakra_perf_us_format(rec_med, b, sizeof b);
+	printf("median: predicted %s us, recorded %s us (%+.2f%%); iteration %llu below:\n", a, b,
+	       100.0 * (double)(wit[med] - rec_med) / (double)rec_med,
+	       (unsigned long long)(skip + med));
+	replay_text_out(r, chakra_perf_iterations(r), ntop, secs);
+}
 
 int cmd_sim_replay(int argc, char **argv)
 {
@@ -138,25 +157,9 @@ int cmd_sim_replay(int argc, char **argv)
 		rc = tool_usage(name, "--iterations must be in 1..64");
 		goto out;
 	}
-	for (size_t k = 0; k < ksl.n; k++) {
-		const char *v = ksl.v[k], *eq = strrchr(v, '=');
-		double f = 0;
-		if (!eq || eq == v) {
-			rc = tool_usage(name, "--kernel-scale: expected REGEX=FACTOR, got '%s'", v);
-			goto out;
-		}
-		if (parse_factor(name, "--kernel-scale", eq + 1, v, &f)) {
-			rc = 2;
-			goto out;
-		}
-		char *re = strndup(v, (size_t)(eq - v));
-		if (!re) {
-			tool_err("out of memory");
-			goto out;
-		}
-		ks.re[ks.n] = re;
-		ks.f[ks.n++] = f;
-	}
+	if ((rc = replay_kernel_scales(name, &ksl, &ks)))
+		goto out;
+	rc = 1;
 	if (!workload) {
 		rc = tool_usage(name, "--workload is required");
 		goto out;
@@ -196,51 +199,9 @@ int cmd_sim_replay(int argc, char **argv)
 		}
 		o.groups = &groups;
 	}
-	for (size_t k = 0; k < cscale.n; k++) {
-		const char *s = cscale.v[k], *eq = strchr(s, '=');
-		double f = 0;
-		uint64_t rank = 0;
-		int all = !eq;
-		if (eq) {
-			char buf[32];
-			size_t l = (size_t)(eq - s);
-			if (!l || l >= sizeof buf) {
-				rc = tool_usage(name, "--compute-scale: bad rank in '%s'", s);
-				goto out;
-			}
-			memcpy(buf, s, l);
-			buf[l] = 0;
-			char *end;
-			errno = 0;
-			rank = buf[0] != '-' ? strtoull(buf, &end, 0) : 0;
-			if (buf[0] == '-' || errno || *end) {
-				rc = tool_usage(name, "--compute-scale: bad rank in '%s'", s);
-				goto out;
-			}
-			if (rank >= nr) {
-				rc = tool_usage(name, "--compute-scale: rank %" PRIu64 " is not in 0..%u",
-				                rank, nr - 1);
-				goto out;
-			}
-			s = eq + 1;
-		}
-		if (parse_factor(name, "--compute-scale", s, cscale.v[k], &f)) {
-			rc = 2;
-			goto out;
-		}
-		if (!rank_scale) {
-			rank_scale = malloc((nr ? nr : 1) * sizeof *rank_scale);
-			if (!rank_scale) {
-				tool_err("out of memory");
-				goto out;
-			}
-			for (uint32_t x = 0; x < nr; x++)
-				rank_scale[x] = 1.0;
-		}
-		for (uint32_t x = 0; x < nr; x++)
-			if (all || x == rank)
-				rank_scale[x] = f;
-	}
+	if ((rc = replay_compute_scales(name, &cscale, nr, &rank_scale)))
+		goto out;
+	rc = 1;
 	o.rank_compute_scale = rank_scale;
 	o.kernel_scale_re = ks.re;
 	o.kernel_scale = ks.f;
@@ -269,18 +230,9 @@ int cmd_sim_replay(int argc, char **argv)
 			goto out;
 		}
 		size_t m = (size_t)(nw - (int64_t)skip);
-		if (chakra_perf_between_windows(r, between, skip, m, &o, &win) < 0) {
-			tool_err("%s: %s", workload, win.errmsg);
-			goto out;
-		}
-		const int64_t *wit = win.predicted_ns, *wrec = win.recorded_ns;
-		size_t med = win.median;
-		int64_t rec_med = win.recorded_median_ns;
 		chakra_perf *d = NULL;
-		if (chakra_perf_between(r, between, skip + med, &d) < 0 ||
-		    chakra_perf_run(d, &o) < 0) {
-			tool_err("%s: %s", workload, d ? chakra_perf_errmsg(d) : "out of memory");
-			chakra_perf_free(d);
+		if (chakra_perf_between_median(r, between, skip, m, &o, &win, &d) < 0) {
+			tool_err("%s: %s", workload, win.errmsg);
 			goto out;
 		}
 		chakra_perf_free(r);
@@ -288,26 +240,10 @@ int cmd_sim_replay(int argc, char **argv)
 		double secs = tool_now() - t0;
 		if (timeline && replay_timeline_out(r, timeline, force, tl_in, &tlo))
 			goto out;
-		if (json) {
-			between_res bw = { between, skip, m, med, wit, wrec, rec_med };
-			replay_json_out(r, &bw);
-		} else {
-			char a[40], b[40];
-			printf("%zu iterations between '%s' annotations (first %llu skipped):\n", m,
-			       between, (unsigned long long)skip);
-			for (size_t w = 0; w < m; w++) {
-				replay_us_str(wit[w], a, sizeof a);
-				replay_us_str(wrec[w], b, sizeof b);
-				printf("  %4zu  predicted %14s us  recorded %14s us  %+.2f%%\n", skip + w,
-				       a, b, 100.0 * (double)(wit[w] - wrec[w]) / (double)wrec[w]);
-			}
-			replay_us_str(wit[med], a, sizeof a);
-			replay_us_str(rec_med, b, sizeof b);
-			printf("median: predicted %s us, recorded %s us (%+.2f%%); iteration %llu "
-			       "below:\n", a, b, 100.0 * (double)(wit[med] - rec_med) / (double)rec_med,
-			       (unsigned long long)(skip + med));
-			replay_text_out(r, chakra_perf_iterations(r), (size_t)ntop, secs);
-		}
+		if (json)
+			json_out(r, between, skip, &win);
+		else
+			between_text(r, between, skip, &win, (size_t)ntop, secs);
 		rc = fflush(stdout) ? tool_err("cannot write the output") : 0;
 		if (rc == 0 && timeline)
 			rc = tool_out_commit(&tlo) ? 1 : 0;
@@ -328,7 +264,7 @@ int cmd_sim_replay(int argc, char **argv)
 		fprintf(stderr, "chakra: warning: %" PRIu64 " dependencies against the recorded order "
 		        "of a thread or stream were ignored\n", chakra_perf_dropped_edges(r));
 	if (json)
-		replay_json_out(r, NULL);
+		json_out(r, NULL, 0, NULL);
 	else
 		replay_text_out(r, copies, (size_t)ntop, secs);
 	rc = fflush(stdout) ? tool_err("cannot write the output") : 0;

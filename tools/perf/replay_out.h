@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* chakra sim --replay in files by job: cmd_replay.c the command (options,
- * the runs, --between), replay_json.c the report as JSON, replay_text.c
- * the report as text and the Chrome trace-event timeline. */
+ * the runs, --between), replay_scale.c the what-if scale options,
+ * replay_text.c the report as text and the Chrome trace-event timeline;
+ * the JSON report is the library's (chakra_perf_report_json). */
 #ifndef CHAKRA_TOOLS_PERF_REPLAY_OUT_H
 #define CHAKRA_TOOLS_PERF_REPLAY_OUT_H
 
@@ -13,31 +14,23 @@
 #endif
 #include "chakra/experimental/perf.h"
 #include "common.h"
+#include "opts.h"
 
-/* By-kind totals of the critical path (ns): the ops' own time by op kind,
- * the lags by edge kind. */
-typedef struct path_sum {
-	int64_t own[CHAKRA_PERF_KIND_COUNT];
-	int64_t lag[CHAKRA_PERF_EDGE_KIND_COUNT];
-} path_sum;
+/* --kernel-scale R=F...: the patterns and factors, n of them. */
+typedef struct opt_list {
+	const char **re;
+	double *f;
+	size_t n;
+} opt_list;
 
-/* --between: the windows' iteration and recorded times, and their median. */
-typedef struct between_res {
-	const char *name;
-	uint64_t skip;
-	size_t n, med;
-	const int64_t *it, *rec;
-	int64_t rec_med;
-} between_res;
-
-/* ns as microseconds with three decimals ("-1.500"). */
-void replay_us_str(int64_t ns, char *buf, size_t cap);
-/* A resource's name ("thread 7", "stream 3 (device 0)", ...) in buf. */
-const char *replay_res_name(const chakra_perf_resource_info *ri, char *buf, size_t cap);
-void replay_sum_path(const chakra_perf *r, path_sum *ps);
-/* The report on stdout, as JSON (bw: --between's windows, or NULL) and as
- * text (copies: iterations replayed; ntop: the longest ops listed). */
-void replay_json_out(const chakra_perf *r, const between_res *bw);
+/* --kernel-scale into ks (re and f hold one slot per argument): 0, 2
+ * (usage, printed) or 1 (printed). */
+int replay_kernel_scales(const char *name, const tool_list *ksl, opt_list *ks);
+/* --compute-scale [K=]F... over nr ranks into *out (malloc'd, the
+ * caller frees; NULL: none given): 0, 2 (usage, printed) or 1. */
+int replay_compute_scales(const char *name, const tool_list *cscale, uint32_t nr, double **out);
+/* The report on stdout as text (copies: iterations replayed; ntop: the
+ * longest ops listed); as JSON: chakra_perf_report_json. */
 void replay_text_out(const chakra_perf *r, unsigned copies, size_t ntop, double secs);
 /* The timeline under the output rule, written and closed in *o for the
  * caller to commit: 0, -1 (not opened), 1 (a write failed). */

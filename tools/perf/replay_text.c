@@ -24,20 +24,20 @@ void replay_text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 	const chakra_perf_breakdown *bd = chakra_perf_breakdown_of(r, -1);
 	char a[40], b[40];
 	int64_t it = bd->iteration_ns;
-	replay_us_str(it, a, sizeof a);
+	chakra_perf_us_format(it, a, sizeof a);
 	printf("replayed %u rank%s, %" PRIu64 " ops, %u iteration%s back to back (%.3f s)\n",
 	       chakra_perf_ranks(r), chakra_perf_ranks(r) == 1 ? "" : "s",
 	       chakra_perf_op_count(r), copies, copies == 1 ? "" : "s", secs);
 	printf("iteration       %14s us", a);
 	if (bd->recorded_ns) {
-		replay_us_str(bd->recorded_ns, b, sizeof b);
+		chakra_perf_us_format(bd->recorded_ns, b, sizeof b);
 		printf("   (recorded %s us, %+.2f%%)", b,
 		       100.0 * (double)(it - bd->recorded_ns) / (double)bd->recorded_ns);
 	}
 	printf("\n");
 	if (bd->recorded_ns && copies > 1) {
 		/* the window once, from the state it was recorded in */
-		replay_us_str(bd->replayed_window_ns, a, sizeof a);
+		chakra_perf_us_format(bd->replayed_window_ns, a, sizeof a);
 		printf("window once    %14s us   (%+.2f%% of the recording; the iteration above is the "
 		       "last of %u back to back)\n", a,
 		       100.0 * (double)(bd->replayed_window_ns - bd->recorded_ns) /
@@ -50,7 +50,7 @@ void replay_text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 	             { "cpu bound", bd->cpu_bound_ns }, { "idle", bd->idle_ns },
 	             { "communication", bd->comm_ns }, { "  overlapped", bd->comm_overlapped_ns } };
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-		replay_us_str(rows[i].v, a, sizeof a);
+		chakra_perf_us_format(rows[i].v, a, sizeof a);
 		printf("  %-13s %14s us %6.1f%%\n", rows[i].name, a,
 		       it ? 100.0 * (double)rows[i].v / (double)it : 0.0);
 	}
@@ -60,23 +60,23 @@ void replay_text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 		chakra_perf_resource_info_of(r, i, &ri);
 		if (!ri.ops)
 			continue;
-		replay_us_str(ri.busy_ns, a, sizeof a);
+		chakra_perf_us_format(ri.busy_ns, a, sizeof a);
 		printf("rank %u %-22s busy %14s us %6.1f%%  %" PRIu64 " ops\n", ri.rank,
-		       replay_res_name(&ri, nb, sizeof nb), a,
+		       chakra_perf_resource_name(&ri, nb, sizeof nb), a,
 		       it ? 100.0 * (double)ri.busy_ns / (double)it : 0.0, ri.ops);
 	}
-	path_sum ps;
-	replay_sum_path(r, &ps);
+	chakra_perf_path_totals ps;
+	chakra_perf_path_sum(r, &ps);
 	printf("critical path (rank %u): %zu segments;", chakra_perf_critical_rank(r),
 	       chakra_perf_path_length(r));
 	for (int k = 0; k < CHAKRA_PERF_KIND_COUNT; k++)
-		if (ps.own[k]) {
-			replay_us_str(ps.own[k], a, sizeof a);
+		if (ps.own_ns[k]) {
+			chakra_perf_us_format(ps.own_ns[k], a, sizeof a);
 			printf(" %s %s us,", chakra_perf_kind_name(k), a);
 		}
 	for (int k = 0; k < CHAKRA_PERF_EDGE_KIND_COUNT; k++)
-		if (ps.lag[k]) {
-			replay_us_str(ps.lag[k], a, sizeof a);
+		if (ps.lag_ns[k]) {
+			chakra_perf_us_format(ps.lag_ns[k], a, sizeof a);
 			printf(" %s wait %s us,", chakra_perf_edge_kind_name(k), a);
 		}
 	printf("\n");
@@ -100,7 +100,7 @@ void replay_text_out(const chakra_perf *r, unsigned copies, size_t ntop, double 
 	for (size_t i = 0; i < nt && i < ntop; i++) {
 		chakra_perf_op_info oi;
 		chakra_perf_op_info_of(r, t[i].op, &oi);
-		replay_us_str(t[i].t, a, sizeof a);
+		chakra_perf_us_format(t[i].t, a, sizeof a);
 		printf("  %12s us  rank %u node %" PRIu64 " %-6s %.*s\n", a, oi.rank, oi.id,
 		       chakra_perf_kind_name(oi.kind), (int)(oi.name_len > 70 ? 70 : oi.name_len),
 		       oi.name ? oi.name : "");
@@ -138,7 +138,7 @@ int replay_timeline_out(const chakra_perf *r, const char *path, int force,
 		jo_kv_str(g, "name", "thread_name");
 		jo_str(g, "args");
 		yajl_gen_map_open(g);
-		jo_kv_str(g, "name", replay_res_name(&ri, nb, sizeof nb));
+		jo_kv_str(g, "name", chakra_perf_resource_name(&ri, nb, sizeof nb));
 		yajl_gen_map_close(g);
 		yajl_gen_map_close(g);
 	}

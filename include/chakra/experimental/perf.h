@@ -31,6 +31,7 @@
 
 #include "chakra/experimental.h"
 #include "chakra/experimental/sim.h"
+#include "chakra/writer.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -186,6 +187,18 @@ CHAKRA_EXPERIMENTAL_API int chakra_perf_between_windows(const chakra_perf *r,
                                                         const chakra_perf_options *opts,
                                                         chakra_perf_windows *w);
 CHAKRA_EXPERIMENTAL_API void chakra_perf_windows_free(chakra_perf_windows *w);
+/* What `chakra sim --replay --between` reports: windows first ..
+ * first+count-1 each replayed with opts into *w (as
+ * chakra_perf_between_windows), then the median window (w->median) cut
+ * and replayed on its own into *out, for the reports. *out is a new replay
+ * the caller owns (chakra_perf_free), NULL after an error; r is only read
+ * and may be freed once this returns. 0, or < 0 with w->errmsg saying why.
+ * Free w's arrays with chakra_perf_windows_free, also after an error. */
+CHAKRA_EXPERIMENTAL_API int chakra_perf_between_median(const chakra_perf *r,
+                                                       const char *annotation, uint64_t first,
+                                                       size_t count,
+                                                       const chakra_perf_options *opts,
+                                                       chakra_perf_windows *w, chakra_perf **out);
 
 /* ---- building a graph by hand ---- */
 /* The resource (rank, gpu?, device, id): found or created; returns its
@@ -331,6 +344,37 @@ typedef struct chakra_perf_segment {
 } chakra_perf_segment;
 CHAKRA_EXPERIMENTAL_API size_t chakra_perf_path_length(const chakra_perf *r);
 CHAKRA_EXPERIMENTAL_API const chakra_perf_segment *chakra_perf_path(const chakra_perf *r);
+
+/* The critical path's time by kind (ns): the ops' own time by op kind
+ * (chakra_perf_kind), the waits by the kind of the edge waited on. */
+typedef struct chakra_perf_path_totals {
+	int64_t own_ns[CHAKRA_PERF_KIND_COUNT];
+	int64_t lag_ns[CHAKRA_PERF_EDGE_KIND_COUNT];
+} chakra_perf_path_totals;
+/* Fills *out (all zero before a run); out is the caller's. */
+CHAKRA_EXPERIMENTAL_API void chakra_perf_path_sum(const chakra_perf *r,
+                                                  chakra_perf_path_totals *out);
+
+/* ---- reports ---- */
+
+/* ns as microseconds with three decimals ("-1.500") into buf[cap]
+ * (truncated to fit, NUL-terminated). */
+CHAKRA_EXPERIMENTAL_API void chakra_perf_us_format(int64_t ns, char *buf, size_t cap);
+/* A resource's name as the reports print it ("thread 7", "stream 3
+ * (device 0)", "host", "compute", "comm") into buf[cap]; returns buf. */
+CHAKRA_EXPERIMENTAL_API const char *chakra_perf_resource_name(const chakra_perf_resource_info *ri,
+                                                              char *buf, size_t cap);
+/* The report of a run as one JSON object on one line and a newline,
+ * through write (called once or twice; writer.h): iteration_us, the
+ * breakdown, per_rank, streams, threads, critical_path (docs/replay.md).
+ * With annotation (not NULL): the windows of chakra_perf_between_median
+ * (w, first: the first window's index), r the median window's replay.
+ * Nothing is kept: r, annotation and w are only read during the call.
+ * 0, CHAKRA_EINVAL (r has not run, or w missing or empty with an
+ * annotation), CHAKRA_ENOMEM, or CHAKRA_EIO when write failed. */
+CHAKRA_EXPERIMENTAL_API int chakra_perf_report_json(chakra_write_cb write, void *data,
+                                                    const chakra_perf *r, const char *annotation,
+                                                    uint64_t first, const chakra_perf_windows *w);
 
 /* ---- projection: chakra project ---- */
 typedef struct chakra_project_options {
