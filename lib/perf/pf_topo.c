@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The order events are evaluated in: Kahn's algorithm over the in-edges
+/* The order events are evaluated in: the modules' one Kahn's order
+ * (lib/graph/topo.h, ready events first in, first out) over the in-edges
  * within one iteration; a cycle is a deadlock, named by a few of its ops. */
 #include <stdio.h>
 #include <string.h>
 
 #include "pf_impl.h"
+#include "../graph/topo.h"
 
 static int cycle_error(chakra_perf *r, const uint32_t *indeg)
 {
@@ -41,53 +43,41 @@ static int cycle_error(chakra_perf *r, const uint32_t *indeg)
 
 int chakra__pf_topo_order(chakra_perf *r)
 {
-	size_t nev = r->nev;
-	uint32_t *indeg = chakra_calloc(nev ? nev : 1, sizeof *indeg);
-	uint32_t *ofirst = chakra_calloc(nev + 1, sizeof *ofirst);
-	uint32_t *out = chakra_malloc((r->nin ? r->nin : 1) * sizeof *out);
+	size_t nev = r->nev, nin = r->in_first[nev];
+	/* The in-edges as the shared order takes them; an edge from the
+	 * previous iteration does not order this one. */
+	uint32_t *src = chakra_malloc((nin ? nin : 1) * sizeof *src);
+	uint8_t *skip = chakra_malloc(nin ? nin : 1);
+	uint32_t *indeg = chakra_malloc((nev ? nev : 1) * sizeof *indeg);
 	chakra_free(r->topo);
 	r->topo = chakra_malloc((nev ? nev : 1) * sizeof *r->topo);
 	int rc = 0;
-	if (!indeg || !ofirst || !out || !r->topo) {
+	if (!src || !skip || !indeg || !r->topo) {
 		rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t d = 0; d < nev; d++)
-		for (uint32_t i = r->in_first[d]; i < r->in_first[d + 1]; i++)
-			if (!r->in[i].cross) {
-				indeg[d]++;
-				ofirst[r->in[i].src + 1]++;
-			}
-	for (size_t i = 0; i < nev; i++)
-		ofirst[i + 1] += ofirst[i];
-	{
-		uint32_t *fill = chakra_malloc((nev ? nev : 1) * sizeof *fill);
-		if (!fill) {
-			rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
-			goto done;
-		}
-		memcpy(fill, ofirst, nev * sizeof *fill);
-		for (size_t d = 0; d < nev; d++)
-			for (uint32_t i = r->in_first[d]; i < r->in_first[d + 1]; i++)
-				if (!r->in[i].cross)
-					out[fill[r->in[i].src]++] = (uint32_t)d;
-		chakra_free(fill);
+	for (size_t i = 0; i < nin; i++) {
+		src[i] = r->in[i].src;
+		skip[i] = r->in[i].cross;
 	}
-	size_t head = 0, tail = 0;
-	for (size_t i = 0; i < nev; i++)
-		if (!indeg[i])
-			r->topo[tail++] = (uint32_t)i;
-	while (head < tail) {
-		uint32_t e = r->topo[head++];
-		for (uint32_t i = ofirst[e]; i < ofirst[e + 1]; i++)
-			if (!--indeg[out[i]])
-				r->topo[tail++] = out[i];
-	}
-	if (tail != nev)
+	chakra__topo t;
+	memset(&t, 0, sizeof t);
+	t.n = nev;
+	t.in_off = r->in_first;
+	t.in_src = src;
+	t.skip = skip;
+	t.ready = CHAKRA__TOPO_FIFO;
+	t.cycle = CHAKRA__TOPO_REPORT;
+	t.order = r->topo;
+	t.indeg = indeg;
+	rc = chakra__topo_order(&t);
+	if (rc == CHAKRA_ECYCLE)
 		rc = cycle_error(r, indeg);
+	else if (rc < 0)
+		rc = chakra__pf_fail(r, CHAKRA_ENOMEM, "out of memory");
 done:
+	chakra_free(src);
+	chakra_free(skip);
 	chakra_free(indeg);
-	chakra_free(ofirst);
-	chakra_free(out);
 	return rc;
 }
