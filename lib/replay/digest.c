@@ -83,7 +83,7 @@ static chakra_replay_entry entry_of(const chakra_replay_op *op)
 	return e;
 }
 
-long chakra_replay_channel_entries(const chakra_replay_plan *p, size_t c,
+int64_t chakra_replay_channel_entries(const chakra_replay_plan *p, size_t c,
                                    chakra_replay_entry **out)
 {
 	if (!p || !out)
@@ -102,7 +102,7 @@ long chakra_replay_channel_entries(const chakra_replay_plan *p, size_t c,
 	return (long)ch->nops;
 }
 
-long chakra_replay_p2p_entries(const chakra_replay_plan *p, chakra_replay_kind kind, uint32_t peer,
+int64_t chakra_replay_p2p_entries(const chakra_replay_plan *p, chakra_replay_kind kind, uint32_t peer,
                                chakra_replay_entry **out)
 {
 	if (!p || !out)

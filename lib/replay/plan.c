@@ -438,7 +438,7 @@ const chakra_replay_channel *chakra_replay_plan_channels(const chakra_replay_pla
 	return p->ch;
 }
 
-long chakra_replay_plan_coll_channel(const chakra_replay_plan *p, chakra_replay_scope s)
+int64_t chakra_replay_plan_coll_channel(const chakra_replay_plan *p, chakra_replay_scope s)
 {
 	if (!p)
 		return CHAKRA_EINVAL;

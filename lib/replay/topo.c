@@ -187,7 +187,7 @@ uint32_t chakra_replay_scope_members(const chakra_replay_topo *t, chakra_replay_
 	return n;
 }
 
-long chakra_replay_scope_color(const chakra_replay_topo *t, chakra_replay_scope s, uint32_t rank)
+int64_t chakra_replay_scope_color(const chakra_replay_topo *t, chakra_replay_scope s, uint32_t rank)
 {
 	if (!t)
 		return -1;

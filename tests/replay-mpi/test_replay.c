@@ -336,8 +336,8 @@ static void test_digest(void)
 		chakra_replay_digest dr = chakra_replay_p2p_digest(pr, CHAKRA_REPLAY_RECV, 0);
 		CHECK(ds.count == 3 && dr.count == 3 && ds.hash != dr.hash);
 		chakra_replay_entry *es, *er;
-		long ns = chakra_replay_p2p_entries(ps, CHAKRA_REPLAY_SEND, 1, &es);
-		long nr = chakra_replay_p2p_entries(pr, CHAKRA_REPLAY_RECV, 0, &er);
+		int64_t ns = chakra_replay_p2p_entries(ps, CHAKRA_REPLAY_SEND, 1, &es);
+		int64_t nr = chakra_replay_p2p_entries(pr, CHAKRA_REPLAY_RECV, 0, &er);
 		CHECK(ns == 3 && nr == 3);
 		CHECK(chakra_replay_p2p_diff(0, 1, es, 3, er, 3, msg, sizeof msg) == 1);
 		CHECK(contains(msg, "message #2 from rank 0 to rank 1 with tag 0: rank 0 sends node 1 of "

@@ -22,7 +22,7 @@ static int check_scope(rp_ctx *c, size_t slot)
 {
 	MPI_Comm comm = c->comm[slot];
 	chakra_replay_scope sc = chakra_replay_scope_at(&c->topo, slot);
-	long ch = chakra_replay_plan_coll_channel(c->plan, sc);
+	int64_t ch = chakra_replay_plan_coll_channel(c->plan, sc);
 	chakra_replay_digest d = { 0, 0 };
 	if (ch >= 0)
 		d = chakra_replay_channel_digest(c->plan, (size_t)ch);
@@ -43,7 +43,7 @@ static int check_scope(rp_ctx *c, size_t slot)
 		return 1;
 	/* Every member saw the difference: gather the sequences. */
 	chakra_replay_entry *e = NULL;
-	long ne = ch >= 0 ? chakra_replay_channel_entries(c->plan, (size_t)ch, &e) : 0;
+	int64_t ne = ch >= 0 ? chakra_replay_channel_entries(c->plan, (size_t)ch, &e) : 0;
 	if (ne < 0)
 		rp_stop_all(c, 1, "out of memory");
 	int cnt = (int)(ne * (long)sizeof *e);
@@ -133,7 +133,7 @@ static int check_p2p(rp_ctx *c)
 	int nr = 0;
 	for (int p = 0; p < n; p++) {
 		if (send_bad[p]) {
-			long k = chakra_replay_p2p_entries(c->plan, CHAKRA_REPLAY_SEND, (uint32_t)p, &lists[p]);
+			int64_t k = chakra_replay_p2p_entries(c->plan, CHAKRA_REPLAY_SEND, (uint32_t)p, &lists[p]);
 			if (k < 0)
 				rp_stop_all(c, 1, "out of memory");
 			cnt_out[p] = (int)k;
@@ -163,7 +163,7 @@ static int check_p2p(rp_ctx *c)
 		if (!recv_bad[p])
 			continue;
 		chakra_replay_entry *mine = NULL;
-		long k = chakra_replay_p2p_entries(c->plan, CHAKRA_REPLAY_RECV, (uint32_t)p, &mine);
+		int64_t k = chakra_replay_p2p_entries(c->plan, CHAKRA_REPLAY_RECV, (uint32_t)p, &mine);
 		if (k < 0)
 			rp_stop_all(c, 1, "out of memory");
 		char msg[CHAKRA_REPLAY_ERR_LEN];

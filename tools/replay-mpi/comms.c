@@ -47,7 +47,7 @@ int rp_comms_build(rp_ctx *c)
 		chakra_replay_scope sc = chakra_replay_scope_at(t, s);
 		if (!used[s] || sc.kind == CHAKRA_REPLAY_SCOPE_GROUP)
 			continue;
-		long color = chakra_replay_scope_color(t, sc, (uint32_t)c->rank);
+		int64_t color = chakra_replay_scope_color(t, sc, (uint32_t)c->rank);
 		MPI_Comm_split(MPI_COMM_WORLD, (int)color, c->rank, &c->comm[s]);
 	}
 	/* Groups: layers of disjoint groups. */

@@ -84,7 +84,7 @@ CHAKRA_EXPERIMENTAL_API uint32_t
 	chakra_replay_scope_members(const chakra_replay_topo *t, chakra_replay_scope s,
 				    uint32_t rank, uint32_t *out);
 /* Ranks with the same colour are in the same instance; -1: not a member. */
-CHAKRA_EXPERIMENTAL_API long chakra_replay_scope_color(const chakra_replay_topo *t,
+CHAKRA_EXPERIMENTAL_API int64_t chakra_replay_scope_color(const chakra_replay_topo *t,
                                                        chakra_replay_scope s, uint32_t rank);
 /* "all ranks", "group '2'", "dimensions 0,2". */
 CHAKRA_EXPERIMENTAL_API void chakra_replay_scope_describe(const chakra_replay_topo *t,
@@ -156,7 +156,7 @@ CHAKRA_EXPERIMENTAL_API size_t chakra_replay_plan_channel_count(const chakra_rep
 CHAKRA_EXPERIMENTAL_API const chakra_replay_channel *
 	chakra_replay_plan_channels(const chakra_replay_plan *p);
 /* The collective channel of a scope, or -1. */
-CHAKRA_EXPERIMENTAL_API long
+CHAKRA_EXPERIMENTAL_API int64_t
 	chakra_replay_plan_coll_channel(const chakra_replay_plan *p, chakra_replay_scope s);
 /* The op of a node id, or NULL (not a communication node). */
 CHAKRA_EXPERIMENTAL_API const chakra_replay_op *
@@ -202,10 +202,10 @@ typedef struct chakra_replay_entry {
 /* The channel's entries (collectives) or one peer's messages in tag order,
  * then issue order (send/recv). Returns the count; *out is freed with
  * chakra_free (NULL when the count is 0), or CHAKRA_ENOMEM. */
-CHAKRA_EXPERIMENTAL_API long chakra_replay_channel_entries(const chakra_replay_plan *p,
+CHAKRA_EXPERIMENTAL_API int64_t chakra_replay_channel_entries(const chakra_replay_plan *p,
                                                            size_t channel,
                                                            chakra_replay_entry **out);
-CHAKRA_EXPERIMENTAL_API long chakra_replay_p2p_entries(const chakra_replay_plan *p,
+CHAKRA_EXPERIMENTAL_API int64_t chakra_replay_p2p_entries(const chakra_replay_plan *p,
                                                        chakra_replay_kind kind, uint32_t peer,
                                                        chakra_replay_entry **out);
 /* The first place where the members' sequences of one scope differ
