@@ -33,6 +33,7 @@ from ._jsonet import jsonize, pack
 from ._check import validate, ValidateResult, Finding
 from ._gen import convert_text, generate_basic, generate_micro, generate_model
 from ._astralog import read_sim_log, SimLog
+from ._perf import replay
 
 __version__ = "%d.%d.%d" % BINDINGS_VERSION
 
@@ -53,6 +54,7 @@ __all__ = [
     "generate_model",
     "read_sim_log",
     "SimLog",
+    "replay",
     "ChakraError", "ChakraIOError", "NoMemoryError", "InvalidArgumentError", "TruncatedError",
     "CorruptError", "TooBigError", "NoMetadataError", "GzipError", "NotFoundError",
     "KindError", "RangeError", "DuplicateIdError", "MissingDependencyError", "CycleError",
