@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/chakra.h"
 #include "chakra/experimental/convert.h"
 #include "check.h"

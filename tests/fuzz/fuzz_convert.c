@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/chakra.h"
 #include "chakra/experimental/convert.h"
 #include "fuzz_tmp.h"

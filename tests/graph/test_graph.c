@@ -5,7 +5,9 @@
  * reported in order, longest paths / depth / width against a fixed-point
  * computation, cycle checks and components against reachability, children
  * lists against the parents. Then the id map under chosen keys. */
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

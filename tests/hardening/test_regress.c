@@ -17,7 +17,9 @@
 #include "chakra/chakra.h"
 #include "check.h"
 #include "fuzz_touch.h"
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/experimental/sim.h"
 
 #ifndef REGRESS_DIR

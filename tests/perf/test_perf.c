@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/chakra.h"
 #include "chakra/experimental/convert.h"
 #include "chakra/experimental/perf.h"

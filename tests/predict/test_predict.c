@@ -4,7 +4,9 @@
  * schedules' bubble, layouts as networks, the configuration checks, the
  * model files; and the simulation shortcuts (runs of kernels merged, one
  * GPU per stage) give the full simulation's cycles exactly. */
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

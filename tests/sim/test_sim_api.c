@@ -5,7 +5,9 @@
  * issued and completed, spans inside the run and each NPU's finish once;
  * bad arguments are refused with a message. Shared microbenchmarks, with
  * the reference cycles of simulation-model.md. */
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/experimental/sim.h"
 
 #include <string.h>

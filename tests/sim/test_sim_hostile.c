@@ -6,7 +6,9 @@
  * quickly; a collective whose bookkeeping exceeds the memory budget is
  * refused with the budget named; node types outside NodeType are reported;
  * a send nobody receives is an error, as a receive nobody sends to is. */
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/experimental/sim.h"
 
 #include <inttypes.h>

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/experimental/sim.h"
 #include "check.h"
 

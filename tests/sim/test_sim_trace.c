@@ -7,7 +7,9 @@
  * cycle of simulation-model.md; without a run, the trace is its metadata
  * alone; names are escaped (JSON) or kept on one line (CSV); a failing
  * write callback is reported; bad options are refused. */
+#ifndef CHAKRA_EXPERIMENTAL
 #define CHAKRA_EXPERIMENTAL
+#endif
 #include "chakra/experimental/sim.h"
 
 #include <stdlib.h>
