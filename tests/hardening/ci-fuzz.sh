@@ -3,7 +3,7 @@
 # CI step: build the libFuzzer targets (clang, ASan+UBSan) and run each for a
 # bounded time from its committed seed corpus. Fails on any crash, leak,
 # sanitizer report, timeout or out-of-memory. Run from the repository root.
-#   FUZZ_SECONDS   seconds per target (default: 120 s shared among targets,
+#   FUZZ_SECONDS   seconds per target (default: 90 s shared among targets,
 #                  at most 35 s each)
 #   FUZZ_BUILD     build directory (default build-ci-fuzz; reused if present)
 set -u
@@ -21,7 +21,7 @@ targets="$(cd tests/fuzz/corpus && ls) reader_verify"
 ninja -C "$build" $(for t in $targets; do echo "tests/fuzz/fuzz_$t"; done) >"$build/ci-fuzz-ninja.log" 2>&1 \
 	|| { tail -30 "$build/ci-fuzz-ninja.log"; exit 1; }
 n=$(echo "$targets" | wc -w)
-secs=${FUZZ_SECONDS:-$((120 / n))}
+secs=${FUZZ_SECONDS:-$((90 / n))}
 [ "$secs" -gt 35 ] && [ -z "${FUZZ_SECONDS:-}" ] && secs=35
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
