@@ -43,4 +43,25 @@ static inline size_t chakra__utf8_len(const unsigned char *s, size_t n)
 	return k;
 }
 
+/* u's len bytes into dst (room for 3 * len), each byte that does not
+ * start valid UTF-8 replaced by U+FFFD: the bytes written. */
+static inline size_t chakra__utf8_repair(unsigned char *dst, const unsigned char *u, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		size_t k = chakra__utf8_len(u + i, len - i);
+		if (k) {
+			for (size_t j = 0; j < k; j++)
+				dst[o++] = u[i + j];
+			i += k;
+		} else {
+			dst[o++] = 0xef;
+			dst[o++] = 0xbf;
+			dst[o++] = 0xbd;
+			i++;
+		}
+	}
+	return o;
+}
+
 #endif

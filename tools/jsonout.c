@@ -73,19 +73,7 @@ void jo_strn(yajl_gen g, const char *s, size_t len)
 		yajl_gen_string(g, (const unsigned char *)"?", 1);
 		return;
 	}
-	size_t o = 0;
-	for (i = 0; i < len;) {
-		size_t k = chakra__utf8_len(u + i, len - i);
-		if (k) {
-			memcpy(b + o, u + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(b + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
+	size_t o = chakra__utf8_repair(b, u, len);
 	yajl_gen_string(g, b, o);
 	free(b);
 }

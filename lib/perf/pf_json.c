@@ -49,19 +49,7 @@ static void j_strn(yajl_gen g, chakra__jg *jg, const char *s, size_t len)
 	}
 	/* the guard's allocator: a failure jumps back, nothing leaks */
 	unsigned char *b = jg->funcs.malloc(jg->funcs.ctx, len * 3 + 1);
-	size_t o = 0;
-	for (i = 0; i < len;) {
-		size_t k = chakra__utf8_len(u + i, len - i);
-		if (k) {
-			memcpy(b + o, u + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(b + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
+	size_t o = chakra__utf8_repair(b, u, len);
 	yajl_gen_string(g, b, o);
 	jg->funcs.free(jg->funcs.ctx, b);
 }
