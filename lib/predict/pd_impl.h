@@ -13,9 +13,9 @@
 #include "../modmem.h"
 #include "../opts.h"
 
-/* 0 or rc, with the message in err (printf style). */
-int chakra__pd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* rc, with the message in err (printf style): lib/json's one helper. */
+#include "../json/jflat.h"
+#define chakra__pd_fail chakra__json_errf
 
 /* A whole file in memory (at most 256 MiB), free() it; errors name path. */
 int chakra__pd_slurp(const char *path, char **text, size_t *len, char *err, size_t errlen);

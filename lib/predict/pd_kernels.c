@@ -12,17 +12,6 @@
 
 #include "pd_impl.h"
 
-int chakra__pd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 void chakra__pd_steps_free(pd_steps *s)
 {
 	chakra_free(s->v);
